@@ -1,0 +1,20 @@
+/** Limits of the prompt bridge, from the daemon configuration. */
+export interface BridgeOptions {
+  /** Admitted prompts per session, running included. @default 5 */
+  maxPendingPrompts: number;
+  /** Server deadline per prompt, from admission; unset means none. */
+  promptDeadlineMs?: number;
+  /** Terminal statuses kept in memory per session. @default 64 */
+  overlaySize?: number;
+}
+
+export const BRIDGE_OPTIONS = Symbol('BRIDGE_OPTIONS');
+
+/**
+ * The deadline a prompt gets: the server's, narrowed — never extended, never
+ * created — by the request's `deadlineMs`.
+ */
+export function effectiveDeadlineMs(serverMs: number | undefined, requestedMs: number | undefined): number | undefined {
+  if (serverMs === undefined) return undefined;
+  return requestedMs === undefined ? serverMs : Math.min(serverMs, requestedMs);
+}

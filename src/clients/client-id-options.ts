@@ -1,0 +1,10 @@
+/** Header carrying the client id, unless configured otherwise. */
+export const DEFAULT_CLIENT_ID_HEADER = 'x-qwen-client-id';
+
+/** How {@link ClientIdGuard} reads and enforces client ids. */
+export abstract class ClientIdOptions {
+  /** Header name, matched case-insensitively. @default 'x-qwen-client-id' */
+  abstract readonly header: string;
+  /** Refuse anonymous requests (no or empty header). @default false */
+  abstract readonly requireClientId: boolean;
+}

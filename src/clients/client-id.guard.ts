@@ -1,0 +1,76 @@
+import { CanActivate, ExecutionContext, HttpStatus, Injectable } from '@nestjs/common';
+import { ApiException } from '../common/api-exception.js';
+import { CLIENT_ID_PATTERN } from '../common/limits.js';
+import { ClientIdOptions } from './client-id-options.js';
+import { SessionClientLookup } from './session-client-lookup.js';
+
+/** Where the guard leaves the checked client id for handlers (`@ClientId()`). */
+export const CLIENT_ID_REQUEST_KEY = 'turnsClientId';
+
+interface GuardedRequest {
+  headers: Record<string, string | string[] | undefined>;
+  params?: Record<string, string | undefined>;
+  [CLIENT_ID_REQUEST_KEY]?: string;
+}
+
+/**
+ * Authorizes a request for one session, in the order of SPEC §3: the session
+ * must be live (404), the client id well formed (400) and registered on that
+ * session (400). An absent or empty header is anonymous. Used alike by the
+ * prompt routes and the turn routes; each step is a protected method so a
+ * host can subclass it.
+ */
+@Injectable()
+export class ClientIdGuard implements CanActivate {
+  constructor(
+    protected readonly sessions: SessionClientLookup,
+    protected readonly options: ClientIdOptions,
+  ) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<GuardedRequest>();
+    const sessionId = this.getSessionId(request);
+    this.assertSessionLive(sessionId);
+    const clientId = this.getClientId(request);
+    if (clientId === undefined) {
+      if (this.options.requireClientId) {
+        throw ApiException.badRequest('invalid_client_id', 'A client id is required');
+      }
+      return true;
+    }
+    this.assertWellFormed(clientId);
+    this.assertRegistered(sessionId, clientId);
+    request[CLIENT_ID_REQUEST_KEY] = clientId;
+    return true;
+  }
+
+  protected getSessionId(request: GuardedRequest): string {
+    return request.params?.id ?? '';
+  }
+
+  /** The header's value, or `undefined` when absent or empty (anonymous). */
+  protected getClientId(request: GuardedRequest): string | undefined {
+    const raw = request.headers[this.options.header.toLowerCase()];
+    const value = Array.isArray(raw) ? raw.join(',') : raw;
+    return value === undefined || value === '' ? undefined : value;
+  }
+
+  protected assertSessionLive(sessionId: string): void {
+    if (!this.sessions.hasSession(sessionId)) throw ApiException.sessionNotFound(sessionId);
+  }
+
+  protected assertWellFormed(clientId: string): void {
+    if (!CLIENT_ID_PATTERN.test(clientId)) {
+      throw new ApiException(HttpStatus.BAD_REQUEST, 'invalid_client_id', 'Malformed client id');
+    }
+  }
+
+  protected assertRegistered(sessionId: string, clientId: string): void {
+    if (!this.sessions.isClientRegistered(sessionId, clientId)) {
+      throw new ApiException(HttpStatus.BAD_REQUEST, 'invalid_client_id', 'Client id is not registered on this session', {
+        sessionId,
+        clientId,
+      });
+    }
+  }
+}

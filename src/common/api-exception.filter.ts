@@ -1,0 +1,80 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { ApiException } from './api-exception.js';
+import { NotModifiedException } from './not-modified.exception.js';
+
+/** Codes for errors that reach the filter as Nest or body-parser exceptions. */
+const CODE_BY_STATUS: Record<number, string> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
+function isBodyParseError(error: unknown): boolean {
+  // express's body-parser marks it with `type`, fastify with its error code.
+  const type = (error as { type?: unknown })?.type;
+  const code = (error as { code?: unknown })?.code;
+  return type === 'entity.parse.failed' || code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError;
+}
+
+/**
+ * The one place that turns exceptions into `{error, code, ...}` bodies, on
+ * Express and Fastify alike. Unexpected errors are logged (by name and message
+ * only, never request data) and answered with a generic 500.
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ApiExceptionFilter');
+
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const { httpAdapter } = this.adapterHost;
+    const response = host.switchToHttp().getResponse();
+    if (exception instanceof NotModifiedException) {
+      httpAdapter.setHeader(response, 'ETag', exception.etag);
+      httpAdapter.reply(response, undefined, 304);
+      return;
+    }
+    const { status, body, headers } = this.describe(exception);
+    for (const [name, value] of Object.entries(headers)) httpAdapter.setHeader(response, name, value);
+    httpAdapter.reply(response, body, status);
+  }
+
+  private describe(exception: unknown): {
+    status: number;
+    body: Record<string, unknown>;
+    headers: Record<string, string>;
+  } {
+    if (exception instanceof ApiException) {
+      return { status: exception.status, body: exception.toBody(), headers: exception.headers };
+    }
+    const cause = exception instanceof HttpException ? exception.cause : undefined;
+    if (isBodyParseError(exception) || isBodyParseError(cause)) {
+      return { status: 400, body: { error: 'Malformed JSON body', code: 'invalid_json' }, headers: {} };
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      return {
+        status,
+        body: { error: exception.message, code: CODE_BY_STATUS[status] ?? `http_${status}` },
+        headers: {},
+      };
+    }
+    const status = (exception as { statusCode?: unknown })?.statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      return { status, body: { error: 'Bad request', code: CODE_BY_STATUS[status] ?? `http_${status}` }, headers: {} };
+    }
+    const name = exception instanceof Error ? exception.name : typeof exception;
+    this.logger.error(`Unhandled ${name}: ${exception instanceof Error ? exception.message : ''}`);
+    return {
+      status: HttpStatus.INTERNAL_SERVER_ERROR,
+      body: { error: 'Internal server error', code: 'internal_error' },
+      headers: {},
+    };
+  }
+}

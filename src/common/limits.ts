@@ -1,0 +1,29 @@
+/** Field limits of the turn status object, in UTF-16 code units (SPEC §4). */
+export const TURN_LIMITS = {
+  promptText: 32_768,
+  resultText: 32_768,
+  errorMessage: 4_096,
+  errorCode: 256,
+  identifier: 256,
+} as const;
+
+/** Code reported next to a truncated `resultText`. */
+export const RESULT_TEXT_TRUNCATED = 'RESULT_TEXT_TRUNCATED' as const;
+
+/** Terminal statuses kept in memory per session by the prompt bridge. */
+export const TERMINAL_OVERLAY_SIZE = 64;
+
+/** Bounds of one backward transcript scan (SPEC §7). */
+export const TRANSCRIPT_SCAN_LIMITS = {
+  recordsPerPage: 500,
+  bytesPerPage: 4 * 1024 * 1024,
+  maxPages: 10,
+  maxSnapshotBytes: 256 * 1024 * 1024,
+} as const;
+
+/** Client id values accepted in the client id header. */
+export const CLIENT_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Session ids minted or accepted by the daemon: a UUID, so no id can name a path. */
+export const SESSION_ID_PATTERN =
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,0 +1,41 @@
+import { RESULT_TEXT_TRUNCATED, TURN_LIMITS } from './limits.js';
+import { truncateCodeUnits } from './truncate-code-units.js';
+
+/** A prompt content block as admitted over HTTP (and as ACP names them). */
+export type PromptBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; data?: string; mimeType?: string; uri?: string }
+  | { type: string; [key: string]: unknown };
+
+/**
+ * The `promptText` of a prompt: its first non-empty text block, `"[image]"`
+ * when it has none but carries an image, else `""`.
+ */
+export function promptTextOf(blocks: readonly PromptBlock[]): string {
+  for (const block of blocks) {
+    if (block.type === 'text' && typeof block.text === 'string' && block.text.length > 0) return block.text;
+  }
+  return blocks.some((block) => block.type === 'image') ? '[image]' : '';
+}
+
+export function limitPromptText(text: string): { promptText: string; promptTextTruncated?: true } {
+  const cut = truncateCodeUnits(text, TURN_LIMITS.promptText);
+  return cut.truncated ? { promptText: cut.text, promptTextTruncated: true } : { promptText: cut.text };
+}
+
+/** `resultCode` accompanies `resultTruncated`, always and only. */
+export function limitResultText(text: string): {
+  resultText: string;
+  resultTruncated?: true;
+  resultCode?: typeof RESULT_TEXT_TRUNCATED;
+} {
+  const cut = truncateCodeUnits(text, TURN_LIMITS.resultText);
+  return cut.truncated
+    ? { resultText: cut.text, resultTruncated: true, resultCode: RESULT_TEXT_TRUNCATED }
+    : { resultText: cut.text };
+}
+
+/** Identifiers (`promptId`, `stopReason`, `originatorClientId`) are cut silently. */
+export function limitIdentifier(value: string): string {
+  return truncateCodeUnits(value, TURN_LIMITS.identifier).text;
+}

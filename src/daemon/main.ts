@@ -1,0 +1,23 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { ConfigError, loadDaemonConfig } from './daemon-config.js';
+import { createApp } from './create-app.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadDaemonConfig(process.env, process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof ConfigError) && !(error instanceof TypeError)) throw error;
+    console.error(`nest-turn-status: ${error.message}`);
+    process.exit(2);
+  }
+  const app = await createApp(config);
+  await app.listen(config.port, config.host);
+  // The token is never logged; only whether one is required.
+  new Logger('Daemon').log(
+    `listening on http://${config.host}:${config.port} (engine ${config.agent}, adapter ${config.httpAdapter}, auth ${config.token ? 'bearer' : 'off'}, workspaces ${config.workspaces.join(', ')})`,
+  );
+}
+
+void main();

@@ -1,0 +1,150 @@
+import { client, ndJsonStream, PROTOCOL_VERSION, type ClientConnection } from '@agentclientprotocol/sdk';
+import { Logger } from '@nestjs/common';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Readable, Writable } from 'node:stream';
+import { mapAcpUpdate } from './acp-update-mapper.js';
+import { AgentEngine, type EngineSession, type EngineSessionContext, type EngineTurnRequest, type EngineTurnResult, type EngineUpdate } from './agent-engine.js';
+
+/** Variables of the daemon that an agent process must not see. */
+const WITHHELD_ENV = ['TURNS_TOKEN'];
+
+/** One running agent process and its ACP connection. */
+class AgentProcess {
+  readonly exited: Promise<void>;
+  private alive = true;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly connection: ClientConnection,
+    private readonly updates: Map<string, (update: EngineUpdate) => void>,
+  ) {
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    void this.exited.then(() => {
+      this.alive = false;
+      connection.close(new Error('agent process exited'));
+    });
+  }
+
+  static spawn(command: string, cwd: string, updates: Map<string, (update: EngineUpdate) => void>): AgentProcess {
+    const env = { ...process.env };
+    for (const name of WITHHELD_ENV) delete env[name];
+    // `exec` so that signals reach the agent itself, not an intermediate shell.
+    const child = spawn('/bin/sh', ['-c', `exec ${command}`], { cwd, env, stdio: ['pipe', 'pipe', 'ignore'] });
+    child.on('error', () => undefined);
+    const app = client()
+      .onNotification('session/update', ({ params }) => {
+        const update = mapAcpUpdate(params.update as Parameters<typeof mapAcpUpdate>[0]);
+        if (update) updates.get(params.sessionId)?.(update);
+      })
+      // Headless: allow once where the agent offers it, else decline.
+      .onRequest('session/request_permission', ({ params }) => {
+        const allow = params.options.find((o) => o.kind === 'allow_once') ?? params.options.find((o) => o.kind === 'allow_always');
+        return { outcome: allow ? { outcome: 'selected' as const, optionId: allow.optionId } : { outcome: 'cancelled' as const } };
+      });
+    const stream = ndJsonStream(
+      Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
+      Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>,
+    );
+    return new AgentProcess(child, app.connect(stream), updates);
+  }
+
+  get isAlive(): boolean {
+    return this.alive;
+  }
+
+  kill(): void {
+    if (this.alive) this.child.kill('SIGTERM');
+  }
+}
+
+/**
+ * An engine session backed by one ACP agent process, spawned in the
+ * session's workspace. A process that dies fails the running prompt (its
+ * request rejects) and is replaced, with a new ACP session, for the next one.
+ */
+class AcpEngineSession implements EngineSession {
+  private process?: AgentProcess;
+  private acpSessionId?: string;
+  private readonly updates = new Map<string, (update: EngineUpdate) => void>();
+  private resume: boolean;
+
+  constructor(
+    private readonly command: string,
+    private readonly context: EngineSessionContext,
+    private readonly logger: Logger,
+  ) {
+    this.resume = context.resume;
+  }
+
+  async prompt({ prompt, signal, onUpdate }: EngineTurnRequest): Promise<EngineTurnResult> {
+    const { connection, sessionId } = await this.ready();
+    if (signal.aborted) return { stopReason: 'cancelled' };
+    this.updates.set(sessionId, onUpdate);
+    const cancel = () => void connection.agent.notify('session/cancel', { sessionId }).catch(() => undefined);
+    signal.addEventListener('abort', cancel, { once: true });
+    try {
+      const response = await connection.agent.request('session/prompt', {
+        sessionId,
+        prompt: prompt.map((block) => ({ ...block }) as never),
+      });
+      return { stopReason: response.stopReason };
+    } finally {
+      signal.removeEventListener('abort', cancel);
+      this.updates.delete(sessionId);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.process?.kill();
+    await this.process?.exited;
+    this.process = undefined;
+  }
+
+  /** A live process with an ACP session, starting (or restarting) one if needed. */
+  private async ready(): Promise<{ connection: ClientConnection; sessionId: string }> {
+    if (this.process?.isAlive && this.acpSessionId) return { connection: this.process.connection, sessionId: this.acpSessionId };
+    this.process?.kill();
+    const agent = AgentProcess.spawn(this.command, this.context.cwd, this.updates);
+    this.process = agent;
+    try {
+      const init = await agent.connection.agent.request('initialize', {
+        protocolVersion: PROTOCOL_VERSION,
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      });
+      this.acpSessionId = await this.openAcpSession(agent.connection, Boolean(init.agentCapabilities?.loadSession));
+    } catch (error) {
+      agent.kill();
+      throw error;
+    }
+    return { connection: agent.connection, sessionId: this.acpSessionId };
+  }
+
+  private async openAcpSession(connection: ClientConnection, canLoad: boolean): Promise<string> {
+    const { cwd, sessionId } = this.context;
+    if (this.resume && canLoad) {
+      this.resume = false;
+      try {
+        await connection.agent.request('session/load', { sessionId, cwd, mcpServers: [] });
+        return sessionId;
+      } catch {
+        this.logger.warn(`agent could not load session ${sessionId}; starting a new one`);
+      }
+    }
+    const created = await connection.agent.request('session/new', { cwd, mcpServers: [] });
+    return created.sessionId;
+  }
+}
+
+/** Drives any Agent Client Protocol agent command (e.g. `qwen --acp`), one process per session. */
+export class AcpEngine extends AgentEngine {
+  readonly name = 'acp';
+  private readonly logger = new Logger('AcpEngine');
+
+  constructor(private readonly command: string) {
+    super();
+  }
+
+  async openSession(context: EngineSessionContext): Promise<EngineSession> {
+    return new AcpEngineSession(this.command, context, this.logger);
+  }
+}

@@ -1,0 +1,42 @@
+import type { PromptBlock } from '../common/turn-fields.js';
+
+/** One streamed piece of a turn, in the engine-neutral shape the Session records. */
+export type EngineUpdate =
+  | { kind: 'message'; text: string }
+  | { kind: 'thought'; text: string }
+  | { kind: 'tool_call'; toolCallId: string; title: string; status?: string; rawInput?: unknown }
+  | { kind: 'tool_call_update'; toolCallId: string; status?: string; output?: string };
+
+/** What the Session hands an engine for one prompt. */
+export interface EngineTurnRequest {
+  prompt: readonly PromptBlock[];
+  /** Aborted when the prompt is cancelled or removed; engines stop cooperatively. */
+  signal: AbortSignal;
+  onUpdate(update: EngineUpdate): void;
+}
+
+export interface EngineTurnResult {
+  /** ACP stop reason: `end_turn`, `cancelled`, `max_tokens`, ... */
+  stopReason: string;
+}
+
+/** An engine's handle on one daemon session. */
+export interface EngineSession {
+  /** Runs one prompt; rejects with the engine's error (e.g. a JSON-RPC error). */
+  prompt(request: EngineTurnRequest): Promise<EngineTurnResult>;
+  close(): Promise<void>;
+}
+
+export interface EngineSessionContext {
+  sessionId: string;
+  /** Workspace directory the session (and an agent process) works in. */
+  cwd: string;
+  /** True when an existing, persisted session is being made live again. */
+  resume: boolean;
+}
+
+/** An agent engine: the `echo` engine, the `acp` engine, or a host's own. Injection token. */
+export abstract class AgentEngine {
+  abstract readonly name: string;
+  abstract openSession(context: EngineSessionContext): Promise<EngineSession>;
+}

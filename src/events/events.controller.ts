@@ -1,0 +1,43 @@
+import { Controller, Headers, Param, Res, Sse, UseGuards, type MessageEvent } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { ApiOkResponse, ApiTags, ApiHeader } from '@nestjs/swagger';
+import { concat, map, of, type Observable } from 'rxjs';
+import { ClientIdGuard } from '../clients/client-id.guard.js';
+import { SessionEventBus } from './session-event-bus.js';
+
+/** Reconnection delay advertised to EventSource clients. */
+const RETRY_MS = 3000;
+
+/**
+ * The session's SSE stream, served by Nest's own SSE support on either
+ * adapter. The first frame carries `retry:` and the id the stream resumes
+ * from, so a client reconnecting with `Last-Event-ID` loses nothing still in
+ * the replay ring.
+ */
+@ApiTags('events')
+@Controller('session/:id')
+export class EventsController {
+  constructor(
+    private readonly events: SessionEventBus,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
+
+  @Sse('events')
+  @UseGuards(ClientIdGuard)
+  @ApiHeader({ name: 'Last-Event-ID', required: false })
+  @ApiOkResponse({ description: 'text/event-stream of session events; header X-Qwen-Event-Epoch.' })
+  stream(
+    @Param('id') sessionId: string,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Res({ passthrough: true }) response: unknown,
+  ): Observable<MessageEvent> {
+    this.adapterHost.httpAdapter.setHeader(response, 'X-Qwen-Event-Epoch', this.events.epoch);
+    const after = /^\d+$/.test(lastEventId ?? '') ? Number(lastEventId) : undefined;
+    const resumeFrom = after ?? this.events.lastEventId(sessionId);
+    const opening: MessageEvent = { id: String(resumeFrom), retry: RETRY_MS, data: undefined as unknown as string };
+    return concat(
+      of(opening),
+      this.events.subscribe(sessionId, after).pipe(map((event): MessageEvent => ({ id: String(event.id), type: event.type, data: event }))),
+    );
+  }
+}

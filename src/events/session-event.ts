@@ -1,0 +1,21 @@
+/** Event types of a session's SSE stream. */
+export type SessionEventType =
+  | 'session_update'
+  | 'pending_prompt_added'
+  | 'pending_prompt_started'
+  | 'pending_prompt_completed'
+  | 'turn_complete'
+  | 'turn_error'
+  | 'prompt_cancelled'
+  | 'session_rewound';
+
+/** One SSE frame's `data`, as sent on the wire. */
+export interface SessionEvent {
+  id: number;
+  v: 1;
+  type: SessionEventType;
+  promptId?: string;
+  data: unknown;
+  originatorClientId?: string;
+  _meta: { serverTimestamp: number };
+}

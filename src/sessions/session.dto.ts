@@ -1,0 +1,50 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+
+export class CreateSessionDto {
+  @ApiPropertyOptional({ description: 'Workspace directory; defaults to the primary workspace. Must be registered.' })
+  @IsOptional()
+  @IsString()
+  cwd?: string;
+
+  @ApiPropertyOptional({ enum: ['single', 'thread'], default: 'single', description: '"single" attaches to a live session of the workspace; "thread" always creates one.' })
+  @IsOptional()
+  @IsIn(['single', 'thread'])
+  sessionScope?: 'single' | 'thread';
+
+  @ApiPropertyOptional({ format: 'uuid', description: 'Requested session id (UUID; otherwise 400 invalid_session_id).' })
+  @IsOptional()
+  @IsString()
+  sessionId?: string;
+}
+
+export class CreatedSessionDto {
+  @ApiProperty({ format: 'uuid' }) sessionId!: string;
+  @ApiProperty() workspaceCwd!: string;
+  @ApiProperty() attached!: boolean;
+  @ApiProperty({ example: 'client_00000000-0000-4000-8000-000000000000' }) clientId!: string;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+}
+
+export class LoadedSessionDto {
+  @ApiProperty({ format: 'uuid' }) sessionId!: string;
+  @ApiProperty() workspaceCwd!: string;
+  @ApiProperty() clientId!: string;
+}
+
+export class ForkedSessionDto {
+  @ApiProperty({ format: 'uuid' }) sessionId!: string;
+  @ApiProperty() clientId!: string;
+}
+
+export class RewindDto {
+  @ApiProperty({ description: 'The prompt whose turn, and everything after it, leaves the active chain.' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(256)
+  promptId!: string;
+}
+
+export class RewoundDto {
+  @ApiProperty({ enum: [true] }) rewound!: true;
+}

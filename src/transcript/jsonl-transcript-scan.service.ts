@@ -1,0 +1,88 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { TRANSCRIPT_SCAN_LIMITS } from '../common/limits.js';
+import { TranscriptScanService } from '../turns/transcript-scan.service.js';
+import type { TurnStatus } from '../turns/turn-status.js';
+import { InvalidCursorError, readChainPage, type ChainCursor } from './active-chain-pager.js';
+import { ChatRecordingService } from './chat-recording.service.js';
+import { TranscriptErrors } from './transcript-errors.js';
+import { isTurnResult, type TranscriptRecord } from './transcript-record.js';
+import { LineTooLargeError, SnapshotChangedError, TranscriptSnapshot } from './transcript-snapshot.js';
+import { isValidTurnResultPayload, turnStatusFromPayload, type TurnResultPayload } from './turn-result-payload.js';
+
+/** Bounds of one scan; defaults are SPEC §7's. */
+export interface TranscriptScanLimits {
+  recordsPerPage: number;
+  bytesPerPage: number;
+  maxPages: number;
+  maxSnapshotBytes: number;
+}
+
+export const TRANSCRIPT_SCAN_OPTIONS = Symbol('TRANSCRIPT_SCAN_OPTIONS');
+
+/**
+ * Reference {@link TranscriptScanService}: best-effort flush, a snapshot of the
+ * session's JSONL at scan start, then a backward walk of the active chain in at
+ * most `maxPages` pages. A result beyond the window is not found, even if it is
+ * still in the file.
+ */
+@Injectable()
+export class JsonlTranscriptScanService extends TranscriptScanService {
+  constructor(
+    private readonly recorder: ChatRecordingService,
+    @Optional() @Inject(TRANSCRIPT_SCAN_OPTIONS) private readonly limits: TranscriptScanLimits = TRANSCRIPT_SCAN_LIMITS,
+  ) {
+    super();
+  }
+
+  findTurnResult(sessionId: string, promptId: string): Promise<TurnStatus | undefined> {
+    return this.scan(sessionId, (payload) => payload.promptId === promptId);
+  }
+
+  findNewestTurnResult(sessionId: string): Promise<TurnStatus | undefined> {
+    return this.scan(sessionId, () => true);
+  }
+
+  private async scan(sessionId: string, match: (payload: TurnResultPayload) => boolean): Promise<TurnStatus | undefined> {
+    const path = this.recorder.pathOf(sessionId);
+    if (!path) return undefined;
+    await this.recorder.flush(sessionId).catch(() => undefined);
+    let snapshot: TranscriptSnapshot | undefined;
+    try {
+      snapshot = await TranscriptSnapshot.open(path);
+      if (!snapshot) return undefined;
+      if (snapshot.size > this.limits.maxSnapshotBytes) {
+        throw TranscriptErrors.tooLarge(sessionId, snapshot.size, this.limits.maxSnapshotBytes);
+      }
+      const found = await this.walk(snapshot, match);
+      await snapshot.assertUnchanged();
+      return found && turnStatusFromPayload(sessionId, found);
+    } catch (error) {
+      throw this.structured(sessionId, error);
+    } finally {
+      await snapshot?.close();
+    }
+  }
+
+  private async walk(snapshot: TranscriptSnapshot, match: (payload: TurnResultPayload) => boolean): Promise<TurnResultPayload | undefined> {
+    let cursor: ChainCursor | undefined = { offset: snapshot.size, expect: undefined };
+    for (let page = 0; page < this.limits.maxPages && cursor; page += 1) {
+      const { records, next }: { records: TranscriptRecord[]; next?: ChainCursor } = await readChainPage(snapshot, cursor, {
+        records: this.limits.recordsPerPage,
+        bytes: this.limits.bytesPerPage,
+      });
+      for (const record of records) {
+        if (!isTurnResult(record) || !isValidTurnResultPayload(record.systemPayload)) continue;
+        if (match(record.systemPayload)) return record.systemPayload;
+      }
+      cursor = next;
+    }
+    return undefined;
+  }
+
+  private structured(sessionId: string, error: unknown): unknown {
+    if (error instanceof LineTooLargeError) return TranscriptErrors.pageTooLarge(sessionId, error.bytes, this.limits.bytesPerPage);
+    if (error instanceof InvalidCursorError) return TranscriptErrors.invalidCursor(sessionId);
+    if (error instanceof SnapshotChangedError) return TranscriptErrors.snapshotUnavailable(sessionId);
+    return error;
+  }
+}

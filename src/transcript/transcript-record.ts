@@ -1,0 +1,45 @@
+/** One part of a recorded message, in the shape qwen-code's recorder writes. */
+export type MessagePart =
+  | { text: string; thought?: true }
+  | { functionCall: { id?: string; name: string; args?: unknown } }
+  | { functionResponse: { id?: string; name: string; response: unknown } };
+
+/** One JSONL line of a session transcript (SPEC §7). */
+export interface TranscriptRecord {
+  uuid: string;
+  parentUuid: string | null;
+  sessionId: string;
+  timestamp: string;
+  type: 'user' | 'assistant' | 'tool_result' | 'system';
+  subtype?: string;
+  message?: { role: 'user' | 'model'; parts: MessagePart[] };
+  systemPayload?: Record<string, unknown>;
+  promptId?: string;
+}
+
+/** A record before the recorder chains it: no uuid, parent, session or time yet. */
+export type TranscriptEntry = Omit<TranscriptRecord, 'uuid' | 'parentUuid' | 'sessionId' | 'timestamp'>;
+
+export const TURN_RESULT_SUBTYPE = 'turn_result';
+export const REWIND_SUBTYPE = 'rewind';
+
+/** Parses one line; `undefined` for anything that is not a well-formed record (torn, foreign). */
+export function parseRecord(line: string): TranscriptRecord | undefined {
+  if (line.length === 0) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const record = value as Partial<TranscriptRecord>;
+  if (typeof record.uuid !== 'string') return undefined;
+  if (record.parentUuid !== null && typeof record.parentUuid !== 'string') return undefined;
+  if (typeof record.type !== 'string') return undefined;
+  return record as TranscriptRecord;
+}
+
+export function isTurnResult(record: TranscriptRecord): boolean {
+  return record.type === 'system' && record.subtype === TURN_RESULT_SUBTYPE;
+}

@@ -1,0 +1,100 @@
+import { RESULT_TEXT_TRUNCATED, TURN_LIMITS } from '../common/limits.js';
+import { limitTurnError } from '../common/normalize-turn-error.js';
+import { limitIdentifier, limitPromptText, limitResultText } from '../common/turn-fields.js';
+import { compactStatus, type TerminalTurnState, type TurnError, type TurnStatus } from '../turns/turn-status.js';
+
+/** `systemPayload` of a `system/turn_result` record (SPEC §7). */
+export interface TurnResultPayload {
+  promptId: string;
+  state: TerminalTurnState;
+  stopReason?: string;
+  error?: TurnError;
+  startedAt?: number;
+  cancelledAt?: number;
+  endedAt: number;
+  promptText?: string;
+  promptTextTruncated?: true;
+  resultText?: string;
+  resultTruncated?: true;
+  resultCode?: typeof RESULT_TEXT_TRUNCATED;
+  originatorClientId?: string;
+}
+
+/** The raw outcome of a prompt, before limits are applied. */
+export interface TurnOutcome {
+  promptId: string;
+  state: TerminalTurnState;
+  stopReason?: string;
+  error?: TurnError;
+  startedAt?: number;
+  endedAt: number;
+  promptText?: string;
+  resultText?: string;
+  originatorClientId?: string;
+}
+
+/** Builds the payload with the limits of §4 applied (and `cancelledAt` for a cancelled turn). */
+export function buildTurnResultPayload(outcome: TurnOutcome): TurnResultPayload {
+  const payload: TurnResultPayload = {
+    promptId: limitIdentifier(outcome.promptId),
+    state: outcome.state,
+    ...(outcome.stopReason !== undefined && { stopReason: limitIdentifier(outcome.stopReason) }),
+    ...(outcome.error !== undefined && { error: limitTurnError(outcome.error) }),
+    ...(outcome.startedAt !== undefined && { startedAt: outcome.startedAt }),
+    ...(outcome.state === 'cancelled' && { cancelledAt: outcome.endedAt }),
+    endedAt: outcome.endedAt,
+    ...(outcome.promptText !== undefined && limitPromptText(outcome.promptText)),
+    ...(outcome.resultText !== undefined && limitResultText(outcome.resultText)),
+    ...(outcome.originatorClientId !== undefined && { originatorClientId: limitIdentifier(outcome.originatorClientId) }),
+  };
+  return payload;
+}
+
+const STATES = new Set(['completed', 'cancelled', 'error']);
+const isTime = (v: unknown) => v === undefined || (Number.isSafeInteger(v) && (v as number) >= 0);
+const isText = (v: unknown, max: number) => v === undefined || (typeof v === 'string' && v.length <= max);
+const isFlag = (v: unknown) => v === undefined || v === true;
+
+/**
+ * True when a payload satisfies SPEC §4/§7: the recorder skips an invalid one,
+ * and the scanner ignores one it did not write.
+ */
+export function isValidTurnResultPayload(value: unknown): value is TurnResultPayload {
+  if (typeof value !== 'object' || value === null) return false;
+  const p = value as Record<string, unknown>;
+  if (typeof p.promptId !== 'string' || p.promptId.length === 0 || p.promptId.length > TURN_LIMITS.identifier) return false;
+  if (typeof p.state !== 'string' || !STATES.has(p.state)) return false;
+  if (typeof p.endedAt !== 'number' || !isTime(p.endedAt)) return false;
+  if (!isTime(p.startedAt) || !isTime(p.cancelledAt)) return false;
+  if (!isText(p.stopReason, TURN_LIMITS.identifier) || !isText(p.originatorClientId, TURN_LIMITS.identifier)) return false;
+  if (!isText(p.promptText, TURN_LIMITS.promptText) || !isText(p.resultText, TURN_LIMITS.resultText)) return false;
+  if (!isFlag(p.promptTextTruncated) || !isFlag(p.resultTruncated)) return false;
+  if ((p.resultTruncated === true) !== (p.resultCode === RESULT_TEXT_TRUNCATED)) return false;
+  if ((p.state === 'error') !== (p.error !== undefined)) return false;
+  if (p.error !== undefined) {
+    const e = p.error as Record<string, unknown>;
+    if (typeof e !== 'object' || e === null) return false;
+    if (typeof e.message !== 'string' || e.message.length > TURN_LIMITS.errorMessage) return false;
+    if (!isText(e.code, TURN_LIMITS.errorCode) || !isFlag(e.messageTruncated) || !isFlag(e.codeTruncated)) return false;
+  }
+  return true;
+}
+
+/** The persisted-only turn status of a payload: no `queuedAt`, which only the overlay knows. */
+export function turnStatusFromPayload(sessionId: string, p: TurnResultPayload): TurnStatus {
+  return compactStatus({
+    sessionId,
+    state: p.state,
+    promptId: p.promptId,
+    promptText: p.promptText,
+    promptTextTruncated: p.promptTextTruncated,
+    startedAt: p.startedAt,
+    endedAt: p.endedAt,
+    stopReason: p.stopReason,
+    error: p.error,
+    resultText: p.resultText,
+    resultTruncated: p.resultTruncated,
+    resultCode: p.resultCode,
+    originatorClientId: p.originatorClientId,
+  });
+}

@@ -1,0 +1,35 @@
+import { SessionClientLookup } from '../clients/session-client-lookup.js';
+import type { TurnStatus } from './turn-status.js';
+
+/** A terminal status held in memory, and whether it already met its transcript record. */
+export interface OverlayEntry {
+  readonly status: TurnStatus;
+  /** Set by {@link BridgeOverlayProvider.writeBack}: serve as is, no transcript read. */
+  readonly combined: boolean;
+}
+
+/**
+ * The live side of a runtime, as the poll algorithm reads it (SPEC §5, §6).
+ * Abstract class used as the injection token; the reference implementation is
+ * the `PromptBridge`. Reads are synchronous and cheap; only `writeBack` changes
+ * anything, and only in memory.
+ */
+export abstract class BridgeOverlayProvider extends SessionClientLookup {
+  /**
+   * The live (queued or running) status: of `promptId` exactly, or, when it
+   * is omitted, the running prompt else the queued FIFO head. A removed queued
+   * prompt and a prompt whose terminal is published are never live.
+   */
+  abstract getLive(sessionId: string, promptId?: string): TurnStatus | undefined;
+  /** The overlay entry of one prompt. */
+  abstract getOverlay(sessionId: string, promptId: string): OverlayEntry | undefined;
+  /** The overlay entry inserted last (the newest settled prompt it knows). */
+  abstract getNewestOverlay(sessionId: string): OverlayEntry | undefined;
+  /**
+   * Stores a status combined with (or read from) the transcript, marked
+   * `combined`. An existing entry keeps its place; a new one is the newest.
+   */
+  abstract writeBack(sessionId: string, status: TurnStatus): void;
+  /** Bumped by each successful rewind; a scan begun before a bump is stale. */
+  abstract rewindGeneration(sessionId: string): number;
+}

@@ -1,0 +1,11 @@
+export { TurnsModule } from './turns.module.js';
+export { TURNS_MODULE_OPTIONS, type TurnsModuleOptions, type TurnsModuleExtras } from './turns.module-definition.js';
+export { TurnsController } from './turns.controller.js';
+export { TurnStatusService } from './turn-status.service.js';
+export { BridgeOverlayProvider, type OverlayEntry } from './bridge-overlay.provider.js';
+export { TranscriptScanService } from './transcript-scan.service.js';
+export { TurnStatusDto, TurnErrorDto, ErrorResponseDto } from './turn-status.dto.js';
+export { TurnStatusRoute } from './turn-status-route.decorator.js';
+export { TurnStatusHttpInterceptor, turnStatusEtag } from './turn-status-http.interceptor.js';
+export { mergeTurnStatus, newerSettled } from './merge-turn-status.js';
+export { type TurnStatus, type TurnState, type TerminalTurnState, type TurnError, isTerminalState, compactStatus } from './turn-status.js';

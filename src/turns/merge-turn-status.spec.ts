@@ -1,0 +1,53 @@
+import { mergeTurnStatus, newerSettled } from './merge-turn-status.js';
+import type { TurnStatus } from './turn-status.js';
+
+const base = { sessionId: 's', promptId: 'p' };
+
+describe('mergeTurnStatus', () => {
+  it('keeps the overlay authoritative and enriches the result from the transcript', () => {
+    const overlay: TurnStatus = { ...base, state: 'cancelled', queuedAt: 1, startedAt: 2, endedAt: 5, stopReason: 'cancelled', promptText: 'hi' };
+    const persisted: TurnStatus = { ...base, state: 'completed', startedAt: 2, endedAt: 9, stopReason: 'end_turn', resultText: 'partial', promptText: 'hi', originatorClientId: 'c1' };
+    expect(mergeTurnStatus(overlay, persisted)).toEqual({
+      ...overlay,
+      resultText: 'partial',
+      originatorClientId: 'c1',
+    });
+  });
+
+  it('takes truncation flags together with the result text', () => {
+    const overlay: TurnStatus = { ...base, state: 'completed', endedAt: 3 };
+    const persisted: TurnStatus = { ...base, state: 'completed', endedAt: 3, resultText: 'x', resultTruncated: true, resultCode: 'RESULT_TEXT_TRUNCATED' };
+    expect(mergeTurnStatus(overlay, persisted)).toMatchObject({ resultTruncated: true, resultCode: 'RESULT_TEXT_TRUNCATED' });
+  });
+
+  it('lets a persisted non-error supersede an overlay error, keeping promptText and queuedAt', () => {
+    const overlay: TurnStatus = {
+      ...base, state: 'error', queuedAt: 1, startedAt: 2, endedAt: 4, promptText: 'long job',
+      error: { message: 'Prompt deadline exceeded', code: 'prompt_deadline_exceeded' },
+    };
+    const persisted: TurnStatus = { ...base, state: 'completed', startedAt: 2, endedAt: 8, stopReason: 'end_turn', resultText: 'done' };
+    const merged = mergeTurnStatus(overlay, persisted);
+    expect(merged).toEqual({ ...persisted, promptText: 'long job', queuedAt: 1 });
+    expect(merged).not.toHaveProperty('error');
+  });
+
+  it('keeps an overlay error over a persisted error', () => {
+    const overlay: TurnStatus = { ...base, state: 'error', endedAt: 4, error: { message: 'a', code: 'x' } };
+    const persisted: TurnStatus = { ...base, state: 'error', endedAt: 5, error: { message: 'b' } };
+    expect(mergeTurnStatus(overlay, persisted).error).toEqual({ message: 'a', code: 'x' });
+  });
+
+  it('never introduces undefined-valued keys', () => {
+    const merged = mergeTurnStatus({ ...base, state: 'completed' }, { ...base, state: 'completed' });
+    expect(Object.values(merged)).not.toContain(undefined);
+  });
+});
+
+describe('newerSettled', () => {
+  it('picks the newer endedAt, the overlay on a tie', () => {
+    const o: TurnStatus = { ...base, state: 'completed', endedAt: 5 };
+    const r: TurnStatus = { sessionId: 's', promptId: 'q', state: 'completed', endedAt: 6 };
+    expect(newerSettled(o, r)).toBe(r);
+    expect(newerSettled({ ...o, endedAt: 6 }, r).promptId).toBe('p');
+  });
+});

@@ -1,0 +1,38 @@
+import type { TurnStatus } from './turn-status.js';
+import { compactStatus } from './turn-status.js';
+
+/**
+ * Combines the overlay's status (O) with the transcript's record (R) of the
+ * same prompt (SPEC §5.5). O is authoritative; R fills in the result and any
+ * prompt text or originator O lacks. When O is a bridge-made `error` and R a
+ * settled non-error (the deadline path), R's outcome wins and O keeps only its
+ * prompt text and admission time.
+ */
+export function mergeTurnStatus(overlay: TurnStatus, persisted: TurnStatus): TurnStatus {
+  const prompt = overlay.promptText !== undefined ? overlay : persisted;
+  const originatorClientId = overlay.originatorClientId ?? persisted.originatorClientId;
+  if (overlay.state === 'error' && persisted.state !== 'error') {
+    return compactStatus({
+      ...persisted,
+      promptText: prompt.promptText,
+      promptTextTruncated: prompt.promptTextTruncated,
+      queuedAt: overlay.queuedAt,
+      originatorClientId,
+    });
+  }
+  const result = overlay.resultText !== undefined ? overlay : persisted;
+  return compactStatus({
+    ...overlay,
+    promptText: prompt.promptText,
+    promptTextTruncated: prompt.promptTextTruncated,
+    resultText: result.resultText,
+    resultTruncated: result.resultTruncated,
+    resultCode: result.resultCode,
+    originatorClientId,
+  });
+}
+
+/** For `current`: the status whose `endedAt` is newer (the overlay's on a tie). */
+export function newerSettled(overlay: TurnStatus, persisted: TurnStatus): TurnStatus {
+  return (persisted.endedAt ?? 0) > (overlay.endedAt ?? 0) ? persisted : overlay;
+}

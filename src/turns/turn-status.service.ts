@@ -1,0 +1,109 @@
+import { Injectable } from '@nestjs/common';
+import { ApiException } from '../common/api-exception.js';
+import { BridgeOverlayProvider } from './bridge-overlay.provider.js';
+import { mergeTurnStatus, newerSettled } from './merge-turn-status.js';
+import { TranscriptScanService } from './transcript-scan.service.js';
+import type { TurnStatus } from './turn-status.js';
+
+type ScanOutcome = { ok: true; record: TurnStatus | undefined } | { ok: false; error: unknown };
+
+/**
+ * Answers a poll (SPEC §5) from its two providers and nothing else: live state
+ * wins, then a combined overlay entry, then — after one awaited transcript
+ * scan — a fresh re-read of live state and overlay, merged with what the scan
+ * found. No I/O of its own; the only write is the in-memory write-back.
+ */
+@Injectable()
+export class TurnStatusService {
+  constructor(
+    private readonly bridge: BridgeOverlayProvider,
+    private readonly transcript: TranscriptScanService,
+  ) {}
+
+  /** The status of one prompt; `404 prompt_not_found` when no source has it. */
+  async getTurn(sessionId: string, promptId: string): Promise<TurnStatus> {
+    const early = this.fromMemory(sessionId, promptId);
+    if (early) return early;
+
+    const scan = await this.scan(sessionId, () => this.transcript.findTurnResult(sessionId, promptId));
+
+    // Decide from a fresh view: the prompt may have started, settled, or been
+    // written back by a concurrent poll while the scan was in flight.
+    const fresh = this.fromMemory(sessionId, promptId);
+    if (fresh) return fresh;
+    const overlay = this.bridge.getOverlay(sessionId, promptId)?.status;
+    if (!scan.ok) {
+      if (overlay) return overlay;
+      throw scan.error;
+    }
+    if (!scan.record) {
+      if (overlay) return overlay; // not combined: the agent may still settle (deadline path)
+      throw ApiException.promptNotFound(sessionId, promptId);
+    }
+    const answer = overlay ? mergeTurnStatus(overlay, scan.record) : scan.record;
+    this.bridge.writeBack(sessionId, answer);
+    return answer;
+  }
+
+  /** The running prompt, else the queued head, else the newest settled one, else `idle`. */
+  async getCurrent(sessionId: string): Promise<TurnStatus> {
+    const early = this.currentFromMemory(sessionId);
+    if (early) return early;
+
+    const scan = await this.scan(sessionId, () => this.transcript.findNewestTurnResult(sessionId));
+
+    const fresh = this.currentFromMemory(sessionId);
+    if (fresh) return fresh;
+    const newest = this.bridge.getNewestOverlay(sessionId)?.status;
+    if (!scan.ok) {
+      if (newest) return newest;
+      throw scan.error;
+    }
+    const record = scan.record;
+    if (!record) return newest ?? { sessionId, state: 'idle' };
+    if (!newest) {
+      this.bridge.writeBack(sessionId, record);
+      return record;
+    }
+    if (newest.promptId === record.promptId) {
+      const merged = mergeTurnStatus(newest, record);
+      this.bridge.writeBack(sessionId, merged);
+      return merged;
+    }
+    const winner = newerSettled(newest, record);
+    // A newer overlay entry without a record of its own never reached the
+    // Session (queued removal, close) unless it is a bridge error whose agent
+    // may still settle; only the former is final, so only it is written back.
+    if (winner === record || newest.state !== 'error') this.bridge.writeBack(sessionId, winner);
+    return winner;
+  }
+
+  private fromMemory(sessionId: string, promptId: string): TurnStatus | undefined {
+    const live = this.bridge.getLive(sessionId, promptId);
+    if (live) return live;
+    const entry = this.bridge.getOverlay(sessionId, promptId);
+    return entry?.combined ? entry.status : undefined;
+  }
+
+  private currentFromMemory(sessionId: string): TurnStatus | undefined {
+    const live = this.bridge.getLive(sessionId);
+    if (live) return live;
+    const entry = this.bridge.getNewestOverlay(sessionId);
+    return entry?.combined ? entry.status : undefined;
+  }
+
+  /** Runs a scan, folding failure into the outcome and dropping a result a rewind made stale. */
+  private async scan(sessionId: string, read: () => Promise<TurnStatus | undefined>): Promise<ScanOutcome> {
+    const generation = this.bridge.rewindGeneration(sessionId);
+    let outcome: ScanOutcome;
+    try {
+      outcome = { ok: true, record: await read() };
+    } catch (error) {
+      outcome = { ok: false, error };
+    }
+    if (outcome.ok && this.bridge.rewindGeneration(sessionId) !== generation) {
+      return { ok: true, record: undefined };
+    }
+    return outcome;
+  }
+}

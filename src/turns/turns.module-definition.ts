@@ -1,0 +1,48 @@
+import { ConfigurableModuleBuilder, type DynamicModule, type ModuleMetadata, type Type } from '@nestjs/common';
+import { BridgeOverlayProvider } from './bridge-overlay.provider.js';
+import { TranscriptScanService } from './transcript-scan.service.js';
+
+/** Options of {@link TurnsModule}. */
+export interface TurnsModuleOptions {
+  /** Header that carries the client id (case-insensitive). @default 'X-Qwen-Client-Id' */
+  clientIdHeader?: string;
+  /** Refuse anonymous polls and prompts (no or empty client id header). @default false */
+  requireClientId?: boolean;
+}
+
+/**
+ * Module-level extras: where the two providers come from. Either name the
+ * classes here, or import a module that exports `BridgeOverlayProvider` and
+ * `TranscriptScanService` (e.g. the reference `RuntimeModule`).
+ */
+export interface TurnsModuleExtras {
+  /** Modules whose exports satisfy the provider tokens. */
+  imports?: ModuleMetadata['imports'];
+  /** Implementation of the live side, registered as `BridgeOverlayProvider`. */
+  bridgeOverlay?: Type<BridgeOverlayProvider>;
+  /** Implementation of the persisted side, registered as `TranscriptScanService`. */
+  transcriptScan?: Type<TranscriptScanService>;
+}
+
+export const {
+  ConfigurableModuleClass: TurnsConfigurableModule,
+  MODULE_OPTIONS_TOKEN: TURNS_MODULE_OPTIONS,
+  OPTIONS_TYPE: TURNS_OPTIONS_TYPE,
+  ASYNC_OPTIONS_TYPE: TURNS_ASYNC_OPTIONS_TYPE,
+} = new ConfigurableModuleBuilder<TurnsModuleOptions>({ moduleName: 'Turns' })
+  .setClassMethodName('forRoot')
+  .setExtras<TurnsModuleExtras>({}, (definition, extras) => {
+    const imports = extras.imports ?? [];
+    const named = [
+      ...(extras.bridgeOverlay ? [{ provide: BridgeOverlayProvider, useClass: extras.bridgeOverlay }] : []),
+      ...(extras.transcriptScan ? [{ provide: TranscriptScanService, useClass: extras.transcriptScan }] : []),
+    ];
+    return {
+      ...definition,
+      imports: [...(definition.imports ?? []), ...imports],
+      providers: [...(definition.providers ?? []), ...named],
+      // Whatever supplies the two tokens is visible to the importer too.
+      exports: [...(definition.exports ?? []), ...named.map((p) => p.provide), ...(imports as DynamicModule[])],
+    };
+  })
+  .build();

@@ -1,0 +1,38 @@
+import { Module } from '@nestjs/common';
+import { ClientIdGuard } from '../clients/client-id.guard.js';
+import { ClientIdOptions, DEFAULT_CLIENT_ID_HEADER } from '../clients/client-id-options.js';
+import { SessionClientLookup } from '../clients/session-client-lookup.js';
+import { BridgeOverlayProvider } from './bridge-overlay.provider.js';
+import { TurnStatusHttpInterceptor } from './turn-status-http.interceptor.js';
+import { TurnStatusService } from './turn-status.service.js';
+import { TurnsController } from './turns.controller.js';
+import { TURNS_MODULE_OPTIONS, TurnsConfigurableModule, type TurnsModuleOptions } from './turns.module-definition.js';
+
+/**
+ * The turn status routes, their service and the shared `ClientIdGuard`. The
+ * host supplies `BridgeOverlayProvider` and `TranscriptScanService`:
+ *
+ * ```ts
+ * TurnsModule.forRoot({ imports: [MyRuntimeModule] })            // module exports both tokens
+ * TurnsModule.forRoot({ bridgeOverlay: MyBridge, transcriptScan: MyScan })
+ * ```
+ */
+@Module({
+  controllers: [TurnsController],
+  providers: [
+    TurnStatusService,
+    TurnStatusHttpInterceptor,
+    ClientIdGuard,
+    { provide: SessionClientLookup, useExisting: BridgeOverlayProvider },
+    {
+      provide: ClientIdOptions,
+      inject: [TURNS_MODULE_OPTIONS],
+      useFactory: (options: TurnsModuleOptions): ClientIdOptions => ({
+        header: (options.clientIdHeader ?? DEFAULT_CLIENT_ID_HEADER).toLowerCase(),
+        requireClientId: options.requireClientId ?? false,
+      }),
+    },
+  ],
+  exports: [TurnStatusService, ClientIdGuard, ClientIdOptions, SessionClientLookup, TurnStatusHttpInterceptor],
+})
+export class TurnsModule extends TurnsConfigurableModule {}
