@@ -22,7 +22,9 @@ module.exports = {
     '^.+\\.ts$': swc('typescript'),
     '^.+\\.m?js$': swc('ecmascript'),
   },
-  transformIgnorePatterns: ['node_modules/(?!(@nestjs|@agentclientprotocol)/)'],
+  // content-disposition (under @fastify/static, used for Swagger UI on Fastify) is ESM-only too.
+  transformIgnorePatterns: ['node_modules/(?!(@nestjs|@agentclientprotocol|content-disposition|@fastify/static/node_modules/content-disposition)/)'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testTimeout: 20000,
+  setupFiles: ['<rootDir>/jest.setup.cjs'],
 };
