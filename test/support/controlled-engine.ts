@@ -16,6 +16,8 @@ export interface ControlledTurn {
  */
 export class ControlledEngine extends AgentEngine {
   readonly name = 'controlled';
+  /** When false, an aborted turn keeps running until the test finishes it. */
+  honorAbort = true;
   private readonly started: ControlledTurn[] = [];
   private readonly waiters: Array<(turn: ControlledTurn) => void> = [];
 
@@ -44,7 +46,7 @@ export class ControlledEngine extends AgentEngine {
         fail: reject,
       };
       // Cancellation is cooperative: the turn ends as "cancelled" when aborted.
-      request.signal.addEventListener('abort', () => resolve({ stopReason: 'cancelled' }), { once: true });
+      if (this.honorAbort) request.signal.addEventListener('abort', () => resolve({ stopReason: 'cancelled' }), { once: true });
       const waiter = this.waiters.shift();
       if (waiter) waiter(turn);
       else this.started.push(turn);
