@@ -1,0 +1,232 @@
+import { Clock } from '../common/clock.js';
+import { SessionEventBus } from '../events/session-event-bus.js';
+import type { SessionEventType } from '../events/session-event.js';
+import { SessionRegistry } from '../sessions/session-registry.js';
+import type { Session, SessionPrompt } from '../sessions/session.js';
+import type { TurnOutcome } from '../transcript/turn-result-payload.js';
+import { effectiveDeadlineMs } from './bridge-options.js';
+import { PromptBridge } from './prompt-bridge.js';
+
+class ManualClock extends Clock {
+  time = 1_000;
+  now(): number {
+    return this.time;
+  }
+}
+
+interface Dispatch {
+  input: SessionPrompt;
+  signal: AbortSignal;
+  settle(outcome: Partial<TurnOutcome>): void;
+}
+
+/** A Session stand-in whose prompts settle when the test says so. */
+function fakeSession(id: string, clock: ManualClock) {
+  const dispatched: Dispatch[] = [];
+  const session = {
+    id,
+    clients: new Set<string>(['client_a']),
+    prompt: (input: SessionPrompt, signal: AbortSignal) =>
+      new Promise<TurnOutcome>((resolve) => {
+        dispatched.push({
+          input,
+          signal,
+          settle: (outcome) => resolve({ promptId: input.promptId, state: 'completed', stopReason: 'end_turn', endedAt: clock.now(), ...outcome }),
+        });
+      }),
+  };
+  return { session: session as unknown as Session, dispatched };
+}
+
+const text = (t: string) => [{ type: 'text', text: t }];
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('PromptBridge', () => {
+  let clock: ManualClock;
+  let events: SessionEventBus;
+  let registry: SessionRegistry;
+  let dispatched: Dispatch[];
+  let published: Array<{ type: SessionEventType; promptId?: string }>;
+
+  function bridge(options: { maxPendingPrompts?: number; promptDeadlineMs?: number; overlaySize?: number } = {}) {
+    return new PromptBridge(registry, events, clock, { maxPendingPrompts: 5, ...options });
+  }
+
+  beforeEach(() => {
+    clock = new ManualClock();
+    events = new SessionEventBus(clock);
+    registry = new SessionRegistry();
+    const fake = fakeSession('s', clock);
+    registry.add(fake.session);
+    dispatched = fake.dispatched;
+    published = [];
+    events.subscribe('s').subscribe((e) => published.push({ type: e.type, promptId: e.promptId }));
+  });
+  afterEach(() => jest.useRealTimers());
+
+  it('runs prompts one at a time in FIFO order', async () => {
+    const b = bridge();
+    const ids = ['a', 'b', 'c'].map((t) => b.admit('s', text(t)).promptId);
+    expect(dispatched.map((d) => d.input.promptId)).toEqual([ids[0]]);
+    expect(b.getLive('s')?.promptId).toBe(ids[0]);
+    expect(b.getLive('s', ids[1]!)?.state).toBe('queued');
+    dispatched[0]!.settle({});
+    await flush();
+    expect(dispatched.map((d) => d.input.promptId)).toEqual([ids[0], ids[1]]);
+    dispatched[1]!.settle({});
+    await flush();
+    expect(dispatched.map((d) => d.input.promptId)).toEqual(ids);
+  });
+
+  it('stamps startedAt only at dispatch', async () => {
+    const b = bridge();
+    const first = b.admit('s', text('a')).promptId;
+    clock.time = 2_000;
+    const second = b.admit('s', text('b')).promptId;
+    expect(b.getLive('s', second)).toEqual({ sessionId: 's', state: 'queued', promptId: second, promptText: 'b', queuedAt: 2_000 });
+    clock.time = 3_000;
+    dispatched[0]!.settle({});
+    await flush();
+    expect(b.getLive('s', second)).toMatchObject({ state: 'running', queuedAt: 2_000, startedAt: 3_000 });
+    expect(b.getOverlay('s', first)?.status).toMatchObject({ state: 'completed', startedAt: 1_000, endedAt: 3_000 });
+  });
+
+  it('enforces the per-session limit, running included', () => {
+    const b = bridge({ maxPendingPrompts: 2 });
+    b.admit('s', text('a'));
+    b.admit('s', text('b'));
+    expect(() => b.admit('s', text('c'))).toThrow(expect.objectContaining({ status: 503, code: 'prompt_queue_full', details: { sessionId: 's', limit: 2, pendingCount: 2 } }));
+  });
+
+  it('publishes cancelled at once for a removed queued prompt, with no startedAt', () => {
+    const b = bridge();
+    b.admit('s', text('a'));
+    const queued = b.admit('s', text('b')).promptId;
+    expect(b.remove('s', queued)).toBe(true);
+    expect(b.getLive('s', queued)).toBeUndefined();
+    expect(b.getOverlay('s', queued)?.status).toEqual({ sessionId: 's', state: 'cancelled', promptId: queued, promptText: 'b', queuedAt: 1_000, endedAt: 1_000, stopReason: 'cancelled' });
+    expect(b.remove('s', queued)).toBe(false);
+    expect(b.pendingPrompts('s')).toHaveLength(1);
+  });
+
+  it('keeps a removed running prompt running until the Session settles it', async () => {
+    const b = bridge();
+    const running = b.admit('s', text('a')).promptId;
+    expect(b.remove('s', running)).toBe(true);
+    expect(dispatched[0]!.signal.aborted).toBe(true);
+    expect(b.getLive('s', running)?.state).toBe('running');
+    expect(b.remove('s', running)).toBe(false);
+    dispatched[0]!.settle({ state: 'cancelled', stopReason: 'cancelled' });
+    await flush();
+    expect(b.getLive('s', running)).toBeUndefined();
+    expect(b.getOverlay('s', running)?.status.state).toBe('cancelled');
+  });
+
+  it('latches the first terminal: a deadline error is not overwritten by a later settle, and one event is sent', async () => {
+    jest.useFakeTimers();
+    const b = bridge({ promptDeadlineMs: 100 });
+    const promptId = b.admit('s', text('slow')).promptId;
+    jest.advanceTimersByTime(100);
+    expect(b.getOverlay('s', promptId)?.status).toMatchObject({ state: 'error', error: { code: 'prompt_deadline_exceeded' } });
+    expect(b.getLive('s', promptId)).toBeUndefined();
+    expect(dispatched[0]!.signal.aborted).toBe(true);
+    dispatched[0]!.settle({ state: 'completed' });
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(b.getOverlay('s', promptId)?.status.state).toBe('error');
+    const terminals = published.filter((e) => e.promptId === promptId && (e.type === 'turn_complete' || e.type === 'turn_error'));
+    expect(terminals).toEqual([{ type: 'turn_error', promptId }]);
+  });
+
+  it('releases the FIFO when a running prompt passes its deadline', () => {
+    jest.useFakeTimers();
+    const b = bridge({ promptDeadlineMs: 100 });
+    b.admit('s', text('slow'));
+    const next = b.admit('s', text('next')).promptId;
+    jest.advanceTimersByTime(100);
+    // The second prompt had its own deadline from admission, which also passed.
+    expect(b.getOverlay('s', next)?.status).toMatchObject({ state: 'error' });
+    const third = b.admit('s', text('third')).promptId;
+    expect(dispatched.map((d) => d.input.promptId)).toContain(third);
+  });
+
+  it('narrows the server deadline with deadlineMs, never extends or creates one', () => {
+    expect(effectiveDeadlineMs(1_000, 200)).toBe(200);
+    expect(effectiveDeadlineMs(1_000, 5_000)).toBe(1_000);
+    expect(effectiveDeadlineMs(undefined, 200)).toBeUndefined();
+    expect(effectiveDeadlineMs(1_000, undefined)).toBe(1_000);
+    jest.useFakeTimers();
+    const b = bridge({ promptDeadlineMs: 1_000 });
+    const narrowed = b.admit('s', text('a'), undefined, 200).promptId;
+    jest.advanceTimersByTime(199);
+    expect(b.getLive('s', narrowed)).toBeDefined();
+    jest.advanceTimersByTime(1);
+    expect(b.getOverlay('s', narrowed)?.status.state).toBe('error');
+  });
+
+  it('ignores deadlineMs without a server deadline', () => {
+    jest.useFakeTimers();
+    const b = bridge();
+    const promptId = b.admit('s', text('a'), undefined, 10).promptId;
+    jest.advanceTimersByTime(10_000);
+    expect(b.getLive('s', promptId)?.state).toBe('running');
+  });
+
+  it('closes a session with session_closed errors for every pending prompt', () => {
+    const b = bridge();
+    const running = b.admit('s', text('a')).promptId;
+    const queued = b.admit('s', text('b')).promptId;
+    const overlays: unknown[] = [];
+    const originalPublish = events.publish.bind(events);
+    jest.spyOn(events, 'publish').mockImplementation((sid, type, fields) => {
+      if (type === 'turn_error') overlays.push({ promptId: fields?.promptId, error: (fields?.data as { error: unknown }).error });
+      return originalPublish(sid, type, fields);
+    });
+    b.closeSession('s');
+    expect(overlays).toEqual([
+      { promptId: running, error: { message: 'Session closed', code: 'session_closed' } },
+      { promptId: queued, error: { message: 'Session closed', code: 'session_closed' } },
+    ]);
+    expect(dispatched[0]!.signal.aborted).toBe(true);
+    expect(b.hasPending('s')).toBe(false);
+  });
+
+  it('keeps only the 64 newest terminals', async () => {
+    const b = bridge();
+    const ids: string[] = [];
+    for (let i = 0; i < 65; i += 1) {
+      ids.push(b.admit('s', text(`p${i}`)).promptId);
+      dispatched[i]!.settle({});
+      await flush();
+    }
+    expect(b.getOverlay('s', ids[0]!)).toBeUndefined();
+    expect(b.getOverlay('s', ids[1]!)).toBeDefined();
+    expect(b.getNewestOverlay('s')?.status.promptId).toBe(ids[64]);
+  });
+
+  it('writes back combined answers in place, and a rewind clears the overlay', async () => {
+    const b = bridge();
+    const a = b.admit('s', text('a')).promptId;
+    dispatched[0]!.settle({});
+    await flush();
+    const c = b.admit('s', text('c')).promptId;
+    dispatched[1]!.settle({});
+    await flush();
+    b.writeBack('s', { sessionId: 's', state: 'completed', promptId: a, resultText: 'x' });
+    expect(b.getOverlay('s', a)).toEqual({ status: expect.objectContaining({ resultText: 'x' }), combined: true });
+    expect(b.getNewestOverlay('s')?.status.promptId).toBe(c);
+    expect(b.rewindGeneration('s')).toBe(0);
+    b.rewound('s');
+    expect(b.rewindGeneration('s')).toBe(1);
+    expect(b.getOverlay('s', a)).toBeUndefined();
+  });
+
+  it('answers client lookups from the registry', () => {
+    const b = bridge();
+    expect(b.hasSession('s')).toBe(true);
+    expect(b.hasSession('t')).toBe(false);
+    expect(b.isClientRegistered('s', 'client_a')).toBe(true);
+    expect(b.isClientRegistered('s', 'client_b')).toBe(false);
+    expect(b.isClientRegistered('t', 'client_a')).toBe(false);
+  });
+});
