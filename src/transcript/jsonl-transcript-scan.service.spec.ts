@@ -1,0 +1,196 @@
+import { appendFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TRANSCRIPT_SCAN_LIMITS } from '../common/limits.js';
+import { InvalidCursorError, readChainPage } from './active-chain-pager.js';
+import type { ChatRecordingService } from './chat-recording.service.js';
+import { JsonlTranscriptScanService, type TranscriptScanLimits } from './jsonl-transcript-scan.service.js';
+import { TranscriptBuilder } from './transcript-fixtures.js';
+import { TranscriptSnapshot } from './transcript-snapshot.js';
+
+describe('JsonlTranscriptScanService', () => {
+  let path: string;
+  let flush: jest.Mock;
+  const sid = '00000000-0000-4000-8000-000000000001';
+
+  function scanner(limits: Partial<TranscriptScanLimits> = {}) {
+    const recorder = { pathOf: (id: string) => (id === sid ? path : undefined), flush } as unknown as ChatRecordingService;
+    return new JsonlTranscriptScanService(recorder, { ...TRANSCRIPT_SCAN_LIMITS, ...limits });
+  }
+
+  beforeEach(() => {
+    path = join(mkdtempSync(join(tmpdir(), 'scan-')), `${sid}.jsonl`);
+    flush = jest.fn().mockResolvedValue(undefined);
+  });
+
+  it('finds an exact promptId and the newest result, after flushing the recorder', async () => {
+    const t = new TranscriptBuilder(sid);
+    t.turn('a');
+    t.turn('b');
+    writeFileSync(path, t.toJsonl());
+    const scan = scanner();
+    await expect(scan.findTurnResult(sid, 'a')).resolves.toMatchObject({ sessionId: sid, promptId: 'a', state: 'completed', resultText: 'answer a' });
+    await expect(scan.findNewestTurnResult(sid)).resolves.toMatchObject({ promptId: 'b' });
+    await expect(scan.findTurnResult(sid, 'zzz')).resolves.toBeUndefined();
+    expect(flush).toHaveBeenCalledWith(sid);
+  });
+
+  it('reads the persisted-only shape: no queuedAt', async () => {
+    const t = new TranscriptBuilder(sid);
+    t.turn('a');
+    writeFileSync(path, t.toJsonl());
+    expect(await scanner().findTurnResult(sid, 'a')).not.toHaveProperty('queuedAt');
+  });
+
+  it('answers not found for a missing file or an unknown session', async () => {
+    await expect(scanner().findNewestTurnResult(sid)).resolves.toBeUndefined();
+    await expect(scanner().findNewestTurnResult('other')).resolves.toBeUndefined();
+  });
+
+  it('stops after 10 pages of 500 records: a result beyond the window is not found', async () => {
+    const t = new TranscriptBuilder(sid);
+    t.turnResult('edge-out');
+    t.filler(4_999); // edge-out is record 5,000 from the end... plus one below
+    t.turnResult('edge-in');
+    t.filler(4_999 - 1);
+    writeFileSync(path, t.toJsonl());
+    const scan = scanner();
+    // edge-in is the 4,999th record from the end, inside the window of 5,000.
+    await expect(scan.findTurnResult(sid, 'edge-in')).resolves.toMatchObject({ promptId: 'edge-in' });
+    await expect(scan.findTurnResult(sid, 'edge-out')).resolves.toBeUndefined();
+  });
+
+  it('counts pages exactly: with 2 pages of 5 records the 10th record is in, the 11th out', async () => {
+    const t = new TranscriptBuilder(sid);
+    t.turnResult('eleventh');
+    t.turnResult('tenth');
+    t.filler(9);
+    writeFileSync(path, t.toJsonl());
+    const scan = scanner({ recordsPerPage: 5, maxPages: 2 });
+    await expect(scan.findTurnResult(sid, 'tenth')).resolves.toBeDefined();
+    await expect(scan.findTurnResult(sid, 'eleventh')).resolves.toBeUndefined();
+  });
+
+  it('walks only the active chain: a rewound branch is invisible', async () => {
+    const t = new TranscriptBuilder(sid);
+    t.turn('kept');
+    const branchPoint = t.records.at(-1)!.uuid;
+    t.turn('rewound');
+    t.add({ type: 'system', subtype: 'rewind', systemPayload: { promptId: 'rewound' } }, branchPoint);
+    t.turn('after');
+    writeFileSync(path, t.toJsonl());
+    const scan = scanner();
+    await expect(scan.findTurnResult(sid, 'rewound')).resolves.toBeUndefined();
+    await expect(scan.findTurnResult(sid, 'kept')).resolves.toBeDefined();
+    await expect(scan.findTurnResult(sid, 'after')).resolves.toBeDefined();
+  });
+
+  it('skips a torn last line and invalid records', async () => {
+    const t = new TranscriptBuilder(sid);
+    t.turn('a');
+    t.add({ type: 'system', subtype: 'turn_result', systemPayload: { promptId: 'bad', state: 'running', endedAt: 1 } });
+    writeFileSync(path, t.toJsonl() + '{"uuid":"torn","parentUu');
+    const scan = scanner();
+    await expect(scan.findNewestTurnResult(sid)).resolves.toMatchObject({ promptId: 'a' });
+    await expect(scan.findTurnResult(sid, 'bad')).resolves.toBeUndefined();
+  });
+
+  it('reports a record larger than a page as transcript_page_too_large', async () => {
+    const t = new TranscriptBuilder(sid);
+    t.turn('a');
+    t.add({ message: { role: 'model', parts: [{ text: 'x'.repeat(5_000) }] } });
+    writeFileSync(path, t.toJsonl());
+    await expect(scanner({ bytesPerPage: 4_096 }).findNewestTurnResult(sid)).rejects.toMatchObject({
+      status: 413, code: 'transcript_page_too_large', details: expect.objectContaining({ maxBytes: 4_096, pageBytes: expect.any(Number) }),
+    });
+  });
+
+  it('reports a snapshot over the maximum as transcript_too_large', async () => {
+    const t = new TranscriptBuilder(sid);
+    t.turn('a');
+    writeFileSync(path, t.toJsonl());
+    await expect(scanner({ maxSnapshotBytes: 100 }).findNewestTurnResult(sid)).rejects.toMatchObject({
+      status: 413, code: 'transcript_too_large', details: expect.objectContaining({ maxBytes: 100, snapshotSize: expect.any(Number) }),
+    });
+  });
+
+  it('reports a file replaced during the scan as transcript_snapshot_unavailable', async () => {
+    const t = new TranscriptBuilder(sid);
+    t.turn('a');
+    writeFileSync(path, t.toJsonl());
+    const original = TranscriptSnapshot.prototype.linesBefore;
+    const spy = jest.spyOn(TranscriptSnapshot.prototype, 'linesBefore').mockImplementation(async function* (this: TranscriptSnapshot, end, max) {
+      writeFileSync(`${path}.new`, '');
+      renameSync(`${path}.new`, path);
+      yield* original.call(this, end, max);
+    });
+    try {
+      await expect(scanner().findNewestTurnResult(sid)).rejects.toMatchObject({ status: 409, code: 'transcript_snapshot_unavailable' });
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('reads from a snapshot: records appended during the scan are not seen', async () => {
+    const t = new TranscriptBuilder(sid);
+    t.turn('a');
+    writeFileSync(path, t.toJsonl());
+    const late = new TranscriptBuilder(sid);
+    late.turnResult('late');
+    const original = TranscriptSnapshot.prototype.linesBefore;
+    const spy = jest.spyOn(TranscriptSnapshot.prototype, 'linesBefore').mockImplementation(async function* (this: TranscriptSnapshot, end, max) {
+      appendFileSync(path, late.toJsonl());
+      yield* original.call(this, end, max);
+    });
+    try {
+      await expect(scanner().findNewestTurnResult(sid)).resolves.toMatchObject({ promptId: 'a' });
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('costs what the window costs, not what the file weighs', async () => {
+    const t = new TranscriptBuilder(sid);
+    t.add({ message: { role: 'model', parts: [{ text: 'x'.repeat(1_000) }] } });
+    for (let i = 0; i < 20_000; i += 1) t.add({ message: { role: 'model', parts: [{ text: 'x'.repeat(1_000) }] } });
+    t.turn('recent');
+    writeFileSync(path, t.toJsonl()); // ~20 MiB
+    const read = jest.spyOn(TranscriptSnapshot.prototype as unknown as { read: (o: number, l: number) => Promise<Buffer> }, 'read');
+    try {
+      await expect(scanner().findNewestTurnResult(sid)).resolves.toMatchObject({ promptId: 'recent' });
+      const bytes = read.mock.calls.reduce((sum, [, length]) => sum + length, 0);
+      expect(bytes).toBeLessThan(1024 * 1024); // one page of 500 records
+      // A miss reads the window (10 pages of <= 4 MiB), never the whole file.
+      read.mockClear();
+      await expect(scanner({ recordsPerPage: 500 }).findTurnResult(sid, 'absent')).resolves.toBeUndefined();
+      const missBytes = read.mock.calls.reduce((sum, [, length]) => sum + length, 0);
+      // 10 pages x 500 records of ~1.1 KB, plus one re-read chunk per page: far below the ~22 MiB file.
+      expect(missBytes).toBeLessThan(8 * 1024 * 1024);
+    } finally {
+      read.mockRestore();
+    }
+  });
+});
+
+describe('readChainPage', () => {
+  it('rejects a cursor outside the snapshot', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cursor-'));
+    const file = join(dir, 't.jsonl');
+    const t = new TranscriptBuilder();
+    t.turn('a');
+    writeFileSync(file, t.toJsonl());
+    const snapshot = (await TranscriptSnapshot.open(file))!;
+    try {
+      await expect(readChainPage(snapshot, { offset: snapshot.size + 1, expect: undefined }, { records: 5, bytes: 1_000 })).rejects.toBeInstanceOf(InvalidCursorError);
+      await expect(readChainPage(snapshot, { offset: -1, expect: undefined }, { records: 5, bytes: 1_000 })).rejects.toBeInstanceOf(InvalidCursorError);
+      const page = await readChainPage(snapshot, { offset: snapshot.size, expect: undefined }, { records: 2, bytes: 100_000 });
+      expect(page.records.map((r) => r.type)).toEqual(['system', 'assistant']);
+      const rest = await readChainPage(snapshot, page.next!, { records: 2, bytes: 100_000 });
+      expect(rest.records.map((r) => r.type)).toEqual(['user']);
+      expect(rest.next).toBeUndefined();
+    } finally {
+      await snapshot.close();
+    }
+  });
+});
