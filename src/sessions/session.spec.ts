@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SystemClock } from '../common/clock.js';
+import { AgentEngine, type EngineSession, type EngineTurnRequest } from '../engines/agent-engine.js';
+import { SessionEventBus } from '../events/session-event-bus.js';
+import { ChatRecordingService } from '../transcript/chat-recording.service.js';
+import type { TranscriptRecord } from '../transcript/transcript-record.js';
+import { Session } from './session.js';
+
+/** An engine that plays a script of updates, then returns or throws. */
+class ScriptedEngine extends AgentEngine {
+  readonly name = 'scripted';
+  constructor(private readonly script: (request: EngineTurnRequest) => Promise<{ stopReason: string }>) {
+    super();
+  }
+  async openSession(): Promise<EngineSession> {
+    return { prompt: this.script, close: async () => undefined };
+  }
+}
+
+describe('Session', () => {
+  const workspace = { id: 'w', cwd: '/srv/w', primary: true };
+  let recorder: ChatRecordingService;
+  let sessionId: string;
+
+  beforeEach(async () => {
+    recorder = new ChatRecordingService({ dataDir: mkdtempSync(join(tmpdir(), 'session-')), enabled: true }, new SystemClock());
+    sessionId = randomUUID();
+    await recorder.attach(sessionId, workspace.cwd);
+  });
+
+  function session(engine: AgentEngine): Session {
+    const clock = new SystemClock();
+    return new Session(sessionId, workspace, 0, { engine, recorder, events: new SessionEventBus(clock), clock });
+  }
+  const records = (): TranscriptRecord[] =>
+    readFileSync(recorder.pathOf(sessionId)!, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const input = (promptId: string) => ({ promptId, prompt: [{ type: 'text', text: 'hi' }], promptText: 'hi', startedAt: 1, originatorClientId: 'client_x' });
+
+  it('records user, model, tool and exactly one turn_result, with the final answer only', async () => {
+    const s = session(
+      new ScriptedEngine(async ({ onUpdate }) => {
+        onUpdate({ kind: 'thought', text: 'think' });
+        onUpdate({ kind: 'message', text: 'before tool' });
+        onUpdate({ kind: 'tool_call', toolCallId: 't1', title: 'ls' });
+        onUpdate({ kind: 'tool_call_update', toolCallId: 't1', status: 'completed', output: 'a b' });
+        onUpdate({ kind: 'message', text: 'final' });
+        return { stopReason: 'end_turn' };
+      }),
+    );
+    const outcome = await s.prompt(input('p1'), new AbortController().signal);
+    expect(outcome).toMatchObject({ state: 'completed', stopReason: 'end_turn', resultText: 'final', startedAt: 1 });
+    const all = records();
+    expect(all.map((r) => `${r.type}${r.subtype ? '/' + r.subtype : ''}`)).toEqual(['user', 'assistant', 'tool_result', 'assistant', 'system/turn_result']);
+    expect(all[1]!.message!.parts).toEqual([{ text: 'think', thought: true }, { text: 'before tool' }, { functionCall: { id: 't1', name: 'ls', args: {} } }]);
+    const results = all.filter((r) => r.subtype === 'turn_result');
+    expect(results).toHaveLength(1);
+    expect(results[0]!.systemPayload).toMatchObject({ promptId: 'p1', state: 'completed', resultText: 'final', promptText: 'hi', originatorClientId: 'client_x', startedAt: 1 });
+  });
+
+  it('turns an engine error into state error with its code, and stays usable', async () => {
+    let fail = true;
+    const s = session(
+      new ScriptedEngine(async () => {
+        if (fail) throw Object.assign(new Error('Internal error'), { code: -32603 });
+        return { stopReason: 'end_turn' };
+      }),
+    );
+    await expect(s.prompt(input('p1'), new AbortController().signal)).resolves.toMatchObject({ state: 'error', error: { message: 'Internal error', code: '-32603' } });
+    fail = false;
+    await expect(s.prompt(input('p2'), new AbortController().signal)).resolves.toMatchObject({ state: 'completed' });
+    expect(records().filter((r) => r.subtype === 'turn_result').map((r) => r.systemPayload!.state)).toEqual(['error', 'completed']);
+  });
+
+  it('reports an aborted prompt as cancelled', async () => {
+    const abort = new AbortController();
+    const s = session(new ScriptedEngine(async ({ signal }) => (abort.abort(), { stopReason: signal.aborted ? 'cancelled' : 'end_turn' })));
+    await expect(s.prompt(input('p1'), abort.signal)).resolves.toMatchObject({ state: 'cancelled', stopReason: 'cancelled' });
+    expect(records().at(-1)!.systemPayload).toMatchObject({ state: 'cancelled', cancelledAt: expect.any(Number) });
+  });
+
+  it('keeps the outcome when the transcript append fails', async () => {
+    jest.spyOn(recorder, 'append').mockResolvedValue(undefined);
+    const s = session(new ScriptedEngine(async ({ onUpdate }) => (onUpdate({ kind: 'message', text: 'ok' }), { stopReason: 'end_turn' })));
+    await expect(s.prompt(input('p1'), new AbortController().signal)).resolves.toMatchObject({ state: 'completed', resultText: 'ok' });
+  });
+
+  it('serializes engine use: a second prompt waits for the first to finish', async () => {
+    const order: string[] = [];
+    let release!: () => void;
+    let started!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const oneStarted = new Promise<void>((resolve) => (started = resolve));
+    const s = session(
+      new ScriptedEngine(async ({ prompt }) => {
+        const name = (prompt[0] as { text: string }).text;
+        order.push(`start ${name}`);
+        if (name === 'one') {
+          started();
+          await gate;
+        }
+        order.push(`end ${name}`);
+        return { stopReason: 'end_turn' };
+      }),
+    );
+    const one = s.prompt({ ...input('a'), prompt: [{ type: 'text', text: 'one' }] }, new AbortController().signal);
+    const two = s.prompt({ ...input('b'), prompt: [{ type: 'text', text: 'two' }] }, new AbortController().signal);
+    await oneStarted;
+    // Give the second prompt every chance to reach the engine before release.
+    await recorder.flush(sessionId);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual(['start one']);
+    release();
+    await Promise.all([one, two]);
+    expect(order).toEqual(['start one', 'end one', 'start two', 'end two']);
+  });
+});
