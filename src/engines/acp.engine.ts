@@ -19,6 +19,8 @@ class AgentProcess {
     private readonly updates: Map<string, (update: EngineUpdate) => void>,
   ) {
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    // The connection ends when the agent's stdout does; nobody awaits `closed` itself.
+    connection.closed.catch(() => undefined);
     void this.exited.then(() => {
       this.alive = false;
       connection.close(new Error('agent process exited'));
@@ -49,7 +51,7 @@ class AgentProcess {
   }
 
   get isAlive(): boolean {
-    return this.alive;
+    return this.alive && !this.connection.signal.aborted;
   }
 
   kill(): void {
@@ -88,6 +90,9 @@ class AcpEngineSession implements EngineSession {
         prompt: prompt.map((block) => ({ ...block }) as never),
       });
       return { stopReason: response.stopReason };
+    } catch (error) {
+      if (!this.process?.isAlive) throw Object.assign(new Error('Agent process exited'), { code: 'agent_process_exited' });
+      throw error;
     } finally {
       signal.removeEventListener('abort', cancel);
       this.updates.delete(sessionId);

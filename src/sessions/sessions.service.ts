@@ -1,4 +1,4 @@
-import { HttpStatus, Inject, Injectable } from '@nestjs/common';
+import { HttpStatus, Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { ApiException } from '../common/api-exception.js';
@@ -34,7 +34,7 @@ function issueClientId(session: Session): string {
  * unknown workspace to the primary one.
  */
 @Injectable()
-export class SessionsService {
+export class SessionsService implements OnApplicationShutdown {
   constructor(
     private readonly registry: SessionRegistry,
     private readonly bridge: PromptBridge,
@@ -111,6 +111,11 @@ export class SessionsService {
     await this.recorder.fork(sessionId, forkId, source.workspace.cwd);
     const session = this.addSession(forkId, source.workspace, true);
     return { sessionId: session.id, clientId: issueClientId(session) };
+  }
+
+  /** Stops every agent process. Shutdown writes nothing for prompts still pending (SPEC §6). */
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all(this.registry.all().map((session) => session.close()));
   }
 
   require(sessionId: string): Session {
