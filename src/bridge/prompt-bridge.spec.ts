@@ -212,7 +212,7 @@ describe('PromptBridge', () => {
     const c = b.admit('s', text('c')).promptId;
     dispatched[1]!.settle({});
     await flush();
-    b.writeBack('s', { sessionId: 's', state: 'completed', promptId: a, resultText: 'x' });
+    b.writeBack('s', { sessionId: 's', state: 'completed', promptId: a, resultText: 'x' }, false);
     expect(b.getOverlay('s', a)).toEqual({ status: expect.objectContaining({ resultText: 'x' }), combined: true });
     expect(b.getNewestOverlay('s')?.status.promptId).toBe(c);
     expect(b.rewindGeneration('s')).toBe(0);

@@ -223,9 +223,9 @@ export class PromptBridge extends BridgeOverlayProvider {
     return this.queues.get(sessionId)?.overlay.newest();
   }
 
-  writeBack(sessionId: string, status: TurnStatus): void {
+  writeBack(sessionId: string, status: TurnStatus, newest: boolean): void {
     if (!status.promptId || !this.hasSession(sessionId)) return;
-    this.queue(sessionId).overlay.set(status.promptId, { status, combined: true });
+    this.queue(sessionId).overlay.set(status.promptId, { status, combined: true }, newest);
   }
 
   rewindGeneration(sessionId: string): number {

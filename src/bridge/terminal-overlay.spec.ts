@@ -21,7 +21,7 @@ describe('TerminalOverlay', () => {
     const overlay = new TerminalOverlay(3);
     overlay.set('a', entry('a'));
     overlay.set('b', entry('b'));
-    overlay.set('a', entry('a', true));
+    overlay.set('a', entry('a', true), false);
     expect(overlay.newest()?.status.promptId).toBe('b');
     expect(overlay.get('a')?.combined).toBe(true);
     overlay.set('c', entry('c'));
@@ -44,6 +44,17 @@ describe('TerminalOverlay', () => {
         expect(overlay.keys()).toEqual(model);
       }),
     );
+  });
+
+  it('lets an entry join without becoming the newest, and forgets an evicted newest', () => {
+    const overlay = new TerminalOverlay(2);
+    overlay.set('a', entry('a'));
+    overlay.set('old', entry('old'), false);
+    expect(overlay.newest()?.status.promptId).toBe('a');
+    overlay.set('b', entry('b'), false); // evicts a, the newest
+    expect(overlay.newest()).toBeUndefined();
+    overlay.set('old', entry('old', true), true);
+    expect(overlay.newest()?.status.promptId).toBe('old');
   });
 
   it('clears everything', () => {

@@ -19,19 +19,24 @@ export class TerminalOverlay {
     return this.entries.get(promptId);
   }
 
-  /** The entry inserted last. */
+  /** The entry inserted last as newest (absent once evicted). */
   newest(): OverlayEntry | undefined {
     return this.newestKey === undefined ? undefined : this.entries.get(this.newestKey);
   }
 
-  set(promptId: string, entry: OverlayEntry): void {
+  /**
+   * Stores an entry; an existing key keeps its place in eviction order. The
+   * entry becomes the newest unless `newest` is false: an old result read back
+   * from the transcript joins the overlay without posing as the latest turn.
+   */
+  set(promptId: string, entry: OverlayEntry, newest = true): void {
     const isNew = !this.entries.has(promptId);
     this.entries.set(promptId, entry);
-    if (!isNew) return;
-    this.newestKey = promptId;
-    if (this.entries.size > this.capacity) {
+    if (newest) this.newestKey = promptId;
+    if (isNew && this.entries.size > this.capacity) {
       const oldest = this.entries.keys().next().value as string;
       this.entries.delete(oldest);
+      if (oldest === this.newestKey) this.newestKey = undefined;
     }
   }
 

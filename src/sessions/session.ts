@@ -131,8 +131,9 @@ export class Session {
     try {
       const engine = await this.openEngine();
       const { stopReason } = await engine.prompt({ prompt: input.prompt, signal, onUpdate });
-      const cancelled = signal.aborted || stopReason === 'cancelled';
-      outcome = { promptId, state: cancelled ? 'cancelled' : 'completed', stopReason: cancelled ? 'cancelled' : stopReason };
+      // The engine's own stop reason decides: an abort is only a request, and an
+      // agent may still finish its turn (the deadline path relies on that).
+      outcome = { promptId, state: stopReason === 'cancelled' ? 'cancelled' : 'completed', stopReason };
     } catch (error) {
       outcome = signal.aborted
         ? { promptId, state: 'cancelled', stopReason: 'cancelled' }

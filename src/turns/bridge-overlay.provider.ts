@@ -27,9 +27,11 @@ export abstract class BridgeOverlayProvider extends SessionClientLookup {
   abstract getNewestOverlay(sessionId: string): OverlayEntry | undefined;
   /**
    * Stores a status combined with (or read from) the transcript, marked
-   * `combined`. An existing entry keeps its place; a new one is the newest.
+   * `combined`. An existing entry keeps its place. A new one becomes the
+   * newest only when `newest` is true (a `current` answer); an exact lookup of
+   * an older prompt must not make `current` report it.
    */
-  abstract writeBack(sessionId: string, status: TurnStatus): void;
+  abstract writeBack(sessionId: string, status: TurnStatus, newest: boolean): void;
   /** Bumped by each successful rewind; a scan begun before a bump is stale. */
   abstract rewindGeneration(sessionId: string): number;
 }

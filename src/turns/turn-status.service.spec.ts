@@ -27,9 +27,9 @@ class FakeBridge extends BridgeOverlayProvider {
   getNewestOverlay(): OverlayEntry | undefined {
     return this.overlay.newest();
   }
-  writeBack(_s: string, status: TurnStatus): void {
+  writeBack(_s: string, status: TurnStatus, newest: boolean): void {
     this.writeBacks.push(status);
-    this.overlay.set(status.promptId!, { status, combined: true });
+    this.overlay.set(status.promptId!, { status, combined: true }, newest);
   }
   rewindGeneration(): number {
     return this.generation;
@@ -84,7 +84,7 @@ describe('TurnStatusService', () => {
     });
 
     it('serves written-back answers, also for current in steady state', async () => {
-      bridge.writeBack(S, completed('p', { resultText: 'r' }));
+      bridge.writeBack(S, completed('p', { resultText: 'r' }), true);
       await expect(service.getTurn(S, 'p')).resolves.toMatchObject({ resultText: 'r' });
       await expect(service.getCurrent(S)).resolves.toMatchObject({ promptId: 'p' });
       expect(scan.calls).toHaveLength(0);
@@ -109,6 +109,18 @@ describe('TurnStatusService', () => {
       const answer = await poll;
       expect(answer).not.toHaveProperty('queuedAt');
       expect(bridge.writeBacks).toEqual([answer]);
+    });
+
+    it('does not let an exact lookup of an old prompt become the current answer (after a restart)', async () => {
+      const exact = service.getTurn(S, 'old');
+      scan.last.resolve(persisted('old', { endedAt: 3 }));
+      await exact;
+      const current = service.getCurrent(S);
+      expect(scan.calls).toHaveLength(2);
+      scan.last.resolve(persisted('newer', { endedAt: 9 }));
+      await expect(current).resolves.toMatchObject({ promptId: 'newer' });
+      await expect(service.getCurrent(S)).resolves.toMatchObject({ promptId: 'newer' });
+      expect(scan.calls).toHaveLength(2);
     });
 
     it('answers 404 prompt_not_found when no source has the prompt', async () => {

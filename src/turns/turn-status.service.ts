@@ -41,7 +41,7 @@ export class TurnStatusService {
       throw ApiException.promptNotFound(sessionId, promptId);
     }
     const answer = overlay ? mergeTurnStatus(overlay, scan.record) : scan.record;
-    this.bridge.writeBack(sessionId, answer);
+    this.bridge.writeBack(sessionId, answer, false);
     return answer;
   }
 
@@ -62,19 +62,19 @@ export class TurnStatusService {
     const record = scan.record;
     if (!record) return newest ?? { sessionId, state: 'idle' };
     if (!newest) {
-      this.bridge.writeBack(sessionId, record);
+      this.bridge.writeBack(sessionId, record, true);
       return record;
     }
     if (newest.promptId === record.promptId) {
       const merged = mergeTurnStatus(newest, record);
-      this.bridge.writeBack(sessionId, merged);
+      this.bridge.writeBack(sessionId, merged, true);
       return merged;
     }
     const winner = newerSettled(newest, record);
     // A newer overlay entry without a record of its own never reached the
     // Session (queued removal, close) unless it is a bridge error whose agent
     // may still settle; only the former is final, so only it is written back.
-    if (winner === record || newest.state !== 'error') this.bridge.writeBack(sessionId, winner);
+    if (winner === record || newest.state !== 'error') this.bridge.writeBack(sessionId, winner, true);
     return winner;
   }
 
