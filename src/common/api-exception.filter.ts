@@ -51,7 +51,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     headers: Record<string, string>;
   } {
     if (exception instanceof ApiException) {
-      return { status: exception.status, body: exception.toBody(), headers: exception.headers };
+      return { status: exception.getStatus(), body: exception.toBody(), headers: exception.headers };
     }
     const cause = exception instanceof HttpException ? exception.cause : undefined;
     if (isBodyParseError(exception) || isBodyParseError(cause)) {

@@ -1,18 +1,21 @@
-import { HttpStatus } from '@nestjs/common';
+import { HttpException, HttpStatus } from '@nestjs/common';
 
 /**
- * An error with a wire shape: `{error, code, ...details}`. Thrown anywhere,
- * answered by {@link ApiExceptionFilter}; handlers never shape error bodies.
+ * An error with a wire shape: `{error, code, ...details}`. It is an
+ * `HttpException` whose response is that body, so a host app that mounts
+ * `TurnsModule` without {@link ApiExceptionFilter} still answers it as is;
+ * the daemon's filter adds the extra headers (e.g. `Retry-After`).
  */
-export class ApiException extends Error {
+export class ApiException extends HttpException {
   constructor(
-    readonly status: number,
+    status: number,
     readonly code: string,
     message: string,
     readonly details: Record<string, unknown> = {},
     readonly headers: Record<string, string> = {},
   ) {
-    super(message);
+    super({ error: message, code, ...details }, status);
+    this.message = message;
     this.name = 'ApiException';
   }
 
