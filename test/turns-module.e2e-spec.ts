@@ -84,6 +84,7 @@ describe('TurnsModule mounted in a host app', () => {
       const res = await http.get('/session/host-session/turns/p1').expect(200);
       expect(res.body).toEqual({ sessionId: 'host-session', state: 'completed', promptId: 'p1', endedAt: 5, resultText: 'from the host' });
       await http.get('/session/host-session/turns/p1').expect(200);
+      expect((app.get(TranscriptScanService) as HostScan).calls).toBe(1); // the second poll came from memory
       const missing = await http.get('/session/host-session/turns/nope').expect(404);
       expect(missing.body).toEqual({ error: 'Prompt not found', code: 'prompt_not_found', sessionId: 'host-session', promptId: 'nope' });
       const unknown = await http.get('/session/other/turns/current').expect(404);
