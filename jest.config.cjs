@@ -27,4 +27,5 @@ module.exports = {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testTimeout: 20000,
   setupFiles: ['<rootDir>/jest.setup.cjs'],
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.cjs'],
 };

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,9 +61,13 @@ describe('ChatRecordingService', () => {
     await expect(off.append(id, { type: 'user' })).resolves.toBeUndefined();
     await expect(off.exists(workspace, id)).resolves.toBe(false);
 
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const broken = new ChatRecordingService({ dataDir: '/dev/null/not-a-dir', enabled: true }, new SystemClock());
     await broken.attach(id, workspace);
-    await expect(broken.append(id, { type: 'user' })).resolves.toBeUndefined();
+    await expect(broken.append(id, { type: 'user', message: { role: 'user', parts: [{ text: 'secret prompt' }] } })).resolves.toBeUndefined();
+    // Logged without the record's content.
+    expect(warn).toHaveBeenCalledWith(expect.not.stringContaining('secret prompt'));
+    warn.mockRestore();
   });
 
   it('rewinds by appending a system/rewind record parented before the prompt', async () => {

@@ -8,9 +8,21 @@ import type { TurnStatus } from './turn-status.js';
 /** Seconds a client is asked to wait before polling a live prompt again. */
 export const LIVE_POLL_HINT_SECONDS = 1;
 
+/**
+ * ETags of statuses held in memory. Overlay entries are never mutated (a
+ * write-back stores a new object), so an object's tag never goes stale, and a
+ * steady-state poll hashes nothing.
+ */
+const etags = new WeakMap<TurnStatus, string>();
+
 /** A strong validator of exactly the JSON the client receives. */
 export function turnStatusEtag(status: TurnStatus): string {
-  return `"${createHash('sha256').update(JSON.stringify(status)).digest('base64url').slice(0, 27)}"`;
+  let etag = etags.get(status);
+  if (etag === undefined) {
+    etag = `"${createHash('sha256').update(JSON.stringify(status)).digest('base64url').slice(0, 27)}"`;
+    etags.set(status, etag);
+  }
+  return etag;
 }
 
 function matches(ifNoneMatch: string | undefined, etag: string): boolean {
