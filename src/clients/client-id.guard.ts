@@ -7,9 +7,11 @@ import { SessionClientLookup } from './session-client-lookup.js';
 /** Where the guard leaves the checked client id for handlers (`@ClientId()`). */
 export const CLIENT_ID_REQUEST_KEY = 'turnsClientId';
 
-interface GuardedRequest {
+/** The parts of an Express or Fastify request the guard reads. */
+export interface GuardedRequest {
   headers: Record<string, string | string[] | undefined>;
   params?: Record<string, string | undefined>;
+  query?: Record<string, unknown>;
   [CLIENT_ID_REQUEST_KEY]?: string;
 }
 

@@ -1,10 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { Equals, IsIn, IsInt, IsOptional, IsString, MaxLength, Min, ValidateNested } from 'class-validator';
+import { Equals, IsIn, IsInt, IsString, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { RESULT_TEXT_TRUNCATED, TURN_LIMITS } from '../common/limits.js';
 import type { TurnState } from './turn-status.js';
 
 const STATES: TurnState[] = ['idle', 'queued', 'running', 'completed', 'cancelled', 'error'];
+
+/**
+ * Like `@IsOptional()`, but only `undefined` skips validation: the wire never
+ * carries `null`, so a `null` field fails.
+ */
+const IsOptional = () => ValidateIf((_object: unknown, value: unknown) => value !== undefined);
 
 /** The error of a turn in state `error`. */
 export class TurnErrorDto {
