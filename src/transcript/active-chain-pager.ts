@@ -59,3 +59,13 @@ export async function readChainPage(
   }
   return { records };
 }
+
+/** The active chain page by page, newest first, from the end of the snapshot. */
+export async function* activeChainPages(snapshot: TranscriptSnapshot, limits: PageLimits): AsyncGenerator<TranscriptRecord[]> {
+  let cursor: ChainCursor | undefined = { offset: snapshot.size, expect: undefined };
+  while (cursor) {
+    const page: ChainPage = await readChainPage(snapshot, cursor, limits);
+    yield page.records;
+    cursor = page.next;
+  }
+}

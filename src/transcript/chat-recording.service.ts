@@ -4,7 +4,7 @@ import { appendFile, mkdir, writeFile, access } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Clock } from '../common/clock.js';
 import { SESSION_ID_PATTERN } from '../common/limits.js';
-import { readChainPage, type ChainCursor } from './active-chain-pager.js';
+import { activeChainPages } from './active-chain-pager.js';
 import { isTurnResult, REWIND_SUBTYPE, type TranscriptEntry, type TranscriptRecord } from './transcript-record.js';
 import { TranscriptSnapshot } from './transcript-snapshot.js';
 
@@ -167,14 +167,10 @@ export class ChatRecordingService {
     if (!snapshot) return [];
     try {
       const out: TranscriptRecord[] = [];
-      let cursor: ChainCursor | undefined = { offset: snapshot.size, expect: undefined };
-      while (cursor && out.length < max) {
-        const page: { records: TranscriptRecord[]; next?: ChainCursor } = await readChainPage(snapshot, cursor, {
-          ...CHAIN_READ,
-          records: Math.min(CHAIN_READ.records, max - out.length),
-        });
-        out.push(...page.records);
-        cursor = page.next;
+      const limits = { ...CHAIN_READ, records: Math.min(CHAIN_READ.records, max) };
+      for await (const records of activeChainPages(snapshot, limits)) {
+        out.push(...records);
+        if (out.length >= max) break;
       }
       return out.slice(0, max);
     } finally {

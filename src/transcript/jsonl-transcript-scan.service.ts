@@ -2,10 +2,10 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { TRANSCRIPT_SCAN_LIMITS } from '../common/limits.js';
 import { TranscriptScanService } from '../turns/transcript-scan.service.js';
 import type { TurnStatus } from '../turns/turn-status.js';
-import { InvalidCursorError, readChainPage, type ChainCursor } from './active-chain-pager.js';
+import { activeChainPages, InvalidCursorError } from './active-chain-pager.js';
 import { ChatRecordingService } from './chat-recording.service.js';
 import { TranscriptErrors } from './transcript-errors.js';
-import { isTurnResult, type TranscriptRecord } from './transcript-record.js';
+import { isTurnResult } from './transcript-record.js';
 import { LineTooLargeError, SnapshotChangedError, TranscriptSnapshot } from './transcript-snapshot.js';
 import { isValidTurnResultPayload, turnStatusFromPayload, type TurnResultPayload } from './turn-result-payload.js';
 
@@ -64,17 +64,14 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
   }
 
   private async walk(snapshot: TranscriptSnapshot, match: (payload: TurnResultPayload) => boolean): Promise<TurnResultPayload | undefined> {
-    let cursor: ChainCursor | undefined = { offset: snapshot.size, expect: undefined };
-    for (let page = 0; page < this.limits.maxPages && cursor; page += 1) {
-      const { records, next }: { records: TranscriptRecord[]; next?: ChainCursor } = await readChainPage(snapshot, cursor, {
-        records: this.limits.recordsPerPage,
-        bytes: this.limits.bytesPerPage,
-      });
+    const limits = { records: this.limits.recordsPerPage, bytes: this.limits.bytesPerPage };
+    let pages = 0;
+    for await (const records of activeChainPages(snapshot, limits)) {
       for (const record of records) {
         if (!isTurnResult(record) || !isValidTurnResultPayload(record.systemPayload)) continue;
         if (match(record.systemPayload)) return record.systemPayload;
       }
-      cursor = next;
+      if (++pages === this.limits.maxPages) break;
     }
     return undefined;
   }
