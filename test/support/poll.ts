@@ -15,3 +15,18 @@ export async function pollTurn(
   }
   throw new Error(`turn ${promptId} never reached the expected state`);
 }
+
+/**
+ * Polls like a real client, every `intervalMs`, for engines that run in
+ * another process at their own pace. Not for ordering rules: those use
+ * controlled promises.
+ */
+export async function waitForTurn(daemon: TestDaemon, sessionId: string, promptId: string, timeoutMs = 45_000, intervalMs = 100): Promise<Record<string, any>> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const res = await daemon.http.get(`/session/${sessionId}/turns/${promptId}`);
+    if (res.status === 200 && !['queued', 'running'].includes(res.body.state)) return res.body;
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+  throw new Error(`turn ${promptId} did not settle within ${timeoutMs} ms`);
+}
