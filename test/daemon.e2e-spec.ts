@@ -49,6 +49,9 @@ describe.each(ADAPTERS)('daemon routes (%s)', (httpAdapter) => {
   it('POST /session refuses an unregistered cwd and a non-UUID sessionId', async () => {
     const mismatch = await daemon.http.post('/session').send({ cwd: '/definitely/not/registered' }).expect(400);
     expect(mismatch.body).toMatchObject({ code: 'workspace_mismatch' });
+    await daemon.http.post('/session').send({ cwd: '.' }).expect(400);
+    const trailing = await daemon.http.post('/session').send({ cwd: `${other}/` }).expect(200);
+    expect(trailing.body.workspaceCwd).toBe(other);
     const bad = await daemon.http.post('/session').send({ sessionId: '../../etc/passwd' }).expect(400);
     expect(bad.body).toMatchObject({ code: 'invalid_session_id' });
     const id = randomUUID();

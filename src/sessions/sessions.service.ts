@@ -1,6 +1,6 @@
 import { HttpStatus, Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { ApiException } from '../common/api-exception.js';
 import { Clock } from '../common/clock.js';
 import { SESSION_ID_PATTERN } from '../common/limits.js';
@@ -124,8 +124,9 @@ export class SessionsService implements OnApplicationShutdown {
     return session;
   }
 
+  /** The registered workspace at `cwd`; a relative path never names one. */
   private workspaceOf(cwd: string): Workspace {
-    const wanted = resolve(cwd);
+    const wanted = isAbsolute(cwd) ? resolve(cwd) : undefined;
     const workspace = this.workspaces.find((w) => w.cwd === wanted);
     if (!workspace) throw ApiException.badRequest('workspace_mismatch', 'cwd is not a workspace of this daemon', { cwd });
     return workspace;

@@ -19,8 +19,10 @@ export interface PageLimits {
 export interface ChainPage {
   /** Active-chain records of this page, newest first. */
   records: TranscriptRecord[];
-  /** Where the next page starts; absent once the chain's root was reached. */
+  /** Where the next page starts; absent once the chain's root was reached (or on a hit). */
   next?: ChainCursor;
+  /** The first record `stopAt` accepted; the page ends there. */
+  hit?: TranscriptRecord;
 }
 
 export class InvalidCursorError extends Error {}
@@ -36,6 +38,7 @@ export async function readChainPage(
   snapshot: TranscriptSnapshot,
   cursor: ChainCursor,
   limits: PageLimits,
+  stopAt?: (record: TranscriptRecord) => boolean,
 ): Promise<ChainPage> {
   if (!Number.isSafeInteger(cursor.offset) || cursor.offset < 0 || cursor.offset > snapshot.size) {
     throw new InvalidCursorError();
@@ -53,11 +56,32 @@ export async function readChainPage(
     const record = line.record;
     if (!record || (expect !== undefined && record.uuid !== expect)) continue;
     records.push(record);
+    if (stopAt?.(record)) return { records, hit: record };
     expect = record.parentUuid;
     if (expect === null) return { records };
     if (records.length === limits.records) return { records, next: { offset: line.start, expect } };
   }
   return { records };
+}
+
+/**
+ * The newest active-chain record `predicate` accepts within `maxPages` pages,
+ * stopping as soon as it is found: a lookup of a recent result reads a few
+ * records, a miss reads the whole window and no more.
+ */
+export async function findOnActiveChain(
+  snapshot: TranscriptSnapshot,
+  limits: PageLimits,
+  maxPages: number,
+  predicate: (record: TranscriptRecord) => boolean,
+): Promise<TranscriptRecord | undefined> {
+  let cursor: ChainCursor | undefined = { offset: snapshot.size, expect: undefined };
+  for (let page = 0; page < maxPages && cursor; page += 1) {
+    const { hit, next }: ChainPage = await readChainPage(snapshot, cursor, limits, predicate);
+    if (hit) return hit;
+    cursor = next;
+  }
+  return undefined;
 }
 
 /** The active chain page by page, newest first, from the end of the snapshot. */

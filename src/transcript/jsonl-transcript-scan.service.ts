@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { TRANSCRIPT_SCAN_LIMITS } from '../common/limits.js';
 import { TranscriptScanService } from '../turns/transcript-scan.service.js';
 import type { TurnStatus } from '../turns/turn-status.js';
-import { activeChainPages, InvalidCursorError } from './active-chain-pager.js';
+import { findOnActiveChain, InvalidCursorError } from './active-chain-pager.js';
 import { ChatRecordingService } from './chat-recording.service.js';
 import { TranscriptErrors } from './transcript-errors.js';
 import { isTurnResult } from './transcript-record.js';
@@ -64,16 +64,13 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
   }
 
   private async walk(snapshot: TranscriptSnapshot, match: (payload: TurnResultPayload) => boolean): Promise<TurnResultPayload | undefined> {
-    const limits = { records: this.limits.recordsPerPage, bytes: this.limits.bytesPerPage };
-    let pages = 0;
-    for await (const records of activeChainPages(snapshot, limits)) {
-      for (const record of records) {
-        if (!isTurnResult(record) || !isValidTurnResultPayload(record.systemPayload)) continue;
-        if (match(record.systemPayload)) return record.systemPayload;
-      }
-      if (++pages === this.limits.maxPages) break;
-    }
-    return undefined;
+    const hit = await findOnActiveChain(
+      snapshot,
+      { records: this.limits.recordsPerPage, bytes: this.limits.bytesPerPage },
+      this.limits.maxPages,
+      (record) => isTurnResult(record) && isValidTurnResultPayload(record.systemPayload) && match(record.systemPayload),
+    );
+    return hit?.systemPayload as TurnResultPayload | undefined;
   }
 
   private structured(sessionId: string, error: unknown): unknown {
