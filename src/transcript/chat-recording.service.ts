@@ -30,7 +30,7 @@ interface OpenTranscript {
   tail: Promise<unknown>;
 }
 
-/** Walk limits for whole-chain reads (rewind, fork): generous, still bounded. */
+/** Page size of whole-chain reads (rewind, fork): off the poll path, they walk to the root. */
 const CHAIN_READ = { records: 10_000, bytes: 64 * 1024 * 1024 };
 
 /**
@@ -47,10 +47,6 @@ export class ChatRecordingService {
     @Inject(CHAT_RECORDING_OPTIONS) private readonly options: ChatRecordingOptions,
     private readonly clock: Clock,
   ) {}
-
-  get enabled(): boolean {
-    return this.options.enabled;
-  }
 
   /** Path of a session's transcript; throws for an id that is not a UUID (no path escape). */
   transcriptPath(workspace: string, sessionId: string): string {
