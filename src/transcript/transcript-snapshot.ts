@@ -1,7 +1,7 @@
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { parseRecord, type TranscriptRecord } from './transcript-record.js';
 
-const CHUNK_BYTES = 64 * 1024;
+const CHUNK_BYTES = 256 * 1024;
 const NEWLINE = 0x0a;
 
 /** One line read backward: its record (if it parses) and its size in bytes. */
@@ -69,8 +69,9 @@ export class TranscriptSnapshot {
       const start = Math.max(0, position - CHUNK_BYTES);
       const chunk = await this.read(start, position - start);
       let cursor = chunk.length;
-      for (let i = chunk.length - 1; i >= 0; i -= 1) {
-        if (chunk[i] !== NEWLINE) continue;
+      while (cursor > 0) {
+        const i = chunk.lastIndexOf(NEWLINE, cursor - 1);
+        if (i < 0) break;
         const piece = chunk.subarray(i + 1, cursor);
         yield this.line([piece, ...carry], carryBytes + piece.length, start + i + 1, maxLineBytes);
         carry = [];
@@ -102,7 +103,7 @@ export class TranscriptSnapshot {
 
   private line(parts: Buffer[], bytes: number, start: number, maxLineBytes: number): SnapshotLine {
     if (bytes > maxLineBytes) throw new LineTooLargeError(bytes);
-    const text = Buffer.concat(parts, bytes).toString('utf8').trim();
+    const text = (parts.length === 1 ? parts[0]! : Buffer.concat(parts, bytes)).toString('utf8').trim();
     return { record: parseRecord(text), bytes: bytes + 1, start };
   }
 
