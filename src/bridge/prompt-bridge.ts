@@ -45,6 +45,11 @@ class SessionQueue {
     return this.queued.length + (this.running ? 1 : 0);
   }
 
+  /** Running first, then the FIFO. */
+  pending(): LiveEntry[] {
+    return this.running ? [this.running, ...this.queued] : [...this.queued];
+  }
+
   find(promptId: string): LiveEntry | undefined {
     return this.running?.promptId === promptId ? this.running : this.queued.find((e) => e.promptId === promptId);
   }
@@ -157,8 +162,7 @@ export class PromptBridge extends BridgeOverlayProvider {
   closeSession(sessionId: string): void {
     const queue = this.queues.get(sessionId);
     if (!queue) return;
-    const pending = [...(queue.running ? [queue.running] : []), ...queue.queued];
-    for (const entry of pending) {
+    for (const entry of queue.pending()) {
       entry.abort.abort();
       this.publish(sessionId, queue, entry, { state: 'error', error: { message: 'Session closed', code: 'session_closed' } });
     }
@@ -172,8 +176,7 @@ export class PromptBridge extends BridgeOverlayProvider {
   pendingPrompts(sessionId: string): PendingPrompt[] {
     const queue = this.queues.get(sessionId);
     if (!queue) return [];
-    const rows = [...(queue.running ? [queue.running] : []), ...queue.queued];
-    return rows.map((entry) => ({
+    return queue.pending().map((entry) => ({
       promptId: entry.promptId,
       text: limitPromptText(entry.promptText).promptText,
       queuedAt: entry.queuedAt,
