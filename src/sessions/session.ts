@@ -5,9 +5,8 @@ import type { AgentEngine, EngineSession, EngineUpdate } from '../engines/agent-
 import { FinalAnswerAccumulator } from '../engines/final-answer-accumulator.js';
 import type { SessionEventBus } from '../events/session-event-bus.js';
 import type { ChatRecordingService } from '../transcript/chat-recording.service.js';
-import type { MessagePart } from '../transcript/transcript-record.js';
-import { TURN_RESULT_SUBTYPE } from '../transcript/transcript-record.js';
-import { buildTurnResultPayload, isValidTurnResultPayload, type TurnOutcome } from '../transcript/turn-result-payload.js';
+import type { TurnOutcome } from '../transcript/turn-result-payload.js';
+import { TurnTranscriptWriter } from './turn-transcript-writer.js';
 import type { Workspace } from './workspace.js';
 
 /** One prompt as the bridge dispatches it into the Session. */
@@ -46,9 +45,9 @@ function toWireUpdate(update: EngineUpdate): Record<string, unknown> {
 
 /**
  * A live agent session: runs one prompt at a time through its engine, streams
- * `session_update` events, and is the only writer of its transcript — the
- * user record, the model's records, and exactly one `system/turn_result` per
- * prompt that reaches it.
+ * `session_update` events, and is the only writer of its transcript (through
+ * a {@link TurnTranscriptWriter} per prompt): exactly one `system/turn_result`
+ * per prompt that reaches it.
  */
 export class Session {
   readonly clients = new Set<string>();
@@ -85,48 +84,17 @@ export class Session {
   }
 
   private async run(input: SessionPrompt, signal: AbortSignal): Promise<TurnOutcome> {
-    const { recorder, events, clock } = this.deps;
+    const { events, clock } = this.deps;
     const { promptId, originatorClientId } = input;
-    await recorder.append(this.id, {
-      type: 'user',
-      promptId,
-      message: { role: 'user', parts: input.prompt.flatMap((b): MessagePart[] => (b.type === 'text' && typeof b.text === 'string' ? [{ text: b.text }] : [])) },
-    });
-
+    const transcript = new TurnTranscriptWriter(this.deps.recorder, this.id, promptId);
     const answer = new FinalAnswerAccumulator();
-    let parts: MessagePart[] = [];
-    const flushParts = () => {
-      if (parts.length > 0) void recorder.append(this.id, { type: 'assistant', promptId, message: { role: 'model', parts } });
-      parts = [];
-    };
+    await transcript.user(input.prompt);
+
     const onUpdate = (update: EngineUpdate) => {
       answer.push(update);
+      transcript.update(update);
       events.publish(this.id, 'session_update', { promptId, data: toWireUpdate(update), originatorClientId });
-      switch (update.kind) {
-        case 'message':
-        case 'thought': {
-          const last = parts.at(-1);
-          const thought = update.kind === 'thought';
-          if (last && 'text' in last && (last.thought === true) === thought) last.text += update.text;
-          else parts.push(thought ? { text: update.text, thought: true } : { text: update.text });
-          return;
-        }
-        case 'tool_call':
-          parts.push({ functionCall: { id: update.toolCallId, name: update.title, args: update.rawInput ?? {} } });
-          flushParts();
-          return;
-        case 'tool_call_update':
-          if (update.status === 'completed' || update.status === 'failed') {
-            void recorder.append(this.id, {
-              type: 'tool_result',
-              promptId,
-              message: { role: 'user', parts: [{ functionResponse: { id: update.toolCallId, name: update.toolCallId, response: { status: update.status, output: update.output ?? '' } } }] },
-            });
-          }
-          return;
-      }
     };
-
     let outcome: Omit<TurnOutcome, 'endedAt'>;
     try {
       const engine = await this.openEngine();
@@ -139,7 +107,6 @@ export class Session {
         ? { promptId, state: 'cancelled', stopReason: 'cancelled' }
         : { promptId, state: 'error', error: normalizeTurnError(error, 'engine_error') };
     }
-    flushParts();
     const result: TurnOutcome = {
       ...outcome,
       startedAt: input.startedAt,
@@ -148,10 +115,7 @@ export class Session {
       ...(answer.resultText !== undefined && { resultText: answer.resultText }),
       ...(originatorClientId !== undefined && { originatorClientId }),
     };
-    const payload = buildTurnResultPayload(result);
-    if (isValidTurnResultPayload(payload)) {
-      await recorder.append(this.id, { type: 'system', subtype: TURN_RESULT_SUBTYPE, promptId, systemPayload: { ...payload } });
-    }
+    await transcript.result(result);
     return result;
   }
 }
