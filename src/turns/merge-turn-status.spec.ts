@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { mergeTurnStatus, newerSettled } from './merge-turn-status.js';
-import type { TurnStatus } from './turn-status.js';
+import { compactStatus, type TurnStatus } from './turn-status.js';
 
 const base = { sessionId: 's', promptId: 'p' };
 
@@ -51,3 +52,32 @@ describe('newerSettled', () => {
     expect(newerSettled({ ...o, endedAt: 6 }, r).promptId).toBe('p');
   });
 });
+
+describe('mergeTurnStatus properties', () => {
+  const terminal = fc.constantFrom<'completed' | 'cancelled' | 'error'>('completed', 'cancelled', 'error');
+  const status = (state: 'completed' | 'cancelled' | 'error', extra: Partial<TurnStatus>): TurnStatus => ({
+    sessionId: 's',
+    promptId: 'p',
+    state,
+    endedAt: 1,
+    ...(state === 'error' && { error: { message: 'boom', code: 'x' } }),
+    ...extra,
+  });
+  const optional = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
+
+  it('keeps error present exactly when state is error, never emits undefined, and lets only a non-error R supersede an O error', () => {
+    fc.assert(
+      fc.property(terminal, terminal, optional(fc.string()), optional(fc.string()), optional(fc.nat()), (os, rs, oText, rText, queuedAt) => {
+        const o = compactStatus(status(os, { resultText: oText, queuedAt }));
+        const r = compactStatus(status(rs, { resultText: rText }));
+        const merged = mergeTurnStatus(o, r);
+        expect(merged.error !== undefined).toBe(merged.state === 'error');
+        expect(Object.values(merged)).not.toContain(undefined);
+        expect(merged.state).toBe(os === 'error' && rs !== 'error' ? rs : os);
+        expect(merged.queuedAt).toBe(queuedAt);
+        expect(merged.resultText).toBe(os === 'error' && rs !== 'error' ? rText : (oText ?? rText));
+      }),
+    );
+  });
+});
+
