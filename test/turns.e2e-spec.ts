@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { TranscriptScanService } from '../src/turns/transcript-scan.service.js';
 import { ADAPTERS, startDaemon, type TestDaemon } from './support/test-daemon.js';
 import { settle } from './support/controlled-engine.js';
 
@@ -184,6 +185,22 @@ describe.each(ADAPTERS)('turn status routes (%s)', (httpAdapter) => {
     expect(oldest).not.toHaveProperty('queuedAt'); // persisted-only shape
     expect((await turn(ids[64]!)).body).toHaveProperty('queuedAt');
   }, 60_000);
+
+  it('serves steady-state polls of a settled session from memory, without scanning', async () => {
+    const promptId = await daemon.prompt(sessionId, 'x');
+    (await daemon.engine.nextTurn()).finish();
+    await settledTurn(promptId);
+    await current().expect(200);
+    const scan = daemon.app.get(TranscriptScanService);
+    const exact = jest.spyOn(scan, 'findTurnResult');
+    const newest = jest.spyOn(scan, 'findNewestTurnResult');
+    for (let i = 0; i < 5; i += 1) {
+      expect((await current().expect(200)).body).toMatchObject({ promptId, state: 'completed' });
+      expect((await turn(promptId).expect(200)).body).toMatchObject({ state: 'completed' });
+    }
+    expect(exact).not.toHaveBeenCalled();
+    expect(newest).not.toHaveBeenCalled();
+  });
 
   it('reports current as the newest settled prompt after a turn', async () => {
     const a = await daemon.prompt(sessionId, 'a');
