@@ -34,7 +34,9 @@ export class EventsController {
     this.adapterHost.httpAdapter.setHeader(response, 'X-Qwen-Event-Epoch', this.events.epoch);
     const after = /^\d+$/.test(lastEventId ?? '') ? Number(lastEventId) : undefined;
     const resumeFrom = after ?? this.events.lastEventId(sessionId);
-    const opening: MessageEvent = { id: String(resumeFrom), retry: RETRY_MS, data: undefined as unknown as string };
+    // A frame with only `id` and `retry` dispatches no event: it sets the
+    // client's reconnection delay and resume point. Nest's type wants `data`.
+    const opening = { id: String(resumeFrom), retry: RETRY_MS } as MessageEvent;
     return concat(
       of(opening),
       this.events.subscribe(sessionId, after).pipe(map((event): MessageEvent => ({ id: String(event.id), type: event.type, data: event }))),
