@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ChatRecordingService } from '../src/transcript/chat-recording.service.js';
+import { deferred, settle } from './support/controlled-engine.js';
 import { pollTurn } from './support/poll.js';
 import { ADAPTERS, startDaemon, tempDir, type TestDaemon } from './support/test-daemon.js';
 
@@ -46,6 +47,39 @@ describe.each(ADAPTERS)('restart, rewind, fork and deadlines (%s)', (httpAdapter
     const third = await completeTurn(daemon, sessionId, 'three');
     expect((await daemon.http.get(`/session/${sessionId}/turns/current`)).body).toMatchObject({ promptId: third });
     expect((await daemon.http.get(`/session/${sessionId}/turns/${first}`)).body.state).toBe('completed');
+  });
+
+  it('starts a session once when it is loaded by concurrent requests', async () => {
+    const { sessionId } = await daemon.createSession();
+    await completeTurn(daemon, sessionId, 'one');
+    await daemon.close();
+    daemon = await startDaemon({ httpAdapter, dataDir });
+    const [a, b] = await Promise.all([daemon.http.post(`/session/${sessionId}/load`), daemon.http.post(`/session/${sessionId}/load`)]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    // Both client ids are registered on the one live session.
+    for (const clientId of [a.body.clientId, b.body.clientId]) {
+      await daemon.http.get(`/session/${sessionId}/turns/current`).set('X-Qwen-Client-Id', clientId).expect(200);
+    }
+  });
+
+  it('answers 409 session_busy to a prompt admitted while a rewind is in progress', async () => {
+    const { sessionId } = await daemon.createSession();
+    const a = await completeTurn(daemon, sessionId, 'a');
+    const recorder = daemon.app.get(ChatRecordingService);
+    const release = deferred<void>();
+    const original = recorder.rewind.bind(recorder);
+    jest.spyOn(recorder, 'rewind').mockImplementationOnce(async (...args) => {
+      await release.promise;
+      return original(...args);
+    });
+    const rewinding = daemon.http.post(`/session/${sessionId}/rewind`).send({ promptId: a }).then((res) => res);
+    // The rewind request is parked in the recorder once the spy has been reached.
+    for (let i = 0; i < 100 && (recorder.rewind as jest.Mock).mock.calls.length === 0; i += 1) await settle();
+    const busy = await daemon.http.post(`/session/${sessionId}/prompt`).send({ prompt: [{ type: 'text', text: 'x' }] }).expect(409);
+    expect(busy.body).toMatchObject({ code: 'session_busy', sessionId });
+    release.resolve();
+    expect((await rewinding).status).toBe(200);
+    await daemon.http.post(`/session/${sessionId}/prompt`).send({ prompt: [{ type: 'text', text: 'x' }] }).expect(202);
   });
 
   it('answers 404 session_not_found when loading a session without a transcript', async () => {

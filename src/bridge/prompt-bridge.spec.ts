@@ -25,6 +25,7 @@ function fakeSession(id: string, clock: ManualClock) {
   const dispatched: Dispatch[] = [];
   const session = {
     id,
+    rewinding: false,
     clients: new Set<string>(['client_a']),
     prompt: (input: SessionPrompt, signal: AbortSignal) =>
       new Promise<TurnOutcome>((resolve) => {
@@ -96,6 +97,14 @@ describe('PromptBridge', () => {
     b.admit('s', text('a'));
     b.admit('s', text('b'));
     expect(() => b.admit('s', text('c'))).toThrow(expect.objectContaining({ status: 503, code: 'prompt_queue_full', details: { sessionId: 's', limit: 2, pendingCount: 2 } }));
+  });
+
+  it('refuses admission with 409 session_busy while the session is being rewound', () => {
+    const b = bridge();
+    registry.get('s')!.rewinding = true;
+    expect(() => b.admit('s', text('a'))).toThrow(expect.objectContaining({ code: 'session_busy' }));
+    registry.get('s')!.rewinding = false;
+    expect(b.admit('s', text('a')).promptId).toEqual(expect.any(String));
   });
 
   it('publishes cancelled at once for a removed queued prompt, with no startedAt', () => {

@@ -95,6 +95,9 @@ export class PromptBridge extends BridgeOverlayProvider {
 
   /** Admits a prompt, or throws `503 prompt_queue_full` at the per-session limit. */
   admit(sessionId: string, prompt: readonly PromptBlock[], originatorClientId?: string, deadlineMs?: number): AdmittedPrompt {
+    if (this.registry.get(sessionId)?.rewinding) {
+      throw new ApiException(HttpStatus.CONFLICT, 'session_busy', 'The session is being rewound', { sessionId });
+    }
     const queue = this.queue(sessionId);
     const limit = this.options.maxPendingPrompts;
     if (queue.pendingCount >= limit) {

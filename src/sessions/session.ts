@@ -51,6 +51,8 @@ function toWireUpdate(update: EngineUpdate): Record<string, unknown> {
  */
 export class Session {
   readonly clients = new Set<string>();
+  /** Set while a rewind rewrites the active chain; admission answers 409 meanwhile. */
+  rewinding = false;
   private engineSession?: Promise<EngineSession>;
   /** Serializes engine use: a prompt released by a deadline may still be running. */
   private idle: Promise<unknown> = Promise.resolve();

@@ -35,6 +35,8 @@ function issueClientId(session: Session): string {
  */
 @Injectable()
 export class SessionsService implements OnApplicationShutdown {
+  private readonly starting = new Map<string, Promise<Session>>();
+
   constructor(
     private readonly registry: SessionRegistry,
     private readonly bridge: PromptBridge,
@@ -79,7 +81,7 @@ export class SessionsService implements OnApplicationShutdown {
     if (!session) {
       const workspace = SESSION_ID_PATTERN.test(sessionId) ? await this.workspaceWithTranscript(sessionId) : undefined;
       if (!workspace) throw ApiException.sessionNotFound(sessionId);
-      session = this.registry.get(sessionId) ?? (await this.start(sessionId, workspace, true));
+      session = await this.start(sessionId, workspace, true);
     }
     return { sessionId: session.id, workspaceCwd: session.workspace.cwd, clientId: issueClientId(session) };
   }
@@ -94,13 +96,19 @@ export class SessionsService implements OnApplicationShutdown {
   }
 
   async rewind(sessionId: string, promptId: string): Promise<void> {
-    this.require(sessionId);
-    if (this.bridge.hasPending(sessionId)) {
+    const session = this.require(sessionId);
+    if (this.bridge.hasPending(sessionId) || session.rewinding) {
       throw new ApiException(HttpStatus.CONFLICT, 'session_busy', 'A prompt is queued or running', { sessionId });
     }
-    const rewound = await this.recorder.rewind(sessionId, promptId);
-    // A failed rewind keeps the overlay; only a successful one clears it.
-    if (!rewound) throw ApiException.promptNotFound(sessionId, promptId);
+    // Admissions wait out the rewind, so no prompt lands on the branch being left.
+    session.rewinding = true;
+    try {
+      const rewound = await this.recorder.rewind(sessionId, promptId);
+      // A failed rewind keeps the overlay; only a successful one clears it.
+      if (!rewound) throw ApiException.promptNotFound(sessionId, promptId);
+    } finally {
+      session.rewinding = false;
+    }
     this.bridge.rewound(sessionId);
     this.events.publish(sessionId, 'session_rewound', { promptId, data: { promptId } });
   }
@@ -139,9 +147,19 @@ export class SessionsService implements OnApplicationShutdown {
     return undefined;
   }
 
-  private async start(sessionId: string, workspace: Workspace, resume: boolean): Promise<Session> {
-    await this.recorder.attach(sessionId, workspace.cwd);
-    return this.addSession(sessionId, workspace, resume);
+  /** Starts a session once, however many requests ask for it at the same time. */
+  private start(sessionId: string, workspace: Workspace, resume: boolean): Promise<Session> {
+    const live = this.registry.get(sessionId);
+    if (live) return Promise.resolve(live);
+    let starting = this.starting.get(sessionId);
+    if (!starting) {
+      starting = this.recorder
+        .attach(sessionId, workspace.cwd)
+        .then(() => this.addSession(sessionId, workspace, resume))
+        .finally(() => this.starting.delete(sessionId));
+      this.starting.set(sessionId, starting);
+    }
+    return starting;
   }
 
   private addSession(sessionId: string, workspace: Workspace, resume: boolean): Session {
