@@ -12,6 +12,8 @@ import { DaemonModule, type DaemonOverrides } from './daemon.module.js';
  */
 export async function createApp(config: DaemonConfig, overrides: DaemonOverrides = {}): Promise<INestApplication> {
   const adapter = config.httpAdapter === 'fastify' ? new FastifyAdapter() : new ExpressAdapter();
+  // Do not advertise the framework (Fastify sends no such header).
+  if (adapter instanceof ExpressAdapter) adapter.getInstance().disable('x-powered-by');
   const app = await NestFactory.create(DaemonModule.forRoot(config, overrides), adapter, {
     logger: process.env.TURNS_LOG === 'silent' ? false : ['error', 'warn', 'log'],
   });
