@@ -98,7 +98,7 @@ export class SessionsService implements OnApplicationShutdown {
   async rewind(sessionId: string, promptId: string): Promise<void> {
     const session = this.require(sessionId);
     if (this.bridge.hasPending(sessionId) || session.rewinding) {
-      throw new ApiException(HttpStatus.CONFLICT, 'session_busy', 'A prompt is queued or running', { sessionId });
+      throw new ApiException(HttpStatus.CONFLICT, 'session_busy', 'A prompt is queued or running, or a rewind is in progress', { sessionId });
     }
     // Admissions wait out the rewind, so no prompt lands on the branch being left.
     session.rewinding = true;

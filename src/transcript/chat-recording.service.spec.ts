@@ -60,6 +60,7 @@ describe('ChatRecordingService', () => {
     await off.attach(id, workspace);
     await expect(off.append(id, { type: 'user' })).resolves.toBeUndefined();
     await expect(off.exists(workspace, id)).resolves.toBe(false);
+    expect(off.pathOf(id)).toBeUndefined(); // so a scan does no I/O either
 
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const broken = new ChatRecordingService({ dataDir: '/dev/null/not-a-dir', enabled: true }, new SystemClock());

@@ -70,9 +70,9 @@ export class ChatRecordingService {
     this.open.set(sessionId, { path, lastUuid, tail: Promise.resolve() });
   }
 
-  /** Path of a live session's transcript, if it is being recorded. */
+  /** Path of a live session's transcript, if it is being recorded (so never with recording off). */
   pathOf(sessionId: string): string | undefined {
-    return this.open.get(sessionId)?.path;
+    return this.options.enabled ? this.open.get(sessionId)?.path : undefined;
   }
 
   /** Appends one record chained after the previous one; `undefined` when not written. */

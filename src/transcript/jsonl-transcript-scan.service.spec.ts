@@ -14,6 +14,20 @@ describe('JsonlTranscriptScanService', () => {
   let flush: jest.Mock;
   const sid = '00000000-0000-4000-8000-000000000001';
 
+  /** Runs `change` once the scan has its snapshot, before it reads a line. */
+  async function duringScan<T>(change: () => void, scan: () => Promise<T>): Promise<T> {
+    const original = TranscriptSnapshot.prototype.linesBefore;
+    const spy = jest.spyOn(TranscriptSnapshot.prototype, 'linesBefore').mockImplementation(async function* (this: TranscriptSnapshot, end, max) {
+      change();
+      yield* original.call(this, end, max);
+    });
+    try {
+      return await scan();
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
   function scanner(limits: Partial<TranscriptScanLimits> = {}) {
     const recorder = { pathOf: (id: string) => (id === sid ? path : undefined), flush } as unknown as ChatRecordingService;
     return new JsonlTranscriptScanService(recorder, { ...TRANSCRIPT_SCAN_LIMITS, ...limits });
@@ -119,17 +133,11 @@ describe('JsonlTranscriptScanService', () => {
     const t = new TranscriptBuilder(sid);
     t.turn('a');
     writeFileSync(path, t.toJsonl());
-    const original = TranscriptSnapshot.prototype.linesBefore;
-    const spy = jest.spyOn(TranscriptSnapshot.prototype, 'linesBefore').mockImplementation(async function* (this: TranscriptSnapshot, end, max) {
+    const replace = () => {
       writeFileSync(`${path}.new`, '');
       renameSync(`${path}.new`, path);
-      yield* original.call(this, end, max);
-    });
-    try {
-      await expect(scanner().findNewestTurnResult(sid)).rejects.toMatchObject({ status: 409, code: 'transcript_snapshot_unavailable' });
-    } finally {
-      spy.mockRestore();
-    }
+    };
+    await expect(duringScan(replace, () => scanner().findNewestTurnResult(sid))).rejects.toMatchObject({ status: 409, code: 'transcript_snapshot_unavailable' });
   });
 
   it('reads from a snapshot: records appended during the scan are not seen', async () => {
@@ -138,21 +146,11 @@ describe('JsonlTranscriptScanService', () => {
     writeFileSync(path, t.toJsonl());
     const late = new TranscriptBuilder(sid);
     late.turnResult('late');
-    const original = TranscriptSnapshot.prototype.linesBefore;
-    const spy = jest.spyOn(TranscriptSnapshot.prototype, 'linesBefore').mockImplementation(async function* (this: TranscriptSnapshot, end, max) {
-      appendFileSync(path, late.toJsonl());
-      yield* original.call(this, end, max);
-    });
-    try {
-      await expect(scanner().findNewestTurnResult(sid)).resolves.toMatchObject({ promptId: 'a' });
-    } finally {
-      spy.mockRestore();
-    }
+    await expect(duringScan(() => appendFileSync(path, late.toJsonl()), () => scanner().findNewestTurnResult(sid))).resolves.toMatchObject({ promptId: 'a' });
   });
 
   it('costs what the window costs, not what the file weighs', async () => {
     const t = new TranscriptBuilder(sid);
-    t.add({ message: { role: 'model', parts: [{ text: 'x'.repeat(1_000) }] } });
     for (let i = 0; i < 20_000; i += 1) t.add({ message: { role: 'model', parts: [{ text: 'x'.repeat(1_000) }] } });
     t.turn('recent');
     writeFileSync(path, t.toJsonl()); // ~20 MiB

@@ -253,6 +253,15 @@ describe('TurnStatusService', () => {
       await expect(poll).resolves.toEqual({ sessionId: S, state: 'idle' });
     });
 
+    it('settles on an overlay entry that no record will ever join, e.g. a prompt removed while queued', async () => {
+      bridge.publish({ sessionId: S, state: 'cancelled', promptId: 'q', queuedAt: 1, endedAt: 2, stopReason: 'cancelled' });
+      const poll = service.getCurrent(S);
+      scan.last.resolve(undefined);
+      await expect(poll).resolves.toMatchObject({ promptId: 'q', state: 'cancelled' });
+      await expect(service.getCurrent(S)).resolves.toMatchObject({ promptId: 'q' });
+      expect(scan.calls).toHaveLength(1);
+    });
+
     it('picks the newer endedAt between the overlay newest and the persisted newest', async () => {
       bridge.publish(completed('a', { endedAt: 5 }));
       const poll = service.getCurrent(S);

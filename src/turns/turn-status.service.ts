@@ -60,20 +60,20 @@ export class TurnStatusService {
       throw scan.error;
     }
     const record = scan.record;
-    if (!record) return newest ?? { sessionId, state: 'idle' };
     if (!newest) {
+      if (!record) return { sessionId, state: 'idle' };
       this.bridge.writeBack(sessionId, record, true);
       return record;
     }
-    if (newest.promptId === record.promptId) {
+    if (record && record.promptId === newest.promptId) {
       const merged = mergeTurnStatus(newest, record);
       this.bridge.writeBack(sessionId, merged, true);
       return merged;
     }
-    const winner = newerSettled(newest, record);
-    // A newer overlay entry without a record of its own never reached the
-    // Session (queued removal, close) unless it is a bridge error whose agent
-    // may still settle; only the former is final, so only it is written back.
+    const winner = record ? newerSettled(newest, record) : newest;
+    // An overlay entry newer than every record never reached the Session (queued
+    // removal, close) — final — unless it is a bridge error whose agent may still
+    // settle and write one. Only final answers are written back.
     if (winner === record || newest.state !== 'error') this.bridge.writeBack(sessionId, winner, true);
     return winner;
   }
