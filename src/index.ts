@@ -1,33 +1,54 @@
-// Public API of nest-turn-status.
+// nest-turn-status: the turn status module. What a host can import is decided
+// here, name by name; everything else is internal.
 
-// The reusable module.
-export * from './turns/index.js';
-export { ClientIdGuard, CLIENT_ID_REQUEST_KEY } from './clients/client-id.guard.js';
+export { TurnsModule } from './turns/turns.module.js';
+export type { TurnsModuleOptions, TurnsModuleExtras } from './turns/turns.module-definition.js';
+export { TurnStatusService } from './turns/turn-status.service.js';
+export { TurnStatusRoute } from './turns/turn-status-route.decorator.js';
+export { BridgeOverlayProvider, type OverlayEntry } from './turns/bridge-overlay.provider.js';
+export { TranscriptScanService } from './turns/transcript-scan.service.js';
+export {
+  TurnStatusDto,
+  IdleTurnStatusDto,
+  QueuedTurnStatusDto,
+  RunningTurnStatusDto,
+  CompletedTurnStatusDto,
+  CancelledTurnStatusDto,
+  ErrorTurnStatusDto,
+  TurnErrorDto,
+} from './turns/turn-status.dto.js';
+export {
+  TURN_STATES,
+  TERMINAL_TURN_STATES,
+  isTerminalState,
+  isLiveStatus,
+  isSettledStatus,
+  type TurnStatus,
+  type TurnState,
+  type TerminalTurnState,
+  type TurnError,
+  type IdleTurnStatus,
+  type QueuedTurnStatus,
+  type RunningTurnStatus,
+  type CompletedTurnStatus,
+  type CancelledTurnStatus,
+  type ErrorTurnStatus,
+  type LiveTurnStatus,
+  type SettledTurnStatus,
+} from './turns/turn-status.js';
+
+export { ClientIdGuard, CLIENT_ID_REQUEST_KEY, type GuardedRequest } from './clients/client-id.guard.js';
 export { ClientId } from './clients/client-id.decorator.js';
 export { ClientIdOptions, DEFAULT_CLIENT_ID_HEADER } from './clients/client-id-options.js';
 export { SessionClientLookup } from './clients/session-client-lookup.js';
+
 export { ApiException } from './common/api-exception.js';
 export { ApiExceptionFilter } from './common/api-exception.filter.js';
+export { ErrorResponseDto } from './common/error-response.dto.js';
+export { API_ERRORS, apiError, type ApiErrorCode } from './common/api-errors.js';
 export { Clock, SystemClock } from './common/clock.js';
-export { TURN_LIMITS, TERMINAL_OVERLAY_SIZE, TRANSCRIPT_SCAN_LIMITS, RESULT_TEXT_TRUNCATED } from './common/limits.js';
+export { TURN_LIMITS, TERMINAL_OVERLAY_SIZE, TRANSCRIPT_SCAN_LIMITS, RESULT_TEXT_TRUNCATED, CLIENT_ID_PATTERN } from './common/limits.js';
 export { truncateCodeUnits } from './common/truncate-code-units.js';
 export { normalizeTurnError } from './common/normalize-turn-error.js';
-
-// The reference runtime.
-export { RuntimeModule, type RuntimeModuleOptions } from './runtime/runtime.module.js';
-export { PromptBridge } from './bridge/prompt-bridge.js';
-export { TerminalOverlay } from './bridge/terminal-overlay.js';
-export { Session } from './sessions/session.js';
-export { SessionRegistry } from './sessions/session-registry.js';
-export { SessionsService } from './sessions/sessions.service.js';
-export { ChatRecordingService } from './transcript/chat-recording.service.js';
-export { JsonlTranscriptScanService } from './transcript/jsonl-transcript-scan.service.js';
-export { AgentEngine, type EngineSession, type EngineUpdate, type EngineTurnRequest } from './engines/agent-engine.js';
-export { EchoEngine } from './engines/echo.engine.js';
-export { AcpEngine } from './engines/acp.engine.js';
-export { FinalAnswerAccumulator } from './engines/final-answer-accumulator.js';
-
-// The daemon.
-export { createApp } from './daemon/create-app.js';
-export { DaemonModule } from './daemon/daemon.module.js';
-export { loadDaemonConfig, type DaemonConfig } from './daemon/daemon-config.js';
+export { limitTurnFields, promptTextOf, type PromptBlock } from './common/turn-fields.js';
+export type { TurnOutcome } from './common/turn-outcome.js';

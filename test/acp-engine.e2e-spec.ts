@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AcpEngine } from '../src/engines/acp.engine.js';
+import { AcpEngine } from '../src/acp/acp.engine.js';
 import { ChatRecordingService } from '../src/transcript/chat-recording.service.js';
 import { settle } from './support/controlled-engine.js';
 import { startDaemon, type TestDaemon } from './support/test-daemon.js';

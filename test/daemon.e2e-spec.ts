@@ -181,7 +181,7 @@ describe.each(ADAPTERS)('daemon routes (%s)', (httpAdapter) => {
         '/session/{id}', '/session/{id}/events', '/session/{id}/turns/current', '/session/{id}/turns/{promptId}',
       ]),
     );
-    expect(doc.components.schemas.TurnStatusDto.properties.resultText.maxLength).toBe(32768);
+    expect(doc.components.schemas.CompletedTurnStatusDto.properties.resultText.maxLength).toBe(32768);
     await daemon.http.get('/docs').expect(200);
     await settle();
   });

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AcpEngine } from '../src/engines/acp.engine.js';
+import { AcpEngine } from '../src/acp/acp.engine.js';
 import { ChatRecordingService } from '../src/transcript/chat-recording.service.js';
 import { startOpenAiStub } from './support/openai-stub.js';
 import { waitForTurn } from './support/poll.js';

@@ -2,7 +2,8 @@ import { Controller, Get, Injectable, Module, Param, UseGuards, type INestApplic
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { ClientIdGuard } from '../src/clients/client-id.guard.js';
-import { BridgeOverlayProvider, TranscriptScanService, TurnsModule, type OverlayEntry, type TurnStatus } from '../src/turns/index.js';
+import { BridgeOverlayProvider, TranscriptScanService, TurnsModule, type OverlayEntry } from '../src/index.js';
+import type { LooseStatus as TurnStatus } from './support/loose-status.js';
 
 /** A host's own runtime: one session, one settled prompt, one persisted record. */
 @Injectable()

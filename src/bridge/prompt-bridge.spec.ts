@@ -1,11 +1,10 @@
 import { Clock } from '../common/clock.js';
+import type { TurnOutcome } from '../common/turn-outcome.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import type { SessionEventType } from '../events/session-event.js';
-import { SessionRegistry } from '../sessions/session-registry.js';
-import type { Session, SessionPrompt } from '../sessions/session.js';
-import type { TurnOutcome } from '../transcript/turn-result-payload.js';
 import { effectiveDeadlineMs } from './bridge-options.js';
 import { PromptBridge } from './prompt-bridge.js';
+import { SessionRunner, type SessionPrompt } from './session-runner.js';
 
 class ManualClock extends Clock {
   time = 1_000;
@@ -20,23 +19,28 @@ interface Dispatch {
   settle(outcome: Partial<TurnOutcome>): void;
 }
 
-/** A Session stand-in whose prompts settle when the test says so. */
-function fakeSession(id: string, clock: ManualClock) {
-  const dispatched: Dispatch[] = [];
-  const session = {
-    id,
-    rewinding: false,
-    clients: new Set<string>(['client_a']),
-    prompt: (input: SessionPrompt, signal: AbortSignal) =>
-      new Promise<TurnOutcome>((resolve) => {
-        dispatched.push({
-          input,
-          signal,
-          settle: (outcome) => resolve({ promptId: input.promptId, state: 'completed', stopReason: 'end_turn', endedAt: clock.now(), ...outcome }),
-        });
-      }),
-  };
-  return { session: session as unknown as Session, dispatched };
+/** Sessions whose prompts settle when the test says so. */
+class FakeRunner extends SessionRunner {
+  readonly live = new Set<string>(['s']);
+  readonly dispatched: Dispatch[] = [];
+  constructor(private readonly clock: ManualClock) {
+    super();
+  }
+  isLive(sessionId: string): boolean {
+    return this.live.has(sessionId);
+  }
+  isClientRegistered(sessionId: string, clientId: string): boolean {
+    return this.live.has(sessionId) && clientId === 'client_a';
+  }
+  run(_sessionId: string, input: SessionPrompt, signal: AbortSignal): Promise<TurnOutcome> {
+    return new Promise<TurnOutcome>((resolve) => {
+      this.dispatched.push({
+        input,
+        signal,
+        settle: (outcome) => resolve({ promptId: input.promptId, state: 'completed', stopReason: 'end_turn', endedAt: this.clock.now(), ...outcome }),
+      });
+    });
+  }
 }
 
 const text = (t: string) => [{ type: 'text', text: t }];
@@ -45,21 +49,19 @@ const flush = () => new Promise((resolve) => setImmediate(resolve));
 describe('PromptBridge', () => {
   let clock: ManualClock;
   let events: SessionEventBus;
-  let registry: SessionRegistry;
+  let runner: FakeRunner;
   let dispatched: Dispatch[];
   let published: Array<{ type: SessionEventType; promptId?: string }>;
 
   function bridge(options: { maxPendingPrompts?: number; promptDeadlineMs?: number; overlaySize?: number } = {}) {
-    return new PromptBridge(registry, events, clock, { maxPendingPrompts: 5, ...options });
+    return new PromptBridge(runner, events, clock, { maxPendingPrompts: 5, ...options });
   }
 
   beforeEach(() => {
     clock = new ManualClock();
     events = new SessionEventBus(clock);
-    registry = new SessionRegistry();
-    const fake = fakeSession('s', clock);
-    registry.add(fake.session);
-    dispatched = fake.dispatched;
+    runner = new FakeRunner(clock);
+    dispatched = runner.dispatched;
     published = [];
     events.subscribe('s').subscribe((e) => published.push({ type: e.type, promptId: e.promptId }));
   });
@@ -101,10 +103,13 @@ describe('PromptBridge', () => {
 
   it('refuses admission with 409 session_busy while the session is being rewound', () => {
     const b = bridge();
-    registry.get('s')!.rewinding = true;
+    b.beginRewind('s');
     expect(() => b.admit('s', text('a'))).toThrow(expect.objectContaining({ code: 'session_busy' }));
-    registry.get('s')!.rewinding = false;
+    expect(() => b.beginRewind('s')).toThrow(expect.objectContaining({ code: 'session_busy' }));
+    b.endRewind('s', false);
     expect(b.admit('s', text('a')).promptId).toEqual(expect.any(String));
+    // A rewind needs an idle session.
+    expect(() => b.beginRewind('s')).toThrow(expect.objectContaining({ status: 409, code: 'session_busy', details: { sessionId: 's' } }));
   });
 
   it('publishes cancelled at once for a removed queued prompt, with no startedAt', () => {
@@ -198,7 +203,7 @@ describe('PromptBridge', () => {
       { promptId: queued, error: { message: 'Session closed', code: 'session_closed' } },
     ]);
     expect(dispatched[0]!.signal.aborted).toBe(true);
-    expect(b.hasPending('s')).toBe(false);
+    expect(b.pendingPrompts('s')).toEqual([]);
   });
 
   it('keeps only the 64 newest terminals', async () => {
@@ -222,16 +227,21 @@ describe('PromptBridge', () => {
     const c = b.admit('s', text('c')).promptId;
     dispatched[1]!.settle({});
     await flush();
-    b.writeBack('s', { sessionId: 's', state: 'completed', promptId: a, resultText: 'x' }, false);
+    b.writeBack('s', { sessionId: 's', state: 'completed', promptId: a, endedAt: 1, resultText: 'x' }, false);
     expect(b.getOverlay('s', a)).toEqual({ status: expect.objectContaining({ resultText: 'x' }), combined: true });
     expect(b.getNewestOverlay('s')?.status.promptId).toBe(c);
     expect(b.rewindGeneration('s')).toBe(0);
-    b.rewound('s');
+    b.beginRewind('s');
+    b.endRewind('s', false); // a failed rewind keeps the overlay
+    expect(b.getOverlay('s', a)).toBeDefined();
+    expect(b.rewindGeneration('s')).toBe(0);
+    b.beginRewind('s');
+    b.endRewind('s', true);
     expect(b.rewindGeneration('s')).toBe(1);
     expect(b.getOverlay('s', a)).toBeUndefined();
   });
 
-  it('answers client lookups from the registry', () => {
+  it('answers client lookups from the session runner', () => {
     const b = bridge();
     expect(b.hasSession('s')).toBe(true);
     expect(b.hasSession('t')).toBe(false);

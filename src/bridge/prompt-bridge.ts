@@ -1,59 +1,17 @@
-import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { ApiException } from '../common/api-exception.js';
+import { ApiErrors } from '../common/api-errors.js';
 import { Clock } from '../common/clock.js';
 import { TERMINAL_OVERLAY_SIZE } from '../common/limits.js';
-import type { TurnError } from '../common/normalize-turn-error.js';
-import { limitIdentifier, limitPromptText, limitResultText, promptTextOf, type PromptBlock } from '../common/turn-fields.js';
+import { limitPromptText, promptTextOf, type PromptBlock } from '../common/turn-fields.js';
+import type { TurnOutcome } from '../common/turn-outcome.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
-import { SessionRegistry } from '../sessions/session-registry.js';
-import type { Session } from '../sessions/session.js';
-import type { TurnOutcome } from '../transcript/turn-result-payload.js';
 import { BridgeOverlayProvider, type OverlayEntry } from '../turns/bridge-overlay.provider.js';
-import { compactStatus, type TerminalTurnState, type TurnStatus } from '../turns/turn-status.js';
+import type { LiveTurnStatus, SettledTurnStatus } from '../turns/turn-status.js';
 import { BRIDGE_OPTIONS, effectiveDeadlineMs, type BridgeOptions } from './bridge-options.js';
-import { TerminalOverlay } from './terminal-overlay.js';
-
-/** An admitted prompt while it is queued or running. */
-interface LiveEntry {
-  readonly promptId: string;
-  readonly prompt: readonly PromptBlock[];
-  readonly promptText: string;
-  readonly queuedAt: number;
-  readonly originatorClientId?: string;
-  readonly abort: AbortController;
-  startedAt?: number;
-  /** Removal was requested; a running entry stays running until the Session settles. */
-  removed: boolean;
-  /** The terminal latch: set once, by whichever path publishes first. */
-  published: boolean;
-  deadline?: NodeJS.Timeout;
-}
-
-/** Per-session state: FIFO, the running prompt, the terminal overlay, the rewind generation. */
-class SessionQueue {
-  running?: LiveEntry;
-  readonly queued: LiveEntry[] = [];
-  readonly overlay: TerminalOverlay;
-  generation = 0;
-
-  constructor(overlaySize: number) {
-    this.overlay = new TerminalOverlay(overlaySize);
-  }
-
-  get pendingCount(): number {
-    return this.queued.length + (this.running ? 1 : 0);
-  }
-
-  /** Running first, then the FIFO. */
-  pending(): LiveEntry[] {
-    return this.running ? [this.running, ...this.queued] : [...this.queued];
-  }
-
-  find(promptId: string): LiveEntry | undefined {
-    return this.running?.promptId === promptId ? this.running : this.queued.find((e) => e.promptId === promptId);
-  }
-}
+import { PromptQueue, type LiveEntry } from './prompt-queue.js';
+import { SessionRunner } from './session-runner.js';
+import { liveStatus, settledStatus, type TerminalFields } from './turn-status-projection.js';
 
 /** What `POST /session/:id/prompt` answers. */
 export interface AdmittedPrompt {
@@ -72,18 +30,21 @@ export interface PendingPrompt {
 }
 
 /**
- * The reference {@link BridgeOverlayProvider}: admits prompts into a
- * per-session FIFO, runs one at a time through the Session, and publishes each
+ * The reference {@link BridgeOverlayProvider} and the one owner of admission:
+ * admits prompts into a per-session FIFO (closed while a rewind is written),
+ * runs one at a time through the {@link SessionRunner}, and publishes each
  * prompt's terminal status exactly once — settle, queued removal, deadline and
  * close all race through one latch — into a bounded terminal overlay.
+ *
+ * @publicApi
  */
 @Injectable()
 export class PromptBridge extends BridgeOverlayProvider {
   private readonly logger = new Logger('PromptBridge');
-  private readonly queues = new Map<string, SessionQueue>();
+  private readonly queues = new Map<string, PromptQueue>();
 
   constructor(
-    private readonly registry: SessionRegistry,
+    private readonly sessions: SessionRunner,
     private readonly events: SessionEventBus,
     private readonly clock: Clock,
     @Inject(BRIDGE_OPTIONS) private readonly options: BridgeOptions,
@@ -93,21 +54,15 @@ export class PromptBridge extends BridgeOverlayProvider {
 
   // --- admission and control -------------------------------------------------
 
-  /** Admits a prompt, or throws `503 prompt_queue_full` at the per-session limit. */
+  /**
+   * Admits a prompt; `409 session_busy` while a rewind is being written,
+   * `503 prompt_queue_full` at the per-session limit.
+   */
   admit(sessionId: string, prompt: readonly PromptBlock[], originatorClientId?: string, deadlineMs?: number): AdmittedPrompt {
-    if (this.registry.get(sessionId)?.rewinding) {
-      throw new ApiException(HttpStatus.CONFLICT, 'session_busy', 'The session is being rewound', { sessionId });
-    }
     const queue = this.queue(sessionId);
-    const limit = this.options.maxPendingPrompts;
-    if (queue.pendingCount >= limit) {
-      throw new ApiException(
-        HttpStatus.SERVICE_UNAVAILABLE,
-        'prompt_queue_full',
-        'Too many pending prompts for this session',
-        { sessionId, limit, pendingCount: queue.pendingCount },
-        { 'Retry-After': '1' },
-      );
+    if (queue.rewinding) throw ApiErrors.sessionBusy(sessionId);
+    if (queue.pendingCount >= this.options.maxPendingPrompts) {
+      throw ApiErrors.promptQueueFull(sessionId, this.options.maxPendingPrompts, queue.pendingCount);
     }
     const entry: LiveEntry = {
       promptId: randomUUID(),
@@ -125,11 +80,7 @@ export class PromptBridge extends BridgeOverlayProvider {
       entry.deadline = setTimeout(() => this.expire(sessionId, entry), deadline);
       entry.deadline.unref?.();
     }
-    const added = this.events.publish(sessionId, 'pending_prompt_added', {
-      promptId: entry.promptId,
-      data: { text: entry.promptText, queuedAt: entry.queuedAt },
-      originatorClientId,
-    });
+    const added = this.announce(sessionId, 'pending_prompt_added', entry, { text: entry.promptText, queuedAt: entry.queuedAt });
     this.pump(sessionId, queue);
     return { promptId: entry.promptId, lastEventId: added.id, eventEpoch: this.events.epoch };
   }
@@ -144,12 +95,9 @@ export class PromptBridge extends BridgeOverlayProvider {
     const entry = queue?.find(promptId);
     if (!queue || !entry || entry.removed) return false;
     entry.removed = true;
-    this.events.publish(sessionId, 'prompt_cancelled', { promptId, originatorClientId: entry.originatorClientId });
-    if (entry === queue.running) {
-      entry.abort.abort();
-    } else {
-      this.publish(sessionId, queue, entry, { state: 'cancelled', stopReason: 'cancelled' });
-    }
+    this.announce(sessionId, 'prompt_cancelled', entry);
+    if (entry === queue.running) entry.abort.abort();
+    else this.publish(sessionId, queue, entry, { state: 'cancelled', stopReason: 'cancelled', endedAt: this.clock.now() });
     return true;
   }
 
@@ -158,22 +106,43 @@ export class PromptBridge extends BridgeOverlayProvider {
     const entry = this.queues.get(sessionId)?.running;
     if (!entry || entry.abort.signal.aborted) return;
     entry.abort.abort();
-    this.events.publish(sessionId, 'prompt_cancelled', { promptId: entry.promptId, originatorClientId: entry.originatorClientId });
+    this.announce(sessionId, 'prompt_cancelled', entry);
   }
 
   /** Every queued or running prompt gets an `error` terminal (`session_closed`). */
   closeSession(sessionId: string): void {
     const queue = this.queues.get(sessionId);
     if (!queue) return;
+    const error = { message: 'Session closed', code: 'session_closed' };
     for (const entry of queue.pending()) {
       entry.abort.abort();
-      this.publish(sessionId, queue, entry, { state: 'error', error: { message: 'Session closed', code: 'session_closed' } });
+      this.publish(sessionId, queue, entry, { state: 'error', error, endedAt: this.clock.now() });
     }
     this.queues.delete(sessionId);
   }
 
-  hasPending(sessionId: string): boolean {
-    return (this.queues.get(sessionId)?.pendingCount ?? 0) > 0;
+  /**
+   * Closes admission for a rewind: `409 session_busy` while a prompt is queued
+   * or running or another rewind is in progress. Pair with {@link endRewind}.
+   */
+  beginRewind(sessionId: string): void {
+    const queue = this.queue(sessionId);
+    if (queue.rewinding || queue.pendingCount > 0) throw ApiErrors.sessionBusy(sessionId);
+    queue.rewinding = true;
+  }
+
+  /**
+   * Reopens admission. After a successful rewind the overlay no longer speaks
+   * for the session: it is cleared and scans begun before are stale; after a
+   * failed one it is kept.
+   */
+  endRewind(sessionId: string, succeeded: boolean): void {
+    const queue = this.queues.get(sessionId);
+    if (!queue) return;
+    queue.rewinding = false;
+    if (!succeeded) return;
+    queue.overlay.clear();
+    queue.generation += 1;
   }
 
   pendingPrompts(sessionId: string): PendingPrompt[] {
@@ -188,37 +157,20 @@ export class PromptBridge extends BridgeOverlayProvider {
     }));
   }
 
-  /** After a successful rewind: the overlay no longer speaks for the session. */
-  rewound(sessionId: string): void {
-    const queue = this.queue(sessionId);
-    queue.overlay.clear();
-    queue.generation += 1;
-  }
-
   // --- BridgeOverlayProvider ---------------------------------------------------
 
   hasSession(sessionId: string): boolean {
-    return this.registry.get(sessionId) !== undefined;
+    return this.sessions.isLive(sessionId);
   }
 
   isClientRegistered(sessionId: string, clientId: string): boolean {
-    return this.registry.get(sessionId)?.clients.has(clientId) ?? false;
+    return this.sessions.isClientRegistered(sessionId, clientId);
   }
 
-  getLive(sessionId: string, promptId?: string): TurnStatus | undefined {
+  getLive(sessionId: string, promptId?: string): LiveTurnStatus | undefined {
     const queue = this.queues.get(sessionId);
-    if (!queue) return undefined;
-    const entry = promptId === undefined ? (queue.running ?? queue.queued[0]) : queue.find(promptId);
-    if (!entry || entry.published) return undefined;
-    return compactStatus({
-      sessionId,
-      state: entry.startedAt === undefined ? 'queued' : 'running',
-      promptId: entry.promptId,
-      ...limitPromptText(entry.promptText),
-      queuedAt: entry.queuedAt,
-      startedAt: entry.startedAt,
-      originatorClientId: entry.originatorClientId && limitIdentifier(entry.originatorClientId),
-    });
+    const entry = promptId === undefined ? queue?.head() : queue?.find(promptId);
+    return entry && !entry.published ? liveStatus(sessionId, entry) : undefined;
   }
 
   getOverlay(sessionId: string, promptId: string): OverlayEntry | undefined {
@@ -229,8 +181,8 @@ export class PromptBridge extends BridgeOverlayProvider {
     return this.queues.get(sessionId)?.overlay.newest();
   }
 
-  writeBack(sessionId: string, status: TurnStatus, newest: boolean): void {
-    if (!status.promptId || !this.hasSession(sessionId)) return;
+  writeBack(sessionId: string, status: SettledTurnStatus, newest: boolean): void {
+    if (!this.hasSession(sessionId)) return;
     this.queue(sessionId).overlay.set(status.promptId, { status, combined: true }, newest);
   }
 
@@ -240,100 +192,65 @@ export class PromptBridge extends BridgeOverlayProvider {
 
   // --- internals ---------------------------------------------------------------
 
-  private queue(sessionId: string): SessionQueue {
+  private queue(sessionId: string): PromptQueue {
     let queue = this.queues.get(sessionId);
     if (!queue) {
-      queue = new SessionQueue(this.options.overlaySize ?? TERMINAL_OVERLAY_SIZE);
+      queue = new PromptQueue(this.options.overlaySize ?? TERMINAL_OVERLAY_SIZE);
       this.queues.set(sessionId, queue);
     }
     return queue;
   }
 
   /** Dispatches the FIFO head into the Session when nothing is running. */
-  private pump(sessionId: string, queue: SessionQueue): void {
-    if (queue.running || queue.queued.length === 0) return;
-    const session = this.registry.get(sessionId);
-    if (!session) return;
+  private pump(sessionId: string, queue: PromptQueue): void {
+    if (queue.running || queue.queued.length === 0 || !this.sessions.isLive(sessionId)) return;
     const entry = queue.queued.shift()!;
     queue.running = entry;
     entry.startedAt = this.clock.now();
-    this.events.publish(sessionId, 'pending_prompt_started', {
-      promptId: entry.promptId,
-      data: { startedAt: entry.startedAt },
-      originatorClientId: entry.originatorClientId,
-    });
-    this.dispatch(session, queue, entry);
-  }
-
-  private dispatch(session: Session, queue: SessionQueue, entry: LiveEntry): void {
-    const input = {
-      promptId: entry.promptId,
-      prompt: entry.prompt,
-      promptText: entry.promptText,
-      startedAt: entry.startedAt!,
-      originatorClientId: entry.originatorClientId,
-    };
-    session
-      .prompt(input, entry.abort.signal)
+    this.announce(sessionId, 'pending_prompt_started', entry, { startedAt: entry.startedAt });
+    const { promptId, prompt, promptText, startedAt, originatorClientId } = entry;
+    const run = this.sessions.run(sessionId, { promptId, prompt, promptText, startedAt, originatorClientId }, entry.abort.signal);
+    Promise.resolve(run)
+      .then((outcome) => outcome ?? Promise.reject(new Error('session is not live')))
       .catch((error: unknown): TurnOutcome => {
-        // Session.prompt never rejects by contract; this is the forward-failure path.
+        // Running never rejects by contract; this is the forward-failure path.
         this.logger.error(`prompt forwarding failed: ${(error as Error)?.name ?? 'error'}`);
-        return { promptId: entry.promptId, state: 'error', error: { message: 'Prompt forwarding failed', code: 'forward_failed' }, endedAt: this.clock.now() };
+        return { promptId, state: 'error', error: { message: 'Prompt forwarding failed', code: 'forward_failed' }, endedAt: this.clock.now() };
       })
       .then((outcome) => {
-        this.publish(session.id, queue, entry, outcome);
-        if (queue.running === entry) {
-          queue.running = undefined;
-          this.pump(session.id, queue);
-        }
+        this.publish(sessionId, queue, entry, outcome);
+        this.releaseAndPump(sessionId, queue, entry);
       });
   }
 
   private expire(sessionId: string, entry: LiveEntry): void {
     const queue = this.queues.get(sessionId);
     if (!queue || entry.published) return;
-    this.publish(sessionId, queue, entry, {
-      state: 'error',
-      error: { message: 'Prompt deadline exceeded', code: 'prompt_deadline_exceeded' },
-    });
+    const error = { message: 'Prompt deadline exceeded', code: 'prompt_deadline_exceeded' };
+    this.publish(sessionId, queue, entry, { state: 'error', error, endedAt: this.clock.now() });
     // Release the FIFO and cancel best effort; the agent may still settle, and
     // its persisted outcome then supersedes this error on the poll surface.
     entry.abort.abort();
-    if (queue.running === entry) {
-      queue.running = undefined;
-      this.pump(sessionId, queue);
-    }
+    this.releaseAndPump(sessionId, queue, entry);
+  }
+
+  private releaseAndPump(sessionId: string, queue: PromptQueue, entry: LiveEntry): void {
+    if (queue.release(entry)) this.pump(sessionId, queue);
   }
 
   /** The latch: the first terminal for a prompt wins; later ones are dropped. */
-  private publish(
-    sessionId: string,
-    queue: SessionQueue,
-    entry: LiveEntry,
-    outcome: { state: TerminalTurnState; stopReason?: string; error?: TurnError; resultText?: string; endedAt?: number },
-  ): boolean {
-    if (entry.published) return false;
+  private publish(sessionId: string, queue: PromptQueue, entry: LiveEntry, terminal: TerminalFields): void {
+    if (entry.published) return;
     entry.published = true;
     clearTimeout(entry.deadline);
-    const index = queue.queued.indexOf(entry);
-    if (index >= 0) queue.queued.splice(index, 1);
-    const status = compactStatus({
-      sessionId,
-      state: outcome.state,
-      promptId: entry.promptId,
-      ...limitPromptText(entry.promptText),
-      queuedAt: entry.queuedAt,
-      startedAt: entry.startedAt,
-      endedAt: outcome.endedAt ?? this.clock.now(),
-      stopReason: outcome.stopReason && limitIdentifier(outcome.stopReason),
-      error: outcome.error,
-      ...(outcome.resultText !== undefined && limitResultText(outcome.resultText)),
-      originatorClientId: entry.originatorClientId && limitIdentifier(entry.originatorClientId),
-    });
+    if (entry !== queue.running) queue.release(entry);
+    const status = settledStatus(sessionId, entry, terminal);
     queue.overlay.set(entry.promptId, { status, combined: false });
-    const fields = { promptId: entry.promptId, originatorClientId: entry.originatorClientId };
-    this.events.publish(sessionId, outcome.state === 'error' ? 'turn_error' : 'turn_complete', { ...fields, data: status });
-    this.events.publish(sessionId, 'pending_prompt_completed', { ...fields, data: { state: outcome.state } });
-    return true;
+    this.announce(sessionId, status.state === 'error' ? 'turn_error' : 'turn_complete', entry, status);
+    this.announce(sessionId, 'pending_prompt_completed', entry, { state: status.state });
+  }
+
+  private announce(sessionId: string, type: Parameters<SessionEventBus['publish']>[1], entry: LiveEntry, data?: unknown) {
+    return this.events.publish(sessionId, type, { promptId: entry.promptId, data, originatorClientId: entry.originatorClientId });
   }
 }

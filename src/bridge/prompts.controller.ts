@@ -1,9 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards, UseFilters, UsePipes } from '@nestjs/common';
+import { ApiExceptionFilter } from '../common/api-exception.filter.js';
+import { createValidationPipe } from '../common/validation.pipe.js';
 import { ApiAcceptedResponse, ApiBadRequestResponse, ApiNoContentResponse, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ClientId } from '../clients/client-id.decorator.js';
 import { ClientIdGuard } from '../clients/client-id.guard.js';
 import type { PromptBlock } from '../common/turn-fields.js';
-import { ErrorResponseDto } from '../turns/turn-status.dto.js';
+import { ErrorResponseDto } from '../common/error-response.dto.js';
 import { AdmittedPromptDto, PendingPromptsDto, PromptRequestDto, RemovedDto } from './prompt.dto.js';
 import { PromptBridge, type AdmittedPrompt } from './prompt-bridge.js';
 
@@ -11,6 +13,8 @@ import { PromptBridge, type AdmittedPrompt } from './prompt-bridge.js';
 @ApiTags('prompts')
 @Controller('session/:id')
 @UseGuards(ClientIdGuard)
+@UsePipes(createValidationPipe())
+@UseFilters(ApiExceptionFilter)
 export class PromptsController {
   constructor(private readonly bridge: PromptBridge) {}
 

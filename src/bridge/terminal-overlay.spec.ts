@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { TurnStatus } from '../turns/turn-status.js';
+import type { LooseStatus as TurnStatus } from '../../test/support/loose-status.js';
 import { TerminalOverlay } from './terminal-overlay.js';
 
 const entry = (promptId: string, combined = false) => ({

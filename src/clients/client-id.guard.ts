@@ -1,5 +1,5 @@
-import { CanActivate, ExecutionContext, HttpStatus, Injectable } from '@nestjs/common';
-import { ApiException } from '../common/api-exception.js';
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { ApiErrors } from '../common/api-errors.js';
 import { CLIENT_ID_PATTERN } from '../common/limits.js';
 import { ClientIdOptions } from './client-id-options.js';
 import { SessionClientLookup } from './session-client-lookup.js';
@@ -16,11 +16,14 @@ export interface GuardedRequest {
 }
 
 /**
- * Authorizes a request for one session, in the order of SPEC §3: the session
- * must be live (404), the client id well formed (400) and registered on that
- * session (400). An absent or empty header is anonymous. Used alike by the
+ * Authorizes a request for one session, in this order: the session must be
+ * live (404 `session_not_found`), the client id well formed (400
+ * `invalid_client_id`) and registered on that session (400, with `sessionId`
+ * and `clientId`). An absent or empty header is anonymous. Used alike by the
  * prompt routes and the turn routes; each step is a protected method so a
  * host can subclass it.
+ *
+ * @publicApi
  */
 @Injectable()
 export class ClientIdGuard implements CanActivate {
@@ -36,7 +39,7 @@ export class ClientIdGuard implements CanActivate {
     const clientId = this.getClientId(request);
     if (clientId === undefined) {
       if (this.options.requireClientId) {
-        throw ApiException.badRequest('invalid_client_id', 'A client id is required');
+        throw ApiErrors.clientIdRequired();
       }
       return true;
     }
@@ -58,21 +61,18 @@ export class ClientIdGuard implements CanActivate {
   }
 
   protected assertSessionLive(sessionId: string): void {
-    if (!this.sessions.hasSession(sessionId)) throw ApiException.sessionNotFound(sessionId);
+    if (!this.sessions.hasSession(sessionId)) throw ApiErrors.sessionNotFound(sessionId);
   }
 
   protected assertWellFormed(clientId: string): void {
     if (!CLIENT_ID_PATTERN.test(clientId)) {
-      throw new ApiException(HttpStatus.BAD_REQUEST, 'invalid_client_id', 'Malformed client id');
+      throw ApiErrors.malformedClientId();
     }
   }
 
   protected assertRegistered(sessionId: string, clientId: string): void {
     if (!this.sessions.isClientRegistered(sessionId, clientId)) {
-      throw new ApiException(HttpStatus.BAD_REQUEST, 'invalid_client_id', 'Client id is not registered on this session', {
-        sessionId,
-        clientId,
-      });
+      throw ApiErrors.unregisteredClientId(sessionId, clientId);
     }
   }
 }

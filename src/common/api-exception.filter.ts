@@ -1,5 +1,6 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { apiError } from './api-errors.js';
 import { ApiException } from './api-exception.js';
 import { NotModifiedException } from './not-modified.exception.js';
 
@@ -25,6 +26,8 @@ function isBodyParseError(error: unknown): boolean {
  * The one place that turns exceptions into `{error, code, ...}` bodies, on
  * Express and Fastify alike. Unexpected errors are logged (by name and message
  * only, never request data) and answered with a generic 500.
+ *
+ * @publicApi
  */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
@@ -55,7 +58,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     const cause = exception instanceof HttpException ? exception.cause : undefined;
     if (isBodyParseError(exception) || isBodyParseError(cause)) {
-      return { status: 400, body: { error: 'Malformed JSON body', code: 'invalid_json' }, headers: {} };
+      return this.describe(apiError('invalid_json'));
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
@@ -71,10 +74,6 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     const name = exception instanceof Error ? exception.name : typeof exception;
     this.logger.error(`Unhandled ${name}: ${exception instanceof Error ? exception.message : ''}`);
-    return {
-      status: HttpStatus.INTERNAL_SERVER_ERROR,
-      body: { error: 'Internal server error', code: 'internal_error' },
-      headers: {},
-    };
+    return this.describe(apiError('internal_error'));
   }
 }

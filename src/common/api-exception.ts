@@ -1,10 +1,13 @@
-import { HttpException, HttpStatus } from '@nestjs/common';
+import { HttpException } from '@nestjs/common';
 
 /**
  * An error with a wire shape: `{error, code, ...details}`. It is an
  * `HttpException` whose response is that body, so a host app that mounts
  * `TurnsModule` without {@link ApiExceptionFilter} still answers it as is;
- * the daemon's filter adds the extra headers (e.g. `Retry-After`).
+ * the filter adds the extra headers (e.g. `Retry-After`). Build one with
+ * `apiError(code, details)`; the codes are catalogued in `API_ERRORS`.
+ *
+ * @publicApi
  */
 export class ApiException extends HttpException {
   constructor(
@@ -22,17 +25,5 @@ export class ApiException extends HttpException {
   /** The JSON body sent for this error. */
   toBody(): Record<string, unknown> {
     return { error: this.message, code: this.code, ...this.details };
-  }
-
-  static sessionNotFound(sessionId: string): ApiException {
-    return new ApiException(HttpStatus.NOT_FOUND, 'session_not_found', 'Session not found', { sessionId });
-  }
-
-  static promptNotFound(sessionId: string, promptId: string): ApiException {
-    return new ApiException(HttpStatus.NOT_FOUND, 'prompt_not_found', 'Prompt not found', { sessionId, promptId });
-  }
-
-  static badRequest(code: string, message: string, details?: Record<string, unknown>): ApiException {
-    return new ApiException(HttpStatus.BAD_REQUEST, code, message, details);
   }
 }

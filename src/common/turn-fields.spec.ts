@@ -1,4 +1,4 @@
-import { limitIdentifier, limitPromptText, limitResultText, promptTextOf } from './turn-fields.js';
+import { limitIdentifier, limitPromptText, limitResultText, limitTurnFields, promptTextOf } from './turn-fields.js';
 
 describe('promptTextOf', () => {
   it('takes the first non-empty text block', () => {
@@ -23,5 +23,24 @@ describe('field limits', () => {
   });
   it('cuts identifiers to 256', () => {
     expect(limitIdentifier('i'.repeat(300))).toHaveLength(256);
+  });
+});
+
+describe('limitTurnFields', () => {
+  it('cuts every text field by its own limit and keeps absent fields absent', () => {
+    const out = limitTurnFields({
+      promptId: 'p'.repeat(300),
+      promptText: 't'.repeat(40_000),
+      originatorClientId: 'c'.repeat(300),
+      stopReason: 's'.repeat(300),
+      error: { message: 'm'.repeat(5_000), code: 'x' },
+      resultText: 'r'.repeat(40_000),
+    });
+    expect(out.promptId).toHaveLength(256);
+    expect(out.originatorClientId).toHaveLength(256);
+    expect(out.stopReason).toHaveLength(256);
+    expect(out).toMatchObject({ promptTextTruncated: true, resultTruncated: true, resultCode: 'RESULT_TEXT_TRUNCATED' });
+    expect(out.error).toEqual({ message: 'm'.repeat(4_096), code: 'x', messageTruncated: true });
+    expect(limitTurnFields({ promptId: 'p' })).toEqual({ promptId: 'p' });
   });
 });

@@ -1,4 +1,5 @@
 import { RESULT_TEXT_TRUNCATED, TURN_LIMITS } from './limits.js';
+import { limitTurnError, type TurnError } from './normalize-turn-error.js';
 import { truncateCodeUnits } from './truncate-code-units.js';
 
 /** A prompt content block as admitted over HTTP (and as ACP names them). */
@@ -38,4 +39,42 @@ export function limitResultText(text: string): {
 /** Identifiers (`promptId`, `stopReason`, `originatorClientId`) are cut silently. */
 export function limitIdentifier(value: string): string {
   return truncateCodeUnits(value, TURN_LIMITS.identifier).text;
+}
+
+/** The text fields of a turn before the wire limits. */
+export interface RawTurnFields {
+  promptId: string;
+  promptText?: string;
+  originatorClientId?: string;
+  stopReason?: string;
+  error?: TurnError;
+  resultText?: string;
+}
+
+/** The same fields within the wire limits, with their flags; absent stays absent. */
+export interface LimitedTurnFields {
+  promptId: string;
+  promptText?: string;
+  promptTextTruncated?: true;
+  originatorClientId?: string;
+  stopReason?: string;
+  error?: TurnError;
+  resultText?: string;
+  resultTruncated?: true;
+  resultCode?: typeof RESULT_TEXT_TRUNCATED;
+}
+
+/**
+ * Applies every field limit of a turn status in one place: what the bridge
+ * serves and what the transcript records are cut by the same rule.
+ */
+export function limitTurnFields(raw: RawTurnFields): LimitedTurnFields {
+  return {
+    promptId: limitIdentifier(raw.promptId),
+    ...(raw.promptText !== undefined && limitPromptText(raw.promptText)),
+    ...(raw.originatorClientId !== undefined && { originatorClientId: limitIdentifier(raw.originatorClientId) }),
+    ...(raw.stopReason !== undefined && { stopReason: limitIdentifier(raw.stopReason) }),
+    ...(raw.error !== undefined && { error: limitTurnError(raw.error) }),
+    ...(raw.resultText !== undefined && limitResultText(raw.resultText)),
+  };
 }

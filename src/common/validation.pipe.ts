@@ -1,8 +1,8 @@
 import { ValidationPipe, type ValidationError } from '@nestjs/common';
-import { ApiException } from './api-exception.js';
+import { apiError } from './api-errors.js';
 
 /** Properties whose validation failure has a code of its own. */
-const CODE_BY_PROPERTY: Record<string, string> = { deadlineMs: 'invalid_deadline_ms' };
+const CODE_BY_PROPERTY: Record<string, 'invalid_deadline_ms'> = { deadlineMs: 'invalid_deadline_ms' };
 
 function describe(errors: ValidationError[], prefix = ''): string[] {
   return errors.flatMap((error) => {
@@ -23,7 +23,7 @@ export function createValidationPipe(): ValidationPipe {
     forbidUnknownValues: true,
     exceptionFactory: (errors) => {
       const special = errors.map((e) => CODE_BY_PROPERTY[e.property]).find(Boolean);
-      return ApiException.badRequest(special ?? 'invalid_request', describe(errors).join('; ') || 'Invalid request body');
+      return apiError(special ?? 'invalid_request', {}, { message: describe(errors).join('; ') || undefined });
     },
   });
 }

@@ -1,9 +1,9 @@
-import { Controller, Get, Inject } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { BRIDGE_OPTIONS, type BridgeOptions } from '../bridge/bridge-options.js';
-import { Public } from '../auth/public.decorator.js';
-import { TERMINAL_OVERLAY_SIZE, TRANSCRIPT_SCAN_LIMITS, TURN_LIMITS } from '../common/limits.js';
-import { RUNTIME_WORKSPACES, type RuntimeWorkspaces } from '../sessions/runtime-options.js';
+import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { TURN_LIMITS } from '../common/limits.js';
+import { RuntimeSettings } from '../runtime/runtime-settings.js';
+import { CapabilitiesDto, HealthDto } from './system.dto.js';
+import { Public } from './public.decorator.js';
 
 /** Features this daemon always advertises; `session_turn_status` cannot be turned off. */
 export const FEATURES = [
@@ -20,34 +20,34 @@ export const FEATURES = [
 @ApiTags('daemon')
 @Controller()
 export class SystemController {
-  constructor(
-    @Inject(RUNTIME_WORKSPACES) private readonly runtime: RuntimeWorkspaces,
-    @Inject(BRIDGE_OPTIONS) private readonly bridge: BridgeOptions,
-  ) {}
+  constructor(private readonly settings: RuntimeSettings) {}
 
   @Get('health')
   @Public()
-  @ApiOkResponse({ schema: { example: { status: 'ok' } } })
-  health(): { status: 'ok' } {
+  @ApiOperation({ summary: 'Liveness', operationId: 'health', security: [] })
+  @ApiOkResponse({ type: HealthDto })
+  health(): HealthDto {
     return { status: 'ok' };
   }
 
   @Get('capabilities')
-  @ApiOkResponse({ description: 'Protocol version, features, limits and workspaces.' })
-  capabilities() {
-    const workspaces = this.runtime.workspaces;
+  @ApiOperation({ summary: 'Protocol version, features, effective limits and workspaces', operationId: 'capabilities' })
+  @ApiOkResponse({ type: CapabilitiesDto })
+  capabilities(): CapabilitiesDto {
+    const { workspaces, maxPendingPrompts, promptDeadlineMs, overlaySize, scanLimits } = this.settings;
     return {
       v: 1,
       features: [...FEATURES],
-      workspaceCwd: workspaces[0]!.cwd,
+      workspaceCwd: this.settings.primary.cwd,
       limits: {
-        maxPendingPromptsPerSession: this.bridge.maxPendingPrompts,
-        ...(this.bridge.promptDeadlineMs !== undefined && { promptDeadlineMs: this.bridge.promptDeadlineMs }),
+        maxPendingPromptsPerSession: maxPendingPrompts,
+        ...(promptDeadlineMs !== undefined && { promptDeadlineMs }),
         promptTextMaxLength: TURN_LIMITS.promptText,
         resultTextMaxLength: TURN_LIMITS.resultText,
-        terminalOverlaySize: TERMINAL_OVERLAY_SIZE,
-        transcriptScanMaxPages: TRANSCRIPT_SCAN_LIMITS.maxPages,
-        transcriptScanPageRecords: TRANSCRIPT_SCAN_LIMITS.recordsPerPage,
+        terminalOverlaySize: overlaySize,
+        transcriptScanMaxPages: scanLimits.maxPages,
+        transcriptScanPageRecords: scanLimits.recordsPerPage,
+        transcriptScanPageBytes: scanLimits.bytesPerPage,
       },
       workspaces: workspaces.map(({ id, cwd, primary }) => ({ id, cwd, primary })),
     };

@@ -1,4 +1,6 @@
-import { Controller, Headers, Param, Res, Sse, UseGuards, type MessageEvent } from '@nestjs/common';
+import { Controller, Headers, Param, Res, Sse, UseGuards, type MessageEvent, UseFilters, UsePipes } from '@nestjs/common';
+import { ApiExceptionFilter } from '../common/api-exception.filter.js';
+import { createValidationPipe } from '../common/validation.pipe.js';
 import { HttpAdapterHost } from '@nestjs/core';
 import { ApiOkResponse, ApiTags, ApiHeader } from '@nestjs/swagger';
 import { concat, map, of, type Observable } from 'rxjs';
@@ -16,6 +18,8 @@ const RETRY_MS = 3000;
  */
 @ApiTags('events')
 @Controller('session/:id')
+@UsePipes(createValidationPipe())
+@UseFilters(ApiExceptionFilter)
 export class EventsController {
   constructor(
     private readonly events: SessionEventBus,

@@ -1,30 +1,69 @@
 import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { SessionRunner, type SessionPrompt } from '../bridge/session-runner.js';
+import type { TurnOutcome } from '../common/turn-outcome.js';
 import type { Session } from './session.js';
 
-/** Live sessions by id. A session is owned by exactly one workspace runtime. */
+interface LiveSession {
+  readonly session: Session;
+  /** Client ids issued for this session. */
+  readonly clients: Set<string>;
+}
+
+/**
+ * Live sessions by id, and the client ids issued for each: the sessions side
+ * of the {@link SessionRunner} port the bridge runs prompts through.
+ */
 @Injectable()
-export class SessionRegistry {
-  private readonly sessions = new Map<string, Session>();
+export class SessionRegistry extends SessionRunner {
+  private readonly sessions = new Map<string, LiveSession>();
 
   get(sessionId: string): Session | undefined {
-    return this.sessions.get(sessionId);
+    return this.sessions.get(sessionId)?.session;
   }
 
   add(session: Session): void {
-    this.sessions.set(session.id, session);
+    this.sessions.set(session.id, { session, clients: new Set() });
   }
 
   remove(sessionId: string): void {
     this.sessions.delete(sessionId);
   }
 
+  /** Mints a client id (`client_<uuid>`) and registers it on the live session. */
+  issueClientId(sessionId: string): string {
+    const live = this.sessions.get(sessionId);
+    if (!live) throw new Error(`session ${sessionId} is not live`);
+    const clientId = `client_${randomUUID()}`;
+    live.clients.add(clientId);
+    return clientId;
+  }
+
   /** A live session of the workspace, for `sessionScope: "single"`. */
   findByWorkspace(workspaceId: string): Session | undefined {
-    for (const session of this.sessions.values()) if (session.workspace.id === workspaceId) return session;
+    for (const { session } of this.sessions.values()) if (session.workspace.id === workspaceId) return session;
     return undefined;
   }
 
   all(): Session[] {
-    return [...this.sessions.values()];
+    return [...this.sessions.values()].map((live) => live.session);
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  // --- SessionRunner -----------------------------------------------------------
+
+  isLive(sessionId: string): boolean {
+    return this.sessions.has(sessionId);
+  }
+
+  isClientRegistered(sessionId: string, clientId: string): boolean {
+    return this.sessions.get(sessionId)?.clients.has(clientId) ?? false;
+  }
+
+  run(sessionId: string, prompt: SessionPrompt, signal: AbortSignal): Promise<TurnOutcome> | undefined {
+    return this.sessions.get(sessionId)?.session.prompt(prompt, signal);
   }
 }

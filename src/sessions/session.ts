@@ -1,22 +1,13 @@
 import type { Clock } from '../common/clock.js';
 import { normalizeTurnError } from '../common/normalize-turn-error.js';
-import type { PromptBlock } from '../common/turn-fields.js';
 import type { AgentEngine, EngineSession, EngineUpdate } from '../engines/agent-engine.js';
 import { FinalAnswerAccumulator } from '../engines/final-answer-accumulator.js';
 import type { SessionEventBus } from '../events/session-event-bus.js';
 import type { ChatRecordingService } from '../transcript/chat-recording.service.js';
-import type { TurnOutcome } from '../transcript/turn-result-payload.js';
+import type { SessionPrompt } from '../bridge/session-runner.js';
+import type { TurnOutcome } from '../common/turn-outcome.js';
 import { TurnTranscriptWriter } from './turn-transcript-writer.js';
 import type { Workspace } from './workspace.js';
-
-/** One prompt as the bridge dispatches it into the Session. */
-export interface SessionPrompt {
-  promptId: string;
-  prompt: readonly PromptBlock[];
-  promptText: string;
-  startedAt: number;
-  originatorClientId?: string;
-}
 
 export interface SessionDependencies {
   engine: AgentEngine;
@@ -50,9 +41,6 @@ function toWireUpdate(update: EngineUpdate): Record<string, unknown> {
  * per prompt that reaches it.
  */
 export class Session {
-  readonly clients = new Set<string>();
-  /** Set while a rewind rewrites the active chain; admission answers 409 meanwhile. */
-  rewinding = false;
   private engineSession?: Promise<EngineSession>;
   /** Serializes engine use: a prompt released by a deadline may still be running. */
   private idle: Promise<unknown> = Promise.resolve();

@@ -1,12 +1,16 @@
-import { Body, Controller, Delete, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, HttpCode, Param, Post, UseGuards, UseFilters, UsePipes } from '@nestjs/common';
+import { ApiExceptionFilter } from '../common/api-exception.filter.js';
+import { createValidationPipe } from '../common/validation.pipe.js';
 import { ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiBadRequestResponse, ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
 import { ClientIdGuard } from '../clients/client-id.guard.js';
-import { ErrorResponseDto } from '../turns/turn-status.dto.js';
+import { ErrorResponseDto } from '../common/error-response.dto.js';
 import { CreatedSessionDto, CreateSessionDto, ForkedSessionDto, LoadedSessionDto, RewindDto, RewoundDto } from './session.dto.js';
 import { SessionsService, type CreatedSession } from './sessions.service.js';
 
 @ApiTags('sessions')
 @Controller('session')
+@UsePipes(createValidationPipe())
+@UseFilters(ApiExceptionFilter)
 export class SessionsController {
   constructor(private readonly sessions: SessionsService) {}
 

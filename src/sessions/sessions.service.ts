@@ -1,14 +1,14 @@
-import { HttpStatus, Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { RuntimeSettings } from '../runtime/runtime-settings.js';
 import { randomUUID } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
-import { ApiException } from '../common/api-exception.js';
+import { apiError, ApiErrors } from '../common/api-errors.js';
 import { Clock } from '../common/clock.js';
 import { SESSION_ID_PATTERN } from '../common/limits.js';
 import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { AgentEngine } from '../engines/agent-engine.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { ChatRecordingService } from '../transcript/chat-recording.service.js';
-import { RUNTIME_WORKSPACES, type RuntimeWorkspaces } from './runtime-options.js';
 import { SessionRegistry } from './session-registry.js';
 import { Session } from './session.js';
 import type { Workspace } from './workspace.js';
@@ -19,13 +19,6 @@ export interface CreatedSession {
   attached: boolean;
   clientId: string;
   createdAt: string;
-}
-
-/** Mints a client id for one session and registers it there. */
-function issueClientId(session: Session): string {
-  const clientId = `client_${randomUUID()}`;
-  session.clients.add(clientId);
-  return clientId;
 }
 
 /**
@@ -44,21 +37,17 @@ export class SessionsService implements OnApplicationShutdown {
     private readonly engine: AgentEngine,
     private readonly events: SessionEventBus,
     private readonly clock: Clock,
-    @Inject(RUNTIME_WORKSPACES) private readonly runtime: RuntimeWorkspaces,
+    private readonly settings: RuntimeSettings,
   ) {}
 
-  get workspaces(): Workspace[] {
-    return this.runtime.workspaces;
-  }
-
-  get primary(): Workspace {
-    return this.runtime.workspaces[0]!;
+  private get workspaces(): readonly Workspace[] {
+    return this.settings.workspaces;
   }
 
   async create(request: { cwd?: string; sessionScope?: 'single' | 'thread'; sessionId?: string }): Promise<CreatedSession> {
-    const workspace = request.cwd === undefined ? this.primary : this.workspaceOf(request.cwd);
+    const workspace = request.cwd === undefined ? this.settings.primary : this.workspaceOf(request.cwd);
     if (request.sessionId !== undefined && !SESSION_ID_PATTERN.test(request.sessionId)) {
-      throw ApiException.badRequest('invalid_session_id', 'sessionId must be a UUID');
+      throw apiError('invalid_session_id');
     }
     const existing = request.sessionId !== undefined
       ? this.registry.get(request.sessionId)
@@ -67,7 +56,7 @@ export class SessionsService implements OnApplicationShutdown {
         : undefined;
     if (existing) {
       if (existing.workspace.id !== workspace.id) {
-        throw ApiException.badRequest('workspace_mismatch', 'Session belongs to another workspace', { sessionId: existing.id });
+        throw apiError('workspace_mismatch', { sessionId: existing.id }, { message: 'Session belongs to another workspace' });
       }
       return this.describe(existing, true);
     }
@@ -80,10 +69,10 @@ export class SessionsService implements OnApplicationShutdown {
     let session = this.registry.get(sessionId);
     if (!session) {
       const workspace = SESSION_ID_PATTERN.test(sessionId) ? await this.workspaceWithTranscript(sessionId) : undefined;
-      if (!workspace) throw ApiException.sessionNotFound(sessionId);
+      if (!workspace) throw ApiErrors.sessionNotFound(sessionId);
       session = await this.start(sessionId, workspace, true);
     }
-    return { sessionId: session.id, workspaceCwd: session.workspace.cwd, clientId: issueClientId(session) };
+    return { sessionId: session.id, workspaceCwd: session.workspace.cwd, clientId: this.registry.issueClientId(session.id) };
   }
 
   async close(sessionId: string): Promise<void> {
@@ -96,20 +85,16 @@ export class SessionsService implements OnApplicationShutdown {
   }
 
   async rewind(sessionId: string, promptId: string): Promise<void> {
-    const session = this.require(sessionId);
-    if (this.bridge.hasPending(sessionId) || session.rewinding) {
-      throw new ApiException(HttpStatus.CONFLICT, 'session_busy', 'A prompt is queued or running, or a rewind is in progress', { sessionId });
-    }
+    this.require(sessionId);
     // Admissions wait out the rewind, so no prompt lands on the branch being left.
-    session.rewinding = true;
+    this.bridge.beginRewind(sessionId);
+    let rewound = false;
     try {
-      const rewound = await this.recorder.rewind(sessionId, promptId);
-      // A failed rewind keeps the overlay; only a successful one clears it.
-      if (!rewound) throw ApiException.promptNotFound(sessionId, promptId);
+      rewound = await this.recorder.rewind(sessionId, promptId);
     } finally {
-      session.rewinding = false;
+      this.bridge.endRewind(sessionId, rewound);
     }
-    this.bridge.rewound(sessionId);
+    if (!rewound) throw ApiErrors.promptNotFound(sessionId, promptId);
     this.events.publish(sessionId, 'session_rewound', { promptId, data: { promptId } });
   }
 
@@ -118,17 +103,17 @@ export class SessionsService implements OnApplicationShutdown {
     const forkId = randomUUID();
     await this.recorder.fork(sessionId, forkId, source.workspace.cwd);
     const session = this.addSession(forkId, source.workspace, true);
-    return { sessionId: session.id, clientId: issueClientId(session) };
+    return { sessionId: session.id, clientId: this.registry.issueClientId(session.id) };
   }
 
-  /** Stops every agent process. Shutdown writes nothing for prompts still pending (SPEC §6). */
+  /** Stops every agent process. Shutdown writes nothing for prompts still pending. */
   async onApplicationShutdown(): Promise<void> {
     await Promise.all(this.registry.all().map((session) => session.close()));
   }
 
   require(sessionId: string): Session {
     const session = this.registry.get(sessionId);
-    if (!session) throw ApiException.sessionNotFound(sessionId);
+    if (!session) throw ApiErrors.sessionNotFound(sessionId);
     return session;
   }
 
@@ -136,7 +121,7 @@ export class SessionsService implements OnApplicationShutdown {
   private workspaceOf(cwd: string): Workspace {
     const wanted = isAbsolute(cwd) ? resolve(cwd) : undefined;
     const workspace = this.workspaces.find((w) => w.cwd === wanted);
-    if (!workspace) throw ApiException.badRequest('workspace_mismatch', 'cwd is not a workspace of this daemon', { cwd });
+    if (!workspace) throw apiError('workspace_mismatch', { cwd });
     return workspace;
   }
 
@@ -178,7 +163,7 @@ export class SessionsService implements OnApplicationShutdown {
       sessionId: session.id,
       workspaceCwd: session.workspace.cwd,
       attached,
-      clientId: issueClientId(session),
+      clientId: this.registry.issueClientId(session.id),
       createdAt: new Date(session.createdAt).toISOString(),
     };
   }

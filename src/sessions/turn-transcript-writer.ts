@@ -2,7 +2,8 @@ import type { PromptBlock } from '../common/turn-fields.js';
 import type { EngineUpdate } from '../engines/agent-engine.js';
 import type { ChatRecordingService } from '../transcript/chat-recording.service.js';
 import { TURN_RESULT_SUBTYPE, type MessagePart } from '../transcript/transcript-record.js';
-import { buildTurnResultPayload, isValidTurnResultPayload, type TurnOutcome } from '../transcript/turn-result-payload.js';
+import type { TurnOutcome } from '../common/turn-outcome.js';
+import { buildTurnResultPayload, isValidTurnResultPayload } from '../transcript/turn-result-payload.js';
 
 /**
  * Writes one turn into the transcript in qwen-code's record shapes: the user

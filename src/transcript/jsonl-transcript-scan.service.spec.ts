@@ -6,7 +6,7 @@ import { TRANSCRIPT_SCAN_LIMITS } from '../common/limits.js';
 import { InvalidCursorError, readChainPage } from './active-chain-pager.js';
 import type { ChatRecordingService } from './chat-recording.service.js';
 import { JsonlTranscriptScanService, type TranscriptScanLimits } from './jsonl-transcript-scan.service.js';
-import { TranscriptBuilder } from './transcript-fixtures.js';
+import { TranscriptBuilder } from '../../test/support/transcript-fixtures.js';
 import { TranscriptSnapshot } from './transcript-snapshot.js';
 
 describe('JsonlTranscriptScanService', () => {

@@ -1,15 +1,15 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { TRANSCRIPT_SCAN_LIMITS } from '../common/limits.js';
 import { TranscriptScanService } from '../turns/transcript-scan.service.js';
-import type { TurnStatus } from '../turns/turn-status.js';
+import type { SettledTurnStatus } from '../turns/turn-status.js';
 import { findOnActiveChain, InvalidCursorError } from './active-chain-pager.js';
 import { ChatRecordingService } from './chat-recording.service.js';
-import { TranscriptErrors } from './transcript-errors.js';
+import { ApiErrors } from '../common/api-errors.js';
 import { isTurnResult } from './transcript-record.js';
 import { LineTooLargeError, SnapshotChangedError, TranscriptSnapshot } from './transcript-snapshot.js';
 import { isValidTurnResultPayload, turnStatusFromPayload, type TurnResultPayload } from './turn-result-payload.js';
 
-/** Bounds of one scan; defaults are SPEC §7's. */
+/** Bounds of one scan (defaults: `TRANSCRIPT_SCAN_LIMITS`). */
 export interface TranscriptScanLimits {
   recordsPerPage: number;
   bytesPerPage: number;
@@ -34,15 +34,15 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
     super();
   }
 
-  findTurnResult(sessionId: string, promptId: string): Promise<TurnStatus | undefined> {
+  findTurnResult(sessionId: string, promptId: string): Promise<SettledTurnStatus | undefined> {
     return this.scan(sessionId, (payload) => payload.promptId === promptId);
   }
 
-  findNewestTurnResult(sessionId: string): Promise<TurnStatus | undefined> {
+  findNewestTurnResult(sessionId: string): Promise<SettledTurnStatus | undefined> {
     return this.scan(sessionId, () => true);
   }
 
-  private async scan(sessionId: string, match: (payload: TurnResultPayload) => boolean): Promise<TurnStatus | undefined> {
+  private async scan(sessionId: string, match: (payload: TurnResultPayload) => boolean): Promise<SettledTurnStatus | undefined> {
     const path = this.recorder.pathOf(sessionId);
     if (!path) return undefined;
     await this.recorder.flush(sessionId).catch(() => undefined);
@@ -51,7 +51,7 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
       snapshot = await TranscriptSnapshot.open(path);
       if (!snapshot) return undefined;
       if (snapshot.size > this.limits.maxSnapshotBytes) {
-        throw TranscriptErrors.tooLarge(sessionId, snapshot.size, this.limits.maxSnapshotBytes);
+        throw ApiErrors.transcriptTooLarge(sessionId, snapshot.size, this.limits.maxSnapshotBytes);
       }
       const found = await this.walk(snapshot, match);
       await snapshot.assertUnchanged();
@@ -74,9 +74,9 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
   }
 
   private structured(sessionId: string, error: unknown): unknown {
-    if (error instanceof LineTooLargeError) return TranscriptErrors.pageTooLarge(sessionId, error.bytes, this.limits.bytesPerPage);
-    if (error instanceof InvalidCursorError) return TranscriptErrors.invalidCursor(sessionId);
-    if (error instanceof SnapshotChangedError) return TranscriptErrors.snapshotUnavailable(sessionId);
+    if (error instanceof LineTooLargeError) return ApiErrors.transcriptPageTooLarge(sessionId, error.bytes, this.limits.bytesPerPage);
+    if (error instanceof InvalidCursorError) return ApiErrors.transcriptCursorInvalid(sessionId);
+    if (error instanceof SnapshotChangedError) return ApiErrors.transcriptSnapshotUnavailable(sessionId);
     return error;
   }
 }

@@ -1,9 +1,9 @@
 import { RESULT_TEXT_TRUNCATED, TURN_LIMITS } from '../common/limits.js';
-import { limitTurnError } from '../common/normalize-turn-error.js';
-import { limitIdentifier, limitPromptText, limitResultText } from '../common/turn-fields.js';
-import { compactStatus, type TerminalTurnState, type TurnError, type TurnStatus } from '../turns/turn-status.js';
+import type { TurnOutcome } from '../common/turn-outcome.js';
+import { limitTurnFields } from '../common/turn-fields.js';
+import { compactStatus, TERMINAL_TURN_STATES, type SettledTurnStatus, type TerminalTurnState, type TurnError } from '../turns/turn-status.js';
 
-/** `systemPayload` of a `system/turn_result` record (SPEC §7). */
+/** `systemPayload` of a `system/turn_result` record. */
 export interface TurnResultPayload {
   promptId: string;
   state: TerminalTurnState;
@@ -20,43 +20,24 @@ export interface TurnResultPayload {
   originatorClientId?: string;
 }
 
-/** The raw outcome of a prompt, before limits are applied. */
-export interface TurnOutcome {
-  promptId: string;
-  state: TerminalTurnState;
-  stopReason?: string;
-  error?: TurnError;
-  startedAt?: number;
-  endedAt: number;
-  promptText?: string;
-  resultText?: string;
-  originatorClientId?: string;
-}
-
-/** Builds the payload with the limits of §4 applied (and `cancelledAt` for a cancelled turn). */
+/** Builds the payload with the wire limits applied (and `cancelledAt` for a cancelled turn). */
 export function buildTurnResultPayload(outcome: TurnOutcome): TurnResultPayload {
-  const payload: TurnResultPayload = {
-    promptId: limitIdentifier(outcome.promptId),
+  return {
+    ...limitTurnFields(outcome),
     state: outcome.state,
-    ...(outcome.stopReason !== undefined && { stopReason: limitIdentifier(outcome.stopReason) }),
-    ...(outcome.error !== undefined && { error: limitTurnError(outcome.error) }),
     ...(outcome.startedAt !== undefined && { startedAt: outcome.startedAt }),
     ...(outcome.state === 'cancelled' && { cancelledAt: outcome.endedAt }),
     endedAt: outcome.endedAt,
-    ...(outcome.promptText !== undefined && limitPromptText(outcome.promptText)),
-    ...(outcome.resultText !== undefined && limitResultText(outcome.resultText)),
-    ...(outcome.originatorClientId !== undefined && { originatorClientId: limitIdentifier(outcome.originatorClientId) }),
   };
-  return payload;
 }
 
-const STATES = new Set(['completed', 'cancelled', 'error']);
+const STATES = new Set<string>(TERMINAL_TURN_STATES);
 const isTime = (v: unknown) => v === undefined || (Number.isSafeInteger(v) && (v as number) >= 0);
 const isText = (v: unknown, max: number) => v === undefined || (typeof v === 'string' && v.length <= max);
 const isFlag = (v: unknown) => v === undefined || v === true;
 
 /**
- * True when a payload satisfies SPEC §4/§7: the recorder skips an invalid one,
+ * True when a payload keeps the turn status rules and limits: the recorder skips an invalid one,
  * and the scanner ignores one it did not write.
  */
 export function isValidTurnResultPayload(value: unknown): value is TurnResultPayload {
@@ -81,7 +62,8 @@ export function isValidTurnResultPayload(value: unknown): value is TurnResultPay
 }
 
 /** The persisted-only turn status of a payload: no `queuedAt`, which only the overlay knows. */
-export function turnStatusFromPayload(sessionId: string, p: TurnResultPayload): TurnStatus {
+export function turnStatusFromPayload(sessionId: string, p: TurnResultPayload): SettledTurnStatus {
+  // A valid payload carries `error` exactly when its state is `error`.
   return compactStatus({
     sessionId,
     state: p.state,
@@ -96,5 +78,5 @@ export function turnStatusFromPayload(sessionId: string, p: TurnResultPayload): 
     resultTruncated: p.resultTruncated,
     resultCode: p.resultCode,
     originatorClientId: p.originatorClientId,
-  });
+  } as SettledTurnStatus);
 }

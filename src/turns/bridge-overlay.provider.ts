@@ -1,18 +1,25 @@
 import { SessionClientLookup } from '../clients/session-client-lookup.js';
-import type { TurnStatus } from './turn-status.js';
+import type { LiveTurnStatus, SettledTurnStatus } from './turn-status.js';
 
-/** A terminal status held in memory, and whether it already met its transcript record. */
+/**
+ * A terminal status held in memory, and whether it already met its transcript record.
+ *
+ * @publicApi
+ */
 export interface OverlayEntry {
-  readonly status: TurnStatus;
+  readonly status: SettledTurnStatus;
   /** Set by {@link BridgeOverlayProvider.writeBack}: serve as is, no transcript read. */
   readonly combined: boolean;
 }
 
 /**
- * The live side of a runtime, as the poll algorithm reads it (SPEC §5, §6).
+ * The live side of a runtime, as the poll algorithm reads it: the per-session
+ * FIFO of admitted prompts and an overlay of recent terminal statuses.
  * Abstract class used as the injection token; the reference implementation is
- * the `PromptBridge`. Reads are synchronous and cheap; only `writeBack` changes
- * anything, and only in memory.
+ * the runtime's `PromptBridge`. Reads are synchronous and cheap; only
+ * `writeBack` changes anything, and only in memory.
+ *
+ * @publicApi
  */
 export abstract class BridgeOverlayProvider extends SessionClientLookup {
   /**
@@ -20,7 +27,7 @@ export abstract class BridgeOverlayProvider extends SessionClientLookup {
    * is omitted, the running prompt else the queued FIFO head. A removed queued
    * prompt and a prompt whose terminal is published are never live.
    */
-  abstract getLive(sessionId: string, promptId?: string): TurnStatus | undefined;
+  abstract getLive(sessionId: string, promptId?: string): LiveTurnStatus | undefined;
   /** The overlay entry of one prompt. */
   abstract getOverlay(sessionId: string, promptId: string): OverlayEntry | undefined;
   /** The overlay entry inserted last (the newest settled prompt it knows). */
@@ -31,7 +38,7 @@ export abstract class BridgeOverlayProvider extends SessionClientLookup {
    * newest only when `newest` is true (a `current` answer); an exact lookup of
    * an older prompt must not make `current` report it.
    */
-  abstract writeBack(sessionId: string, status: TurnStatus, newest: boolean): void;
+  abstract writeBack(sessionId: string, status: SettledTurnStatus, newest: boolean): void;
   /** Bumped by each successful rewind; a scan begun before a bump is stale. */
   abstract rewindGeneration(sessionId: string): number;
 }

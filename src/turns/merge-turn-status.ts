@@ -1,14 +1,14 @@
-import type { TurnStatus } from './turn-status.js';
+import type { SettledTurnStatus } from './turn-status.js';
 import { compactStatus } from './turn-status.js';
 
 /**
  * Combines the overlay's status (O) with the transcript's record (R) of the
- * same prompt (SPEC §5.5). O is authoritative; R fills in the result and any
- * prompt text or originator O lacks. When O is a bridge-made `error` and R a
- * settled non-error (the deadline path), R's outcome wins and O keeps only its
- * prompt text and admission time.
+ * same prompt. O is authoritative; R fills in the result and any prompt text
+ * or originator O lacks. When O is a bridge-made `error` and R a settled
+ * non-error (the deadline path), R's outcome wins and O keeps only its prompt
+ * text and admission time.
  */
-export function mergeTurnStatus(overlay: TurnStatus, persisted: TurnStatus): TurnStatus {
+export function mergeTurnStatus(overlay: SettledTurnStatus, persisted: SettledTurnStatus): SettledTurnStatus {
   const prompt = overlay.promptText !== undefined ? overlay : persisted;
   const originatorClientId = overlay.originatorClientId ?? persisted.originatorClientId;
   if (overlay.state === 'error' && persisted.state !== 'error') {
@@ -33,6 +33,6 @@ export function mergeTurnStatus(overlay: TurnStatus, persisted: TurnStatus): Tur
 }
 
 /** For `current`: the status whose `endedAt` is newer (the overlay's on a tie). */
-export function newerSettled(overlay: TurnStatus, persisted: TurnStatus): TurnStatus {
-  return (persisted.endedAt ?? 0) > (overlay.endedAt ?? 0) ? persisted : overlay;
+export function newerSettled(overlay: SettledTurnStatus, persisted: SettledTurnStatus): SettledTurnStatus {
+  return persisted.endedAt > overlay.endedAt ? persisted : overlay;
 }

@@ -1,25 +1,65 @@
-import { applyDecorators, Get, UseGuards, UseInterceptors } from '@nestjs/common';
-import { ApiHeader, ApiNotFoundResponse, ApiOkResponse, ApiResponse, ApiBadRequestResponse } from '@nestjs/swagger';
+import { applyDecorators, Get, UseFilters, UseGuards, UseInterceptors } from '@nestjs/common';
+import { ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { ClientIdGuard } from '../clients/client-id.guard.js';
 import { DEFAULT_CLIENT_ID_HEADER } from '../clients/client-id-options.js';
-import { ErrorResponseDto, TurnStatusDto } from './turn-status.dto.js';
+import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
+import { ApiExceptionFilter } from '../common/api-exception.filter.js';
+import type { ApiErrorCode } from '../common/api-errors.js';
+import { TurnStatusDto } from './turn-status.dto.js';
 import { TurnStatusHttpInterceptor } from './turn-status-http.interceptor.js';
+
+const SESSION = '5c1d2a8e-7f7b-4a44-9a57-1f2e3d4c5b6a';
+const PROMPT = 'caa0b1c2-d3e4-4f50-8a6b-7c8d9e0f1a2b';
+const prompt = { sessionId: SESSION, promptId: PROMPT, promptText: 'hello' };
+
+/** One correct example per state. */
+const EXAMPLES = {
+  idle: { sessionId: SESSION, state: 'idle' },
+  queued: { ...prompt, state: 'queued', queuedAt: 1796071090048 },
+  running: { ...prompt, state: 'running', queuedAt: 1796071090048, startedAt: 1796071090050 },
+  completed: { ...prompt, state: 'completed', queuedAt: 1796071090048, startedAt: 1796071090050, endedAt: 1796071090057, stopReason: 'end_turn', resultText: 'echo: hello' },
+  cancelled: { ...prompt, state: 'cancelled', queuedAt: 1796071090048, endedAt: 1796071090052, stopReason: 'cancelled' },
+  error: { ...prompt, state: 'error', queuedAt: 1796071090048, startedAt: 1796071090050, endedAt: 1796071120050, error: { message: 'Prompt deadline exceeded', code: 'prompt_deadline_exceeded' } },
+};
+
+const ETAG = { description: 'Strong validator of the exact body; send it back as If-None-Match.', schema: { type: 'string' as const } };
+const CACHE_CONTROL = { description: 'Always `no-cache`.', schema: { type: 'string' as const, enum: ['no-cache'] } };
+const RETRY_AFTER = { description: 'Seconds before polling again; present while queued or running.', schema: { type: 'integer' as const } };
 
 /**
  * One turn status route: GET, guarded by {@link ClientIdGuard}, with the HTTP
- * conventions of {@link TurnStatusHttpInterceptor} and its OpenAPI responses.
+ * conventions of the turn routes (`Cache-Control`, `ETag` → 304,
+ * `Retry-After`) and its OpenAPI description — the status as a `oneOf` union
+ * discriminated by `state`, its headers, and an example per state and per
+ * error code.
+ *
+ * @publicApi
  */
-export function TurnStatusRoute(path: string, notFound: string): MethodDecorator {
+export function TurnStatusRoute(path: string, summary: string, errors: ApiErrorCode[]): MethodDecorator {
+  const models = Object.values(TurnStatusDto);
   return applyDecorators(
     Get(path),
     UseGuards(ClientIdGuard),
     UseInterceptors(TurnStatusHttpInterceptor),
-    ApiHeader({ name: DEFAULT_CLIENT_ID_HEADER, required: false, description: 'Client id issued by POST /session.' }),
-    ApiOkResponse({ type: TurnStatusDto, description: 'Turn status. Cache-Control: no-cache; ETag; Retry-After while queued or running.' }),
-    ApiResponse({ status: 304, description: 'If-None-Match matched the current ETag.' }),
-    ApiBadRequestResponse({ type: ErrorResponseDto, description: 'invalid_client_id, invalid_transcript_cursor' }),
-    ApiNotFoundResponse({ type: ErrorResponseDto, description: notFound }),
-    ApiResponse({ status: 409, type: ErrorResponseDto, description: 'transcript_snapshot_unavailable' }),
-    ApiResponse({ status: 413, type: ErrorResponseDto, description: 'transcript_page_too_large, transcript_too_large' }),
+    UseFilters(ApiExceptionFilter),
+    ApiOperation({ summary }),
+    ApiParam({ name: 'id', description: 'Session id.', schema: { type: 'string' } }),
+    ApiHeader({ name: DEFAULT_CLIENT_ID_HEADER, required: false, description: 'Client id issued by POST /session.', schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' } }),
+    ApiHeader({ name: 'If-None-Match', required: false, description: 'ETag of a status seen before: 304 while it is still the answer.', schema: { type: 'string' } }),
+    ApiExtraModels(...models),
+    ApiOkResponse({
+      description: 'The turn status.',
+      schema: {
+        oneOf: models.map((model) => ({ $ref: getSchemaPath(model) })),
+        discriminator: {
+          propertyName: 'state',
+          mapping: Object.fromEntries(Object.entries(TurnStatusDto).map(([state, model]) => [state, getSchemaPath(model)])),
+        },
+      },
+      headers: { ETag: ETAG, 'Cache-Control': CACHE_CONTROL, 'Retry-After': RETRY_AFTER },
+      examples: Object.fromEntries(Object.entries(EXAMPLES).map(([state, value]) => [state, { summary: state, value }])),
+    }),
+    ApiResponse({ status: 304, description: 'If-None-Match matched the current ETag.', headers: { ETag: ETAG } }),
+    ApiErrorResponses('invalid_client_id', ...errors, 'transcript_snapshot_unavailable', 'transcript_page_too_large', 'transcript_too_large'),
   );
 }

@@ -1,10 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { Equals, IsIn, IsInt, IsString, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { Equals, IsInt, IsObject, IsString, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { RESULT_TEXT_TRUNCATED, TURN_LIMITS } from '../common/limits.js';
-import type { TurnState } from './turn-status.js';
-
-const STATES: TurnState[] = ['idle', 'queued', 'running', 'completed', 'cancelled', 'error'];
+import type {
+  CancelledTurnStatus,
+  CompletedTurnStatus,
+  ErrorTurnStatus,
+  IdleTurnStatus,
+  QueuedTurnStatus,
+  RunningTurnStatus,
+  TurnError,
+  TurnState,
+} from './turn-status.js';
 
 /**
  * Like `@IsOptional()`, but only `undefined` skips validation: the wire never
@@ -12,127 +19,175 @@ const STATES: TurnState[] = ['idle', 'queued', 'running', 'completed', 'cancelle
  */
 const IsOptional = () => ValidateIf((_object: unknown, value: unknown) => value !== undefined);
 
-/** The error of a turn in state `error`. */
-export class TurnErrorDto {
-  @ApiProperty({ maxLength: TURN_LIMITS.errorMessage, description: 'Normalized message, cut to 4,096 UTF-16 code units.' })
-  @IsString()
-  @MaxLength(TURN_LIMITS.errorMessage)
-  message!: string;
+/** A property that is `true` or absent. */
+function TrueFlag(description: string): PropertyDecorator {
+  return (target, key) => {
+    ApiPropertyOptional({ enum: [true], type: Boolean, description })(target, key);
+    IsOptional()(target, key);
+    Equals(true)(target, key);
+  };
+}
 
-  @ApiPropertyOptional({ maxLength: TURN_LIMITS.errorCode, example: 'prompt_deadline_exceeded', description: 'String code; a JSON-RPC code reads as its decimal string ("-32603").' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(TURN_LIMITS.errorCode)
-  code?: string;
+/** A string property cut to `maxLength` UTF-16 code units. */
+function LimitedText(maxLength: number, options: { required?: boolean; description?: string; example?: string; format?: string } = {}): PropertyDecorator {
+  const { required = false, ...doc } = options;
+  return (target, key) => {
+    (required ? ApiProperty : ApiPropertyOptional)({ type: String, maxLength, ...doc })(target, key);
+    if (!required) IsOptional()(target, key);
+    IsString()(target, key);
+    MaxLength(maxLength)(target, key);
+  };
+}
 
-  @ApiPropertyOptional({ enum: [true] })
-  @IsOptional()
-  @Equals(true)
-  messageTruncated?: true;
+/** An epoch-millisecond timestamp. */
+function EpochMs(description: string, required: boolean): PropertyDecorator {
+  return (target, key) => {
+    (required ? ApiProperty : ApiPropertyOptional)({ type: Number, format: 'int64', minimum: 0, example: 1796071090048, description })(target, key);
+    if (!required) IsOptional()(target, key);
+    IsInt()(target, key);
+    Min(0)(target, key);
+  };
+}
 
-  @ApiPropertyOptional({ enum: [true] })
-  @IsOptional()
-  @Equals(true)
-  codeTruncated?: true;
+/** The `state` discriminator of one status class. */
+function StateIs(state: TurnState): PropertyDecorator {
+  return (target, key) => {
+    ApiProperty({ enum: [state], type: String, description: 'Discriminator.' })(target, key);
+    Equals(state)(target, key);
+  };
 }
 
 /**
- * The state and raw final answer of one prompt. Optional fields are omitted
- * when absent (never `null`); flags appear only when `true`; times are epoch ms.
+ * The error of a turn in state `error`.
+ *
+ * @publicApi
  */
-export class TurnStatusDto {
-  @ApiProperty()
+export class TurnErrorDto implements TurnError {
+  @LimitedText(TURN_LIMITS.errorMessage, { required: true, description: 'Normalized message, cut to 4,096 UTF-16 code units.', example: 'Prompt deadline exceeded' })
+  message!: string;
+
+  @LimitedText(TURN_LIMITS.errorCode, { description: 'String code; a JSON-RPC code reads as its decimal string ("-32603").', example: 'prompt_deadline_exceeded' })
+  code?: string;
+
+  @TrueFlag('The message was cut.')
+  messageTruncated?: true;
+
+  @TrueFlag('The code was cut.')
+  codeTruncated?: true;
+}
+
+/** @publicApi */
+export class IdleTurnStatusDto implements IdleTurnStatus {
+  @ApiProperty({ format: 'uuid' })
   @IsString()
   sessionId!: string;
 
-  @ApiProperty({ enum: STATES })
-  @IsIn(STATES)
-  state!: TurnState;
+  @StateIs('idle')
+  state!: 'idle';
+}
 
-  @ApiPropertyOptional({ maxLength: TURN_LIMITS.identifier, format: 'uuid' })
-  @IsOptional()
+/** Fields shared by every status of an admitted prompt. */
+abstract class PromptStatusDto {
+  @ApiProperty({ format: 'uuid' })
   @IsString()
-  @MaxLength(TURN_LIMITS.identifier)
-  promptId?: string;
+  sessionId!: string;
 
-  @ApiPropertyOptional({ maxLength: TURN_LIMITS.promptText, description: 'First non-empty text block of the prompt ("[image]" for an image-only prompt).' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(TURN_LIMITS.promptText)
+  @LimitedText(TURN_LIMITS.identifier, { required: true, format: 'uuid' })
+  promptId!: string;
+
+  @LimitedText(TURN_LIMITS.promptText, { description: 'First non-empty text block of the prompt ("[image]" for an image-only prompt).', example: 'hello' })
   promptText?: string;
 
-  @ApiPropertyOptional({ enum: [true] })
-  @IsOptional()
-  @Equals(true)
+  @TrueFlag('promptText was cut at 32,768 UTF-16 code units.')
   promptTextTruncated?: true;
 
-  @ApiPropertyOptional({ description: 'Admission time; present while the prompt is live or in the in-memory overlay.' })
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  queuedAt?: number;
-
-  @ApiPropertyOptional({ description: 'Dispatch into the Session; absent while queued.' })
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  startedAt?: number;
-
-  @ApiPropertyOptional({ description: 'Terminal time.' })
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  endedAt?: number;
-
-  @ApiPropertyOptional({ maxLength: TURN_LIMITS.identifier, example: 'end_turn' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(TURN_LIMITS.identifier)
-  stopReason?: string;
-
-  @ApiPropertyOptional({ type: () => TurnErrorDto, description: 'Present exactly when state is "error".' })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => TurnErrorDto)
-  error?: TurnErrorDto;
-
-  @ApiPropertyOptional({ maxLength: TURN_LIMITS.resultText, description: 'Raw final main answer: top-level non-thought text after the last tool call.' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(TURN_LIMITS.resultText)
-  resultText?: string;
-
-  @ApiPropertyOptional({ enum: [true] })
-  @IsOptional()
-  @Equals(true)
-  resultTruncated?: true;
-
-  @ApiPropertyOptional({ enum: [RESULT_TEXT_TRUNCATED], description: 'Present exactly when resultTruncated.' })
-  @IsOptional()
-  @Equals(RESULT_TEXT_TRUNCATED)
-  resultCode?: typeof RESULT_TEXT_TRUNCATED;
-
-  @ApiPropertyOptional({ maxLength: TURN_LIMITS.identifier })
-  @IsOptional()
-  @IsString()
-  @MaxLength(TURN_LIMITS.identifier)
+  @LimitedText(TURN_LIMITS.identifier, { description: 'The client id that admitted the prompt.' })
   originatorClientId?: string;
 }
 
-/** Every error body: a message, a stable code, and details that depend on the code. */
-export class ErrorResponseDto {
-  @ApiProperty({ example: 'Prompt not found' })
-  error!: string;
+/** @publicApi */
+export class QueuedTurnStatusDto extends PromptStatusDto implements QueuedTurnStatus {
+  @StateIs('queued')
+  state!: 'queued';
 
-  @ApiProperty({ example: 'prompt_not_found' })
-  code!: string;
-
-  @ApiPropertyOptional()
-  sessionId?: string;
-
-  @ApiPropertyOptional()
-  promptId?: string;
-
-  @ApiPropertyOptional()
-  clientId?: string;
+  @EpochMs('Admission time.', true)
+  queuedAt!: number;
 }
+
+/** @publicApi */
+export class RunningTurnStatusDto extends PromptStatusDto implements RunningTurnStatus {
+  @StateIs('running')
+  state!: 'running';
+
+  @EpochMs('Admission time.', true)
+  queuedAt!: number;
+
+  @EpochMs('Dispatch into the session.', true)
+  startedAt!: number;
+}
+
+/** Fields shared by the three terminal states. */
+abstract class SettledStatusDto extends PromptStatusDto {
+  @EpochMs('Admission time; present while the status is held in memory, absent when read back from the transcript.', false)
+  queuedAt?: number;
+
+  @EpochMs('Dispatch into the session; absent for a prompt that never started.', false)
+  startedAt?: number;
+
+  @EpochMs('Terminal time.', true)
+  endedAt!: number;
+
+  @LimitedText(TURN_LIMITS.identifier, { example: 'end_turn' })
+  stopReason?: string;
+
+  @LimitedText(TURN_LIMITS.resultText, { description: 'Raw final main answer: top-level non-thought text after the last tool call.', example: 'echo: hello' })
+  resultText?: string;
+
+  @TrueFlag('resultText was cut at 32,768 UTF-16 code units.')
+  resultTruncated?: true;
+
+  @ApiPropertyOptional({ enum: [RESULT_TEXT_TRUNCATED], type: String, description: 'Present exactly when resultTruncated.' })
+  @IsOptional()
+  @Equals(RESULT_TEXT_TRUNCATED)
+  resultCode?: typeof RESULT_TEXT_TRUNCATED;
+}
+
+/** @publicApi */
+export class CompletedTurnStatusDto extends SettledStatusDto implements CompletedTurnStatus {
+  @StateIs('completed')
+  state!: 'completed';
+}
+
+/** @publicApi */
+export class CancelledTurnStatusDto extends SettledStatusDto implements CancelledTurnStatus {
+  @StateIs('cancelled')
+  state!: 'cancelled';
+}
+
+/** @publicApi */
+export class ErrorTurnStatusDto extends SettledStatusDto implements ErrorTurnStatus {
+  @StateIs('error')
+  state!: 'error';
+
+  @ApiProperty({ type: () => TurnErrorDto })
+  @IsObject()
+  @ValidateNested()
+  @Type(() => TurnErrorDto)
+  error!: TurnErrorDto;
+}
+
+/**
+ * The class of each state's status: validate a status with the class of its
+ * `state`; the OpenAPI document states the union as `oneOf` with `state` as
+ * discriminator.
+ *
+ * @publicApi
+ */
+export const TurnStatusDto = {
+  idle: IdleTurnStatusDto,
+  queued: QueuedTurnStatusDto,
+  running: RunningTurnStatusDto,
+  completed: CompletedTurnStatusDto,
+  cancelled: CancelledTurnStatusDto,
+  error: ErrorTurnStatusDto,
+} as const satisfies Record<TurnState, new () => object>;

@@ -3,7 +3,7 @@ import { TerminalOverlay } from '../bridge/terminal-overlay.js';
 import { BridgeOverlayProvider, type OverlayEntry } from './bridge-overlay.provider.js';
 import { TranscriptScanService } from './transcript-scan.service.js';
 import { TurnStatusService } from './turn-status.service.js';
-import type { TurnStatus } from './turn-status.js';
+import type { LooseStatus as TurnStatus } from '../../test/support/loose-status.js';
 
 /** A bridge whose state the test edits directly, between and during awaits. */
 class FakeBridge extends BridgeOverlayProvider {

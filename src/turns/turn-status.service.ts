@@ -1,17 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { ApiException } from '../common/api-exception.js';
+import { ApiErrors } from '../common/api-errors.js';
 import { BridgeOverlayProvider } from './bridge-overlay.provider.js';
 import { mergeTurnStatus, newerSettled } from './merge-turn-status.js';
 import { TranscriptScanService } from './transcript-scan.service.js';
-import type { TurnStatus } from './turn-status.js';
+import type { SettledTurnStatus, TurnStatus } from './turn-status.js';
 
-type ScanOutcome = { ok: true; record: TurnStatus | undefined } | { ok: false; error: unknown };
+type ScanOutcome = { ok: true; record: SettledTurnStatus | undefined } | { ok: false; error: unknown };
 
 /**
- * Answers a poll (SPEC §5) from its two providers and nothing else: live state
+ * Answers a poll from its two providers and nothing else: live state
  * wins, then a combined overlay entry, then — after one awaited transcript
  * scan — a fresh re-read of live state and overlay, merged with what the scan
  * found. No I/O of its own; the only write is the in-memory write-back.
+ *
+ * @publicApi
  */
 @Injectable()
 export class TurnStatusService {
@@ -38,7 +40,7 @@ export class TurnStatusService {
     }
     if (!scan.record) {
       if (overlay) return overlay; // not combined: the agent may still settle (deadline path)
-      throw ApiException.promptNotFound(sessionId, promptId);
+      throw ApiErrors.promptNotFound(sessionId, promptId);
     }
     const answer = overlay ? mergeTurnStatus(overlay, scan.record) : scan.record;
     this.bridge.writeBack(sessionId, answer, false);
@@ -93,7 +95,7 @@ export class TurnStatusService {
   }
 
   /** Runs a scan, folding failure into the outcome and dropping a result a rewind made stale. */
-  private async scan(sessionId: string, read: () => Promise<TurnStatus | undefined>): Promise<ScanOutcome> {
+  private async scan(sessionId: string, read: () => Promise<SettledTurnStatus | undefined>): Promise<ScanOutcome> {
     const generation = this.bridge.rewindGeneration(sessionId);
     let outcome: ScanOutcome;
     try {

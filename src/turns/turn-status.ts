@@ -3,33 +3,103 @@ import type { RESULT_TEXT_TRUNCATED } from '../common/limits.js';
 
 export type { TurnError };
 
-/** Every state a polled prompt can report. */
-export type TurnState = 'idle' | 'queued' | 'running' | 'completed' | 'cancelled' | 'error';
-
-/** States after which a prompt never runs again. */
-export type TerminalTurnState = Extract<TurnState, 'completed' | 'cancelled' | 'error'>;
-
 /**
- * The answer of both turn routes (SPEC §4). Optional fields are absent, never
- * `null`; flags are present only when `true`; timestamps are epoch ms.
+ * Every state a polled prompt can report, in lifecycle order.
+ *
+ * @publicApi
  */
-export interface TurnStatus {
+export const TURN_STATES = ['idle', 'queued', 'running', 'completed', 'cancelled', 'error'] as const;
+
+/** @publicApi */
+export type TurnState = (typeof TURN_STATES)[number];
+
+/** States after which a prompt never runs again. @publicApi */
+export const TERMINAL_TURN_STATES = ['completed', 'cancelled', 'error'] as const;
+
+/** @publicApi */
+export type TerminalTurnState = (typeof TERMINAL_TURN_STATES)[number];
+
+/** Fields every status of an admitted prompt may carry. */
+interface PromptFields {
   sessionId: string;
-  state: TurnState;
-  promptId?: string;
+  promptId: string;
+  /** First non-empty text block, at most 32,768 UTF-16 code units. */
   promptText?: string;
   promptTextTruncated?: true;
-  queuedAt?: number;
-  startedAt?: number;
-  endedAt?: number;
-  stopReason?: string;
-  error?: TurnError;
-  resultText?: string;
-  resultTruncated?: true;
-  resultCode?: typeof RESULT_TEXT_TRUNCATED;
+  /** The client id that admitted the prompt. */
   originatorClientId?: string;
 }
 
+/** A session that has had no turn. @publicApi */
+export interface IdleTurnStatus {
+  sessionId: string;
+  state: 'idle';
+}
+
+/** Admitted, waiting in the FIFO. @publicApi */
+export interface QueuedTurnStatus extends PromptFields {
+  state: 'queued';
+  /** Admission time, epoch ms. */
+  queuedAt: number;
+}
+
+/** Dispatched into the session, not settled yet. @publicApi */
+export interface RunningTurnStatus extends PromptFields {
+  state: 'running';
+  queuedAt: number;
+  /** Dispatch time, epoch ms. */
+  startedAt: number;
+}
+
+/** Fields of every settled status. */
+interface SettledFields extends PromptFields {
+  /** Admission time; known only while the status is in memory (absent when read from the transcript). */
+  queuedAt?: number;
+  /** Present when the prompt had started. */
+  startedAt?: number;
+  /** Terminal time, epoch ms. */
+  endedAt: number;
+  /** e.g. `end_turn`, `cancelled`, `max_tokens`. */
+  stopReason?: string;
+  /** Raw final main answer, at most 32,768 UTF-16 code units. */
+  resultText?: string;
+  resultTruncated?: true;
+  /** Present exactly when `resultTruncated`. */
+  resultCode?: typeof RESULT_TEXT_TRUNCATED;
+}
+
+/** @publicApi */
+export interface CompletedTurnStatus extends SettledFields {
+  state: 'completed';
+}
+
+/** @publicApi */
+export interface CancelledTurnStatus extends SettledFields {
+  state: 'cancelled';
+}
+
+/** @publicApi */
+export interface ErrorTurnStatus extends SettledFields {
+  state: 'error';
+  error: TurnError;
+}
+
+/** A terminal status. @publicApi */
+export type SettledTurnStatus = CompletedTurnStatus | CancelledTurnStatus | ErrorTurnStatus;
+
+/** A queued or running status. @publicApi */
+export type LiveTurnStatus = QueuedTurnStatus | RunningTurnStatus;
+
+/**
+ * The answer of both turn routes, discriminated by `state`: narrowing on it
+ * gives the fields of that state. Optional fields are absent, never `null`;
+ * flags are present only when `true`; timestamps are epoch ms.
+ *
+ * @publicApi
+ */
+export type TurnStatus = IdleTurnStatus | LiveTurnStatus | SettledTurnStatus;
+
+/** @publicApi */
 export function isTerminalState(state: TurnState): state is TerminalTurnState {
   switch (state) {
     case 'completed':
@@ -47,9 +117,19 @@ export function isTerminalState(state: TurnState): state is TerminalTurnState {
   }
 }
 
+/** True for a queued or running status. @publicApi */
+export function isLiveStatus(status: TurnStatus): status is LiveTurnStatus {
+  return status.state === 'queued' || status.state === 'running';
+}
+
+/** True for a terminal status. @publicApi */
+export function isSettledStatus(status: TurnStatus): status is SettledTurnStatus {
+  return isTerminalState(status.state);
+}
+
 /** Drops keys whose value is `undefined`, so optional fields are truly absent. */
-export function compactStatus(status: TurnStatus): TurnStatus {
+export function compactStatus<T extends object>(status: T): T {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(status)) if (value !== undefined) out[key] = value;
-  return out as unknown as TurnStatus;
+  return out as T;
 }

@@ -1,5 +1,5 @@
 import { Controller, Param } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiParam, ApiTags } from '@nestjs/swagger';
 import { TurnStatusService } from './turn-status.service.js';
 import type { TurnStatus } from './turn-status.js';
 import { TurnStatusRoute } from './turn-status-route.decorator.js';
@@ -10,12 +10,13 @@ import { TurnStatusRoute } from './turn-status-route.decorator.js';
 export class TurnsController {
   constructor(private readonly turns: TurnStatusService) {}
 
-  @TurnStatusRoute('current', 'session_not_found')
+  @TurnStatusRoute('current', 'The running prompt, else the queued head, else the newest settled one, else idle', ['session_not_found', 'invalid_transcript_cursor'])
   current(@Param('id') sessionId: string): Promise<TurnStatus> {
     return this.turns.getCurrent(sessionId);
   }
 
-  @TurnStatusRoute(':promptId', 'session_not_found, prompt_not_found')
+  @TurnStatusRoute(':promptId', 'The status of one prompt', ['session_not_found', 'prompt_not_found', 'invalid_transcript_cursor'])
+  @ApiParam({ name: 'promptId', description: 'The promptId returned by POST /session/{id}/prompt.', schema: { type: 'string' } })
   exact(@Param('id') sessionId: string, @Param('promptId') promptId: string): Promise<TurnStatus> {
     return this.turns.getTurn(sessionId, promptId);
   }

@@ -1,8 +1,12 @@
-import { ConfigurableModuleBuilder, type DynamicModule, type ModuleMetadata, type Type } from '@nestjs/common';
+import { ConfigurableModuleBuilder, type ModuleMetadata, type Type } from '@nestjs/common';
 import { BridgeOverlayProvider } from './bridge-overlay.provider.js';
 import { TranscriptScanService } from './transcript-scan.service.js';
 
-/** Options of {@link TurnsModule}. */
+/**
+ * Options of {@link TurnsModule}.
+ *
+ * @publicApi
+ */
 export interface TurnsModuleOptions {
   /** Header that carries the client id (case-insensitive). @default 'X-Qwen-Client-Id' */
   clientIdHeader?: string;
@@ -14,6 +18,8 @@ export interface TurnsModuleOptions {
  * Module-level extras: where the two providers come from. Either name the
  * classes here, or import a module that exports `BridgeOverlayProvider` and
  * `TranscriptScanService` (e.g. the reference `RuntimeModule`).
+ *
+ * @publicApi
  */
 export interface TurnsModuleExtras {
   /** Modules whose exports satisfy the provider tokens. */
@@ -26,9 +32,8 @@ export interface TurnsModuleExtras {
 
 export const {
   ConfigurableModuleClass: TurnsConfigurableModule,
+  /** @internal */
   MODULE_OPTIONS_TOKEN: TURNS_MODULE_OPTIONS,
-  OPTIONS_TYPE: TURNS_OPTIONS_TYPE,
-  ASYNC_OPTIONS_TYPE: TURNS_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<TurnsModuleOptions>({ moduleName: 'Turns' })
   .setClassMethodName('forRoot')
   .setExtras<TurnsModuleExtras>({}, (definition, extras) => {
@@ -39,10 +44,11 @@ export const {
     ];
     return {
       ...definition,
+      // Global like ThrottlerModule: ClientIdGuard (and what it needs) can guard
+      // routes of any module, the runtime's own included.
+      global: true,
       imports: [...(definition.imports ?? []), ...imports],
       providers: [...(definition.providers ?? []), ...named],
-      // Whatever supplies the two tokens is visible to the importer too.
-      exports: [...(definition.exports ?? []), ...named.map((p) => p.provide), ...(imports as DynamicModule[])],
     };
   })
   .build();

@@ -16,6 +16,11 @@ import { TURNS_MODULE_OPTIONS, TurnsConfigurableModule, type TurnsModuleOptions 
  * TurnsModule.forRoot({ imports: [MyRuntimeModule] })            // module exports both tokens
  * TurnsModule.forRoot({ bridgeOverlay: MyBridge, transcriptScan: MyScan })
  * ```
+ *
+ * The module is global: `ClientIdGuard` can guard the host's own session
+ * routes in any module.
+ *
+ * @publicApi
  */
 @Module({
   controllers: [TurnsController],

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { TranscriptRecord } from './transcript-record.js';
-import { buildTurnResultPayload } from './turn-result-payload.js';
+import type { TranscriptRecord } from '../../src/transcript/transcript-record.js';
+import { buildTurnResultPayload } from '../../src/transcript/turn-result-payload.js';
 
 /**
  * Builds JSONL transcripts for specs: a chain of records, each parented to the

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { AcpEngine } from './acp.engine.js';
-import type { EngineUpdate } from './agent-engine.js';
+import type { EngineUpdate } from '../engines/agent-engine.js';
 
 const FIXTURE = `node ${join(__dirname, '..', '..', 'test', 'fixtures', 'acp-fixture-agent.mjs')}`;
 const request = (text: string, onUpdate: (u: EngineUpdate) => void = () => undefined, signal = new AbortController().signal) => ({

@@ -1,4 +1,4 @@
-import type { EngineUpdate } from './agent-engine.js';
+import type { EngineUpdate } from '../engines/agent-engine.js';
 
 /** The few fields of an ACP `session/update` this daemon reads. */
 interface AcpUpdate {

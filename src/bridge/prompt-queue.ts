@@ -1,0 +1,60 @@
+import type { PromptBlock } from '../common/turn-fields.js';
+import { TerminalOverlay } from './terminal-overlay.js';
+
+/** An admitted prompt while it is queued or running. */
+export interface LiveEntry {
+  readonly promptId: string;
+  readonly prompt: readonly PromptBlock[];
+  readonly promptText: string;
+  readonly queuedAt: number;
+  readonly originatorClientId?: string;
+  readonly abort: AbortController;
+  startedAt?: number;
+  /** Removal was requested; a running entry stays running until the Session settles. */
+  removed: boolean;
+  /** The terminal latch: set once, by whichever path publishes first. */
+  published: boolean;
+  deadline?: NodeJS.Timeout;
+}
+
+/** One session's FIFO, its running prompt, its terminal overlay and its rewind state. */
+export class PromptQueue {
+  running?: LiveEntry;
+  readonly queued: LiveEntry[] = [];
+  readonly overlay: TerminalOverlay;
+  /** Bumped by each successful rewind; a scan begun before a bump is stale. */
+  generation = 0;
+  /** A rewind is being written: admissions wait it out (409). */
+  rewinding = false;
+
+  constructor(overlaySize: number) {
+    this.overlay = new TerminalOverlay(overlaySize);
+  }
+
+  get pendingCount(): number {
+    return this.queued.length + (this.running ? 1 : 0);
+  }
+
+  /** Running first, then the FIFO. */
+  pending(): LiveEntry[] {
+    return this.running ? [this.running, ...this.queued] : [...this.queued];
+  }
+
+  find(promptId: string): LiveEntry | undefined {
+    return this.running?.promptId === promptId ? this.running : this.queued.find((e) => e.promptId === promptId);
+  }
+
+  /** The live entry `current` reports: running, else the FIFO head. */
+  head(): LiveEntry | undefined {
+    return this.running ?? this.queued[0];
+  }
+
+  /** Takes `entry` out of the FIFO or the running slot; true when it was running. */
+  release(entry: LiveEntry): boolean {
+    const index = this.queued.indexOf(entry);
+    if (index >= 0) this.queued.splice(index, 1);
+    if (this.running !== entry) return false;
+    this.running = undefined;
+    return true;
+  }
+}

@@ -1,0 +1,29 @@
+import type { PromptBlock } from '../common/turn-fields.js';
+import type { TurnOutcome } from '../common/turn-outcome.js';
+
+/** One prompt as the bridge dispatches it into a session. */
+export interface SessionPrompt {
+  promptId: string;
+  prompt: readonly PromptBlock[];
+  promptText: string;
+  startedAt: number;
+  originatorClientId?: string;
+}
+
+/**
+ * What the bridge needs of the sessions it feeds — implemented by the
+ * sessions layer, so the bridge depends on nothing there.
+ *
+ * @publicApi
+ */
+export abstract class SessionRunner {
+  /** True when the session is live in this process. */
+  abstract isLive(sessionId: string): boolean;
+  /** True when `clientId` was issued for this session. */
+  abstract isClientRegistered(sessionId: string, clientId: string): boolean;
+  /**
+   * Runs one prompt in the live session to its outcome; never rejects by
+   * contract. `undefined` when the session is not live.
+   */
+  abstract run(sessionId: string, prompt: SessionPrompt, signal: AbortSignal): Promise<TurnOutcome> | undefined;
+}

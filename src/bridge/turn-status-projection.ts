@@ -1,0 +1,38 @@
+import { limitTurnFields } from '../common/turn-fields.js';
+import type { TurnError } from '../common/normalize-turn-error.js';
+import { compactStatus, type LiveTurnStatus, type SettledTurnStatus, type TerminalTurnState } from '../turns/turn-status.js';
+
+/** What the bridge knows of an admitted prompt. */
+export interface AdmittedPromptView {
+  promptId: string;
+  promptText: string;
+  queuedAt: number;
+  startedAt?: number;
+  originatorClientId?: string;
+}
+
+/** A terminal as it is published: the Session's outcome, or one the bridge made. */
+export interface TerminalFields {
+  state: TerminalTurnState;
+  endedAt: number;
+  stopReason?: string;
+  error?: TurnError;
+  resultText?: string;
+}
+
+/** The live status of an admitted prompt: `queued` until dispatched, then `running`. */
+export function liveStatus(sessionId: string, prompt: AdmittedPromptView): LiveTurnStatus {
+  const { promptId, promptText, originatorClientId, queuedAt, startedAt } = prompt;
+  const fields = limitTurnFields({ promptId, promptText, originatorClientId });
+  return startedAt === undefined
+    ? compactStatus({ sessionId, state: 'queued', ...fields, queuedAt })
+    : compactStatus({ sessionId, state: 'running', ...fields, queuedAt, startedAt });
+}
+
+/** The terminal status of an admitted prompt, within the wire limits. */
+export function settledStatus(sessionId: string, prompt: AdmittedPromptView, terminal: TerminalFields): SettledTurnStatus {
+  const { promptId, promptText, originatorClientId, queuedAt, startedAt } = prompt;
+  const { state, endedAt, stopReason, error, resultText } = terminal;
+  const fields = limitTurnFields({ promptId, promptText, originatorClientId, stopReason, error: state === 'error' ? error : undefined, resultText });
+  return compactStatus({ sessionId, state, ...fields, queuedAt, startedAt, endedAt }) as SettledTurnStatus;
+}

@@ -1,0 +1,68 @@
+import { ApiException } from './api-exception.js';
+
+const SID = '5c1d2a8e-7f7b-4a44-9a57-1f2e3d4c5b6a';
+const PID = 'caa0b1c2-d3e4-4f50-8a6b-7c8d9e0f1a2b';
+
+/**
+ * Every error code the package answers with, its HTTP status and its message:
+ * the one place a reader finds them. Builders below are the only way an
+ * {@link ApiException} with one of these codes is made.
+ */
+export const API_ERRORS = {
+  invalid_request: { status: 400, message: 'Invalid request body' },
+  invalid_json: { status: 400, message: 'Malformed JSON body' },
+  invalid_client_id: { status: 400, message: 'Client id is not registered on this session', example: { sessionId: SID, clientId: 'client_42' } },
+  invalid_session_id: { status: 400, message: 'sessionId must be a UUID' },
+  invalid_deadline_ms: { status: 400, message: 'deadlineMs must be a positive integer' },
+  invalid_transcript_cursor: { status: 400, message: 'Invalid transcript cursor', example: { sessionId: SID } },
+  workspace_mismatch: { status: 400, message: 'cwd is not a workspace of this daemon', example: { cwd: '/srv/other' } },
+  unauthorized: { status: 401, message: 'Unauthorized' },
+  session_not_found: { status: 404, message: 'Session not found', example: { sessionId: SID } },
+  prompt_not_found: { status: 404, message: 'Prompt not found', example: { sessionId: SID, promptId: PID } },
+  not_found: { status: 404, message: 'Not found' },
+  session_busy: { status: 409, message: 'A prompt is queued or running, or a rewind is in progress', example: { sessionId: SID } },
+  transcript_snapshot_unavailable: { status: 409, message: 'Transcript changed or became unreadable during the scan', example: { sessionId: SID } },
+  transcript_page_too_large: { status: 413, message: 'A transcript record exceeds the page size', example: { sessionId: SID, pageBytes: 5242880, maxBytes: 4194304 } },
+  transcript_too_large: { status: 413, message: 'Transcript exceeds the snapshot size limit', example: { sessionId: SID, snapshotSize: 300000000, maxBytes: 268435456 } },
+  internal_error: { status: 500, message: 'Internal server error' },
+  prompt_queue_full: { status: 503, message: 'Too many pending prompts for this session', example: { sessionId: SID, limit: 5, pendingCount: 5 } },
+} as const satisfies Record<string, { status: number; message: string; example?: Record<string, unknown> }>;
+
+/** A code of {@link API_ERRORS}. */
+export type ApiErrorCode = keyof typeof API_ERRORS;
+
+/** Builds the exception of `code`, with its catalogued status and (unless given) message. */
+export function apiError(
+  code: ApiErrorCode,
+  details: Record<string, unknown> = {},
+  options: { message?: string; headers?: Record<string, string> } = {},
+): ApiException {
+  const { status, message } = API_ERRORS[code];
+  return new ApiException(status, code, options.message ?? message, details, options.headers);
+}
+
+/** Named builders for the errors raised in more than one place. */
+export const ApiErrors = {
+  sessionNotFound: (sessionId: string) => apiError('session_not_found', { sessionId }),
+  promptNotFound: (sessionId: string, promptId: string) => apiError('prompt_not_found', { sessionId, promptId }),
+  sessionBusy: (sessionId: string) => apiError('session_busy', { sessionId }),
+  invalidRequest: (message: string) => apiError('invalid_request', {}, { message }),
+  clientIdRequired: () => apiError('invalid_client_id', {}, { message: 'A client id is required' }),
+  malformedClientId: () => apiError('invalid_client_id'),
+  unregisteredClientId: (sessionId: string, clientId: string) =>
+    apiError('invalid_client_id', { sessionId, clientId }, { message: 'Client id is not registered on this session' }),
+  promptQueueFull: (sessionId: string, limit: number, pendingCount: number) =>
+    apiError('prompt_queue_full', { sessionId, limit, pendingCount }, { headers: { 'Retry-After': '1' } }),
+  transcriptCursorInvalid: (sessionId: string) => apiError('invalid_transcript_cursor', { sessionId }),
+  transcriptSnapshotUnavailable: (sessionId: string) => apiError('transcript_snapshot_unavailable', { sessionId }),
+  transcriptPageTooLarge: (sessionId: string, pageBytes: number, maxBytes: number) =>
+    apiError('transcript_page_too_large', { sessionId, pageBytes, maxBytes }),
+  transcriptTooLarge: (sessionId: string, snapshotSize: number, maxBytes: number) =>
+    apiError('transcript_too_large', { sessionId, snapshotSize, maxBytes }),
+};
+
+/** The wire body of `code` as documented: its message and example details. */
+export function apiErrorExample(code: ApiErrorCode): Record<string, unknown> {
+  const entry: { message: string; example?: Record<string, unknown> } = API_ERRORS[code];
+  return { error: entry.message, code, ...entry.example };
+}

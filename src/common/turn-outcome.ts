@@ -1,0 +1,17 @@
+import type { TerminalTurnState, TurnError } from '../turns/turn-status.js';
+
+/**
+ * How a prompt ended, as the Session (or the bridge, for a terminal it makes
+ * itself) knows it: raw values, before the wire limits are applied.
+ */
+export interface TurnOutcome {
+  promptId: string;
+  state: TerminalTurnState;
+  stopReason?: string;
+  error?: TurnError;
+  startedAt?: number;
+  endedAt: number;
+  promptText?: string;
+  resultText?: string;
+  originatorClientId?: string;
+}

@@ -1,0 +1,30 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+export class HealthDto {
+  @ApiProperty({ enum: ['ok'] }) status!: 'ok';
+}
+
+export class LimitsDto {
+  @ApiProperty({ example: 5 }) maxPendingPromptsPerSession!: number;
+  @ApiPropertyOptional({ description: 'Server deadline per prompt (TURNS_PROMPT_DEADLINE_MS), when one is set.' }) promptDeadlineMs?: number;
+  @ApiProperty({ example: 32768 }) promptTextMaxLength!: number;
+  @ApiProperty({ example: 32768 }) resultTextMaxLength!: number;
+  @ApiProperty({ example: 64 }) terminalOverlaySize!: number;
+  @ApiProperty({ example: 10 }) transcriptScanMaxPages!: number;
+  @ApiProperty({ example: 500 }) transcriptScanPageRecords!: number;
+  @ApiProperty({ example: 4194304 }) transcriptScanPageBytes!: number;
+}
+
+export class WorkspaceDto {
+  @ApiProperty() id!: string;
+  @ApiProperty() cwd!: string;
+  @ApiProperty() primary!: boolean;
+}
+
+export class CapabilitiesDto {
+  @ApiProperty({ enum: [1] }) v!: 1;
+  @ApiProperty({ type: [String], example: ['session_prompt', 'session_turn_status'] }) features!: string[];
+  @ApiProperty({ description: 'The primary workspace.' }) workspaceCwd!: string;
+  @ApiProperty({ type: LimitsDto }) limits!: LimitsDto;
+  @ApiProperty({ type: [WorkspaceDto] }) workspaces!: WorkspaceDto[];
+}

@@ -1,0 +1,22 @@
+// nest-turn-status/runtime: the reference runtime behind TurnsModule.
+
+export { RuntimeModule } from './runtime.module.js';
+export type { RuntimeModuleOptions, RuntimeModuleExtras, AgentEngineProvider } from './runtime.module-definition.js';
+export { RuntimeSettings } from './runtime-settings.js';
+export { PromptBridge, type AdmittedPrompt, type PendingPrompt } from '../bridge/prompt-bridge.js';
+export { SessionRunner, type SessionPrompt } from '../bridge/session-runner.js';
+export { SessionsService, type CreatedSession } from '../sessions/sessions.service.js';
+export type { Workspace } from '../sessions/workspace.js';
+export { JsonlTranscriptScanService, type TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
+export { SessionEventBus } from '../events/session-event-bus.js';
+export type { SessionEvent, SessionEventType } from '../events/session-event.js';
+export {
+  AgentEngine,
+  type EngineSession,
+  type EngineSessionContext,
+  type EngineTurnRequest,
+  type EngineTurnResult,
+  type EngineUpdate,
+} from '../engines/agent-engine.js';
+export { EchoEngine } from '../engines/echo.engine.js';
+export { FinalAnswerAccumulator } from '../engines/final-answer-accumulator.js';

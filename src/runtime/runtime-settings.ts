@@ -1,0 +1,38 @@
+import { TERMINAL_OVERLAY_SIZE, TRANSCRIPT_SCAN_LIMITS } from '../common/limits.js';
+import type { Workspace } from '../sessions/workspace.js';
+import { workspaceKey } from '../transcript/chat-recording.service.js';
+import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
+import type { RuntimeModuleOptions } from './runtime.module-definition.js';
+
+/**
+ * The runtime's effective configuration: {@link RuntimeModuleOptions} with
+ * every default applied. Injectable, so a host can report what is in force
+ * (the daemon's `/capabilities` does).
+ *
+ * @publicApi
+ */
+export class RuntimeSettings {
+  /** Workspaces sessions belong to; the first is primary. */
+  readonly workspaces: readonly Workspace[];
+  readonly dataDir: string;
+  readonly chatRecording: boolean;
+  readonly maxPendingPrompts: number;
+  readonly promptDeadlineMs?: number;
+  readonly overlaySize: number;
+  readonly scanLimits: TranscriptScanLimits;
+
+  constructor(options: RuntimeModuleOptions) {
+    if (options.workspaces.length === 0) throw new Error('RuntimeModule needs at least one workspace');
+    this.workspaces = options.workspaces.map((cwd, index) => ({ id: workspaceKey(cwd), cwd, primary: index === 0 }));
+    this.dataDir = options.dataDir;
+    this.chatRecording = options.chatRecording ?? true;
+    this.maxPendingPrompts = options.maxPendingPrompts ?? 5;
+    this.promptDeadlineMs = options.promptDeadlineMs;
+    this.overlaySize = options.overlaySize ?? TERMINAL_OVERLAY_SIZE;
+    this.scanLimits = { ...TRANSCRIPT_SCAN_LIMITS, ...options.scanLimits };
+  }
+
+  get primary(): Workspace {
+    return this.workspaces[0]!;
+  }
+}

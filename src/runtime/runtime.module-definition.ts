@@ -1,0 +1,71 @@
+import { ConfigurableModuleBuilder, type FactoryProvider, type ModuleMetadata, type Provider, type Type, type ValueProvider } from '@nestjs/common';
+import type { Clock } from '../common/clock.js';
+import { AgentEngine } from '../engines/agent-engine.js';
+import { EchoEngine } from '../engines/echo.engine.js';
+import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
+
+/**
+ * Configuration of {@link RuntimeModule}.
+ *
+ * @publicApi
+ */
+export interface RuntimeModuleOptions {
+  /** Absolute workspace paths; the first is primary. */
+  workspaces: string[];
+  /** Root of the transcripts: `<dataDir>/<workspace>/chats/<sessionId>.jsonl`. */
+  dataDir: string;
+  /** Write JSONL transcripts (needed to find results after a restart). @default true */
+  chatRecording?: boolean;
+  /** Admitted prompts per session, running included. @default 5 */
+  maxPendingPrompts?: number;
+  /** Server deadline per prompt from admission, in ms; a request's `deadlineMs` only narrows it. @default none */
+  promptDeadlineMs?: number;
+  /** Terminal statuses kept in memory per session. @default 64 */
+  overlaySize?: number;
+  /** Bounds of one backward transcript scan. @default TRANSCRIPT_SCAN_LIMITS */
+  scanLimits?: Partial<TranscriptScanLimits>;
+  /** Source of time. @default the system clock */
+  clock?: Clock;
+}
+
+/**
+ * How the runtime gets its {@link AgentEngine}: a class (instantiated by Nest,
+ * so it can inject dependencies), a factory, or a value.
+ *
+ * @publicApi
+ */
+export type AgentEngineProvider =
+  | Type<AgentEngine>
+  | Omit<FactoryProvider<AgentEngine>, 'provide'>
+  | Omit<ValueProvider<AgentEngine>, 'provide'>;
+
+/**
+ * Static extras of `RuntimeModule.forRoot` / `forRootAsync`.
+ *
+ * @publicApi
+ */
+export interface RuntimeModuleExtras {
+  /** The engine sessions run prompts through. @default the offline `EchoEngine` */
+  engine?: AgentEngineProvider;
+  /** Modules the engine's (or the async options factory's) dependencies come from. */
+  imports?: ModuleMetadata['imports'];
+}
+
+/** The engine registration; the offline echo engine unless the host names one. */
+function engineProvider(engine: AgentEngineProvider | undefined): Provider {
+  if (engine === undefined) return { provide: AgentEngine, useFactory: () => new EchoEngine() };
+  if (typeof engine === 'function') return { provide: AgentEngine, useClass: engine };
+  return { ...engine, provide: AgentEngine };
+}
+
+export const {
+  ConfigurableModuleClass: RuntimeConfigurableModule,
+  MODULE_OPTIONS_TOKEN: RUNTIME_MODULE_OPTIONS,
+} = new ConfigurableModuleBuilder<RuntimeModuleOptions>({ moduleName: 'Runtime' })
+  .setClassMethodName('forRoot')
+  .setExtras<RuntimeModuleExtras>({}, (definition, extras) => ({
+    ...definition,
+    imports: [...(definition.imports ?? []), ...(extras.imports ?? [])],
+    providers: [...(definition.providers ?? []), engineProvider(extras.engine)],
+  }))
+  .build();
