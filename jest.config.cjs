@@ -4,9 +4,7 @@ const swc = (syntax) => [
   '@swc/jest',
   {
     jsc: {
-      parser: syntax === 'typescript'
-        ? { syntax: 'typescript', decorators: true }
-        : { syntax: 'ecmascript' },
+      parser: syntax === 'typescript' ? { syntax: 'typescript', decorators: true } : { syntax: 'ecmascript' },
       transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
       target: 'es2022',
     },
@@ -23,7 +21,9 @@ module.exports = {
     '^.+\\.m?js$': swc('ecmascript'),
   },
   // content-disposition (under @fastify/static, used for Swagger UI on Fastify) is ESM-only too.
-  transformIgnorePatterns: ['node_modules/(?!(@nestjs|@agentclientprotocol|content-disposition|@fastify/static/node_modules/content-disposition)/)'],
+  transformIgnorePatterns: [
+    'node_modules/(?!(@nestjs|@agentclientprotocol|content-disposition|@fastify/static/node_modules/content-disposition)/)',
+  ],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testTimeout: 20000,
   setupFiles: ['<rootDir>/jest.setup.cjs'],

@@ -28,11 +28,17 @@ async function json(base, path, init) {
 
 /** A session with `turns` settled echo prompts, polled once so answers are written back. */
 async function settledSession(base, turns) {
-  const { sessionId } = await json(base, '/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sessionScope: 'thread' }) });
+  const { sessionId } = await json(base, '/session', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ sessionScope: 'thread' }),
+  });
   let promptId;
   for (let i = 0; i < turns; i += 1) {
     ({ promptId } = await json(base, `/session/${sessionId}/prompt`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: [{ type: 'text', text: `prompt ${i} ${'x'.repeat(200)}` }] }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: [{ type: 'text', text: `prompt ${i} ${'x'.repeat(200)}` }] }),
     }));
     while (['queued', 'running'].includes((await json(base, `/session/${sessionId}/turns/${promptId}`)).state));
   }
@@ -42,7 +48,17 @@ async function settledSession(base, turns) {
 
 async function benchAdapter(httpAdapter) {
   const dataDir = mkdtempSync(join(tmpdir(), 'turns-bench-'));
-  const config = { host: '127.0.0.1', port: 0, dataDir, workspaces: [dataDir], agent: 'echo', maxPendingPrompts: 5, chatRecording: true, httpAdapter, echoDelayMs: 0 };
+  const config = {
+    host: '127.0.0.1',
+    port: 0,
+    dataDir,
+    workspaces: [dataDir],
+    agent: 'echo',
+    maxPendingPrompts: 5,
+    chatRecording: true,
+    httpAdapter,
+    echoDelayMs: 0,
+  };
   const app = await createApp(config, { engine: new EchoEngine(0) });
   await app.listen(0, '127.0.0.1');
   const base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
@@ -81,7 +97,11 @@ const label = {
 for (const key of Object.keys(label)) {
   const e = results.express[key];
   const f = results.fastify[key];
-  console.log(`${label[key].padEnd(38)} ${String(Math.round(e)).padStart(7)}  ${ratio(e, results.express.health).padStart(6)}   ${String(Math.round(f)).padStart(7)}  ${ratio(f, results.fastify.health).padStart(6)}`);
+  console.log(
+    `${label[key].padEnd(38)} ${String(Math.round(e)).padStart(7)}  ${ratio(e, results.express.health).padStart(6)}   ${String(Math.round(f)).padStart(7)}  ${ratio(f, results.fastify.health).padStart(6)}`,
+  );
 }
 console.log(`\nfastify / express on settled turns/current: ${ratio(results.fastify.current, results.express.current)}`);
-console.log(`scan cost follows the window, not the file: 15,000-record / 4,500-record 404 throughput = ${ratio(results.express.notFoundHuge, results.express.notFoundLarge)} (express), ${ratio(results.fastify.notFoundHuge, results.fastify.notFoundLarge)} (fastify)`);
+console.log(
+  `scan cost follows the window, not the file: 15,000-record / 4,500-record 404 throughput = ${ratio(results.express.notFoundHuge, results.express.notFoundLarge)} (express), ${ratio(results.fastify.notFoundHuge, results.fastify.notFoundLarge)} (fastify)`,
+);

@@ -29,9 +29,17 @@ describe('ACP engine against a real agent process', () => {
   it('completes with the final answer only, and records it in turn_result', async () => {
     const promptId = await daemon.prompt(sessionId, 'tools please');
     const body = await settled(promptId);
-    expect(body).toMatchObject({ state: 'completed', stopReason: 'end_turn', resultText: 'There are two entries.', promptText: 'tools please' });
+    expect(body).toMatchObject({
+      state: 'completed',
+      stopReason: 'end_turn',
+      resultText: 'There are two entries.',
+      promptText: 'tools please',
+    });
     const file = daemon.app.get(ChatRecordingService).pathOf(sessionId)!;
-    const records = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const records = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const result = records.filter((r) => r.subtype === 'turn_result' && r.promptId === promptId);
     expect(result).toHaveLength(1);
     expect(result[0].systemPayload).toMatchObject({ state: 'completed', resultText: 'There are two entries.' });
@@ -46,14 +54,18 @@ describe('ACP engine against a real agent process', () => {
 
   it('reports an agent error as state error with the JSON-RPC code as a string', async () => {
     const promptId = await daemon.prompt(sessionId, 'error now');
-    expect(await settled(promptId)).toMatchObject({ state: 'error', error: { code: '-32603', message: expect.stringContaining('fixture failure') } });
+    expect(await settled(promptId)).toMatchObject({
+      state: 'error',
+      error: { code: '-32603', message: expect.stringContaining('fixture failure') },
+    });
     const next = await daemon.prompt(sessionId, 'still here?');
     expect(await settled(next)).toMatchObject({ state: 'completed', resultText: 'fixture: still here?' });
   });
 
   it('cancels cooperatively through session/cancel', async () => {
     const promptId = await daemon.prompt(sessionId, 'slow job');
-    for (let i = 0; i < 500 && (await daemon.http.get(`/session/${sessionId}/turns/${promptId}`)).body.state !== 'running'; i += 1) await settle();
+    for (let i = 0; i < 500 && (await daemon.http.get(`/session/${sessionId}/turns/${promptId}`)).body.state !== 'running'; i += 1)
+      await settle();
     await daemon.http.post(`/session/${sessionId}/cancel`).expect(204);
     expect(await settled(promptId)).toMatchObject({ state: 'cancelled', stopReason: 'cancelled' });
   });

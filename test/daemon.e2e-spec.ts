@@ -50,7 +50,10 @@ describe.each(ADAPTERS)('daemon routes (%s)', (httpAdapter) => {
     const mismatch = await daemon.http.post('/session').send({ cwd: '/definitely/not/registered' }).expect(400);
     expect(mismatch.body).toMatchObject({ code: 'workspace_mismatch' });
     await daemon.http.post('/session').send({ cwd: '.' }).expect(400);
-    const trailing = await daemon.http.post('/session').send({ cwd: `${other}/` }).expect(200);
+    const trailing = await daemon.http
+      .post('/session')
+      .send({ cwd: `${other}/` })
+      .expect(200);
     expect(trailing.body.workspaceCwd).toBe(other);
     const bad = await daemon.http.post('/session').send({ sessionId: '../../etc/passwd' }).expect(400);
     expect(bad.body).toMatchObject({ code: 'invalid_session_id' });
@@ -68,13 +71,24 @@ describe.each(ADAPTERS)('daemon routes (%s)', (httpAdapter) => {
 
   it('admits a prompt with 202 {promptId, lastEventId, eventEpoch}', async () => {
     const { sessionId } = await daemon.createSession();
-    const res = await daemon.http.post(`/session/${sessionId}/prompt`).send({ prompt: [{ type: 'text', text: 'hi' }] }).expect(202);
-    expect(res.body).toEqual({ promptId: expect.stringMatching(/^[0-9a-f-]{36}$/), lastEventId: expect.any(Number), eventEpoch: expect.any(String) });
+    const res = await daemon.http
+      .post(`/session/${sessionId}/prompt`)
+      .send({ prompt: [{ type: 'text', text: 'hi' }] })
+      .expect(202);
+    expect(res.body).toEqual({
+      promptId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      lastEventId: expect.any(Number),
+      eventEpoch: expect.any(String),
+    });
   });
 
   it('rejects bad prompt bodies with structured 400s', async () => {
     const { sessionId } = await daemon.createSession();
-    const post = (body: unknown) => daemon.http.post(`/session/${sessionId}/prompt`).set('content-type', 'application/json').send(body as object);
+    const post = (body: unknown) =>
+      daemon.http
+        .post(`/session/${sessionId}/prompt`)
+        .set('content-type', 'application/json')
+        .send(body as object);
     for (const body of [{}, { prompt: [] }, { prompt: 'text' }, { prompt: [{ type: 'video' }] }, { prompt: [{ type: 'text' }] }]) {
       const res = await post(body).expect(400);
       expect(res.body).toMatchObject({ code: 'invalid_request', error: expect.any(String) });
@@ -93,7 +107,10 @@ describe.each(ADAPTERS)('daemon routes (%s)', (httpAdapter) => {
     const { sessionId } = await daemon.createSession();
     await daemon.prompt(sessionId, 'one');
     await daemon.prompt(sessionId, 'two');
-    const res = await daemon.http.post(`/session/${sessionId}/prompt`).send({ prompt: [{ type: 'text', text: 'three' }] }).expect(503);
+    const res = await daemon.http
+      .post(`/session/${sessionId}/prompt`)
+      .send({ prompt: [{ type: 'text', text: 'three' }] })
+      .expect(503);
     expect(res.body).toEqual({ error: expect.any(String), code: 'prompt_queue_full', sessionId, limit: 2, pendingCount: 2 });
     expect(res.headers['retry-after']).toBeDefined();
   });
@@ -145,7 +162,10 @@ describe.each(ADAPTERS)('daemon routes (%s)', (httpAdapter) => {
       expect(res.body).toEqual({ error: expect.any(String), code: 'session_not_found', sessionId });
     }
     await daemon.http.delete(`/session/${sessionId}`).expect(404);
-    await daemon.http.post(`/session/${sessionId}/prompt`).send({ prompt: [{ type: 'text', text: 'x' }] }).expect(404);
+    await daemon.http
+      .post(`/session/${sessionId}/prompt`)
+      .send({ prompt: [{ type: 'text', text: 'x' }] })
+      .expect(404);
   });
 
   it('checks client ids in order: session 404, format 400, registration 400', async () => {
@@ -159,7 +179,11 @@ describe.each(ADAPTERS)('daemon routes (%s)', (httpAdapter) => {
     // Format before registration, and before body validation.
     const malformed = await daemon.http.post(`/session/${a.sessionId}/prompt`).set('X-Qwen-Client-Id', 'bad id!').send({}).expect(400);
     expect(malformed.body).toEqual({ error: expect.any(String), code: 'invalid_client_id' });
-    const tooLong = await daemon.http.post(`/session/${a.sessionId}/prompt`).set('X-Qwen-Client-Id', 'x'.repeat(129)).send(prompt).expect(400);
+    const tooLong = await daemon.http
+      .post(`/session/${a.sessionId}/prompt`)
+      .set('X-Qwen-Client-Id', 'x'.repeat(129))
+      .send(prompt)
+      .expect(400);
     expect(tooLong.body.code).toBe('invalid_client_id');
     // Well formed but registered on another session.
     const foreign = await daemon.http.post(`/session/${a.sessionId}/prompt`).set('X-Qwen-Client-Id', b.clientId).send({}).expect(400);
@@ -176,9 +200,20 @@ describe.each(ADAPTERS)('daemon routes (%s)', (httpAdapter) => {
     const doc = (await daemon.http.get('/docs-json').expect(200)).body;
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining([
-        '/health', '/capabilities', '/session', '/session/{id}/load', '/session/{id}/prompt', '/session/{id}/pending-prompts',
-        '/session/{id}/pending-prompts/{promptId}', '/session/{id}/cancel', '/session/{id}/rewind', '/session/{id}/fork',
-        '/session/{id}', '/session/{id}/events', '/session/{id}/turns/current', '/session/{id}/turns/{promptId}',
+        '/health',
+        '/capabilities',
+        '/session',
+        '/session/{id}/load',
+        '/session/{id}/prompt',
+        '/session/{id}/pending-prompts',
+        '/session/{id}/pending-prompts/{promptId}',
+        '/session/{id}/cancel',
+        '/session/{id}/rewind',
+        '/session/{id}/fork',
+        '/session/{id}',
+        '/session/{id}/events',
+        '/session/{id}/turns/current',
+        '/session/{id}/turns/{promptId}',
       ]),
     );
     expect(doc.components.schemas.CompletedTurnStatusDto.properties.resultText.maxLength).toBe(32768);

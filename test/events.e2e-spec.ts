@@ -12,7 +12,11 @@ interface Frame {
  * Opens the SSE stream and collects frames until `count` frames have arrived;
  * `opened` resolves with the first frame, once the subscription is live.
  */
-function readFrames(url: string, count: number, headers: Record<string, string> = {}): Promise<{ res: IncomingMessage; frames: Frame[] }> & { opened: Promise<void> } {
+function readFrames(
+  url: string,
+  count: number,
+  headers: Record<string, string> = {},
+): Promise<{ res: IncomingMessage; frames: Frame[] }> & { opened: Promise<void> } {
   let opened!: () => void;
   const openedPromise = new Promise<void>((resolve) => (opened = resolve));
   const done = new Promise<{ res: IncomingMessage; frames: Frame[] }>((resolve, reject) => {
@@ -71,7 +75,14 @@ describe.each(ADAPTERS)('GET /session/:id/events (%s)', (httpAdapter) => {
     const events = frames.slice(1).map((f) => ({ frame: f, data: JSON.parse(f.data!) }));
     expect(events.map((e) => e.frame.event)).toEqual(['pending_prompt_added', 'pending_prompt_started', 'session_update', 'turn_complete']);
     for (const { frame, data } of events) {
-      expect(data).toMatchObject({ id: Number(frame.id), v: 1, type: frame.event, promptId, originatorClientId: clientId, _meta: { serverTimestamp: expect.any(Number) } });
+      expect(data).toMatchObject({
+        id: Number(frame.id),
+        v: 1,
+        type: frame.event,
+        promptId,
+        originatorClientId: clientId,
+        _meta: { serverTimestamp: expect.any(Number) },
+      });
     }
     expect(events[2]!.data.data).toEqual({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'hello' } });
   });

@@ -39,10 +39,19 @@ describe.each(ADAPTERS)('restart, rewind, fork and deadlines (%s)', (httpAdapter
     expect(loaded.body).toEqual({ sessionId, workspaceCwd: dataDir, clientId: expect.stringMatching(/^client_/) });
     const found = (await daemon.http.get(`/session/${sessionId}/turns/${first}`).expect(200)).body;
     expect(found).toEqual({
-      sessionId, state: 'completed', promptId: first, promptText: 'one',
-      startedAt: expect.any(Number), endedAt: expect.any(Number), stopReason: 'end_turn', resultText: 'answer to one',
+      sessionId,
+      state: 'completed',
+      promptId: first,
+      promptText: 'one',
+      startedAt: expect.any(Number),
+      endedAt: expect.any(Number),
+      stopReason: 'end_turn',
+      resultText: 'answer to one',
     });
-    expect((await daemon.http.get(`/session/${sessionId}/turns/current`).expect(200)).body).toMatchObject({ promptId: second, resultText: 'answer to two' });
+    expect((await daemon.http.get(`/session/${sessionId}/turns/current`).expect(200)).body).toMatchObject({
+      promptId: second,
+      resultText: 'answer to two',
+    });
     // The loaded session keeps recording on the same chain.
     const third = await completeTurn(daemon, sessionId, 'three');
     expect((await daemon.http.get(`/session/${sessionId}/turns/current`)).body).toMatchObject({ promptId: third });
@@ -72,14 +81,23 @@ describe.each(ADAPTERS)('restart, rewind, fork and deadlines (%s)', (httpAdapter
       await release.promise;
       return original(...args);
     });
-    const rewinding = daemon.http.post(`/session/${sessionId}/rewind`).send({ promptId: a }).then((res) => res);
+    const rewinding = daemon.http
+      .post(`/session/${sessionId}/rewind`)
+      .send({ promptId: a })
+      .then((res) => res);
     // The rewind request is parked in the recorder once the spy has been reached.
     for (let i = 0; i < 100 && (recorder.rewind as jest.Mock).mock.calls.length === 0; i += 1) await settle();
-    const busy = await daemon.http.post(`/session/${sessionId}/prompt`).send({ prompt: [{ type: 'text', text: 'x' }] }).expect(409);
+    const busy = await daemon.http
+      .post(`/session/${sessionId}/prompt`)
+      .send({ prompt: [{ type: 'text', text: 'x' }] })
+      .expect(409);
     expect(busy.body).toMatchObject({ code: 'session_busy', sessionId });
     release.resolve();
     expect((await rewinding).status).toBe(200);
-    await daemon.http.post(`/session/${sessionId}/prompt`).send({ prompt: [{ type: 'text', text: 'x' }] }).expect(202);
+    await daemon.http
+      .post(`/session/${sessionId}/prompt`)
+      .send({ prompt: [{ type: 'text', text: 'x' }] })
+      .expect(202);
   });
 
   it('answers 404 session_not_found when loading a session without a transcript', async () => {
@@ -134,7 +152,10 @@ describe.each(ADAPTERS)('restart, rewind, fork and deadlines (%s)', (httpAdapter
     await daemon.http.get(`/session/${forkId}/turns/current`).set('X-Qwen-Client-Id', clientId).expect(400);
     await daemon.http.get(`/session/${forkId}/turns/current`).set('X-Qwen-Client-Id', fork.body.clientId).expect(200);
     const file = daemon.app.get(ChatRecordingService).pathOf(forkId)!;
-    const records = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const records = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(records.some((r) => r.subtype === 'turn_result')).toBe(false);
     expect(records.some((r) => r.type === 'user' && r.promptId === a)).toBe(true);
     // The source is untouched, and the fork runs prompts of its own.

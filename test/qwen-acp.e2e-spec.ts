@@ -21,7 +21,12 @@ const QWEN_BIN = process.env.QWEN_BIN;
   beforeAll(async () => {
     stub = await startOpenAiStub();
     // The agent inherits the daemon's environment: its model endpoint and a private HOME.
-    Object.assign(process.env, { OPENAI_BASE_URL: stub.baseUrl, OPENAI_API_KEY: 'local', OPENAI_MODEL: 'stub', HOME: tempDir('qwen-home-') });
+    Object.assign(process.env, {
+      OPENAI_BASE_URL: stub.baseUrl,
+      OPENAI_API_KEY: 'local',
+      OPENAI_MODEL: 'stub',
+      HOME: tempDir('qwen-home-'),
+    });
     const command = `${QWEN_BIN} --acp`;
     daemon = await startDaemon({ agent: 'acp', agentCommand: command }, { engine: new AcpEngine(command) });
     ({ sessionId } = await daemon.createSession());
@@ -36,7 +41,10 @@ const QWEN_BIN = process.env.QWEN_BIN;
     const promptId = await daemon.prompt(sessionId, 'Say hi');
     const body = await waitForTurn(daemon, sessionId, promptId);
     expect(body).toMatchObject({ state: 'completed', stopReason: 'end_turn', resultText: expect.stringMatching(/^Stub answer \d+\.$/) });
-    const records = readFileSync(daemon.app.get(ChatRecordingService).pathOf(sessionId)!, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const records = readFileSync(daemon.app.get(ChatRecordingService).pathOf(sessionId)!, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(records.filter((r) => r.subtype === 'turn_result' && r.promptId === promptId)[0].systemPayload.resultText).toBe(body.resultText);
   }, 60_000);
 

@@ -65,9 +65,18 @@ class HostRuntimeModule {}
 
 describe('TurnsModule mounted in a host app', () => {
   const cases: Array<[string, () => ReturnType<typeof TurnsModule.forRoot> | ReturnType<typeof TurnsModule.forRootAsync>]> = [
-    ['forRoot with an imported runtime module', () => TurnsModule.forRoot({ imports: [HostRuntimeModule], clientIdHeader: 'X-Host-Client' })],
-    ['forRoot with provider classes', () => TurnsModule.forRoot({ bridgeOverlay: HostBridge, transcriptScan: HostScan, clientIdHeader: 'X-Host-Client' })],
-    ['forRootAsync', () => TurnsModule.forRootAsync({ imports: [HostRuntimeModule], useFactory: async () => ({ clientIdHeader: 'X-Host-Client' }) })],
+    [
+      'forRoot with an imported runtime module',
+      () => TurnsModule.forRoot({ imports: [HostRuntimeModule], clientIdHeader: 'X-Host-Client' }),
+    ],
+    [
+      'forRoot with provider classes',
+      () => TurnsModule.forRoot({ bridgeOverlay: HostBridge, transcriptScan: HostScan, clientIdHeader: 'X-Host-Client' }),
+    ],
+    [
+      'forRootAsync',
+      () => TurnsModule.forRootAsync({ imports: [HostRuntimeModule], useFactory: async () => ({ clientIdHeader: 'X-Host-Client' }) }),
+    ],
   ];
 
   describe.each(cases)('%s', (_name, turnsModule) => {

@@ -26,7 +26,11 @@ describe.each(ADAPTERS)('turn status routes (%s)', (httpAdapter) => {
 
   const turn = (promptId: string) => daemon.http.get(`/session/${sessionId}/turns/${promptId}`);
   const current = () => daemon.http.get(`/session/${sessionId}/turns/current`);
-  const settledTurn = (promptId: string) => until(async () => (await turn(promptId)).body, (b) => !['queued', 'running'].includes(b.state));
+  const settledTurn = (promptId: string) =>
+    until(
+      async () => (await turn(promptId)).body,
+      (b) => !['queued', 'running'].includes(b.state),
+    );
 
   it('answers idle for a session that never had a turn', async () => {
     const res = await current().expect(200);
@@ -40,8 +44,13 @@ describe.each(ADAPTERS)('turn status routes (%s)', (httpAdapter) => {
     await daemon.engine.nextTurn();
     const running = await turn(first).expect(200);
     expect(running.body).toEqual({
-      sessionId, state: 'running', promptId: first, promptText: 'first',
-      queuedAt: expect.any(Number), startedAt: expect.any(Number), originatorClientId: clientId,
+      sessionId,
+      state: 'running',
+      promptId: first,
+      promptText: 'first',
+      queuedAt: expect.any(Number),
+      startedAt: expect.any(Number),
+      originatorClientId: clientId,
     });
     expect(running.headers['retry-after']).toBe('1');
     const queued = await turn(second).expect(200);
@@ -61,9 +70,15 @@ describe.each(ADAPTERS)('turn status routes (%s)', (httpAdapter) => {
     t.finish('end_turn');
     const body = await settledTurn(promptId);
     expect(body).toEqual({
-      sessionId, state: 'completed', promptId, promptText: 'question',
-      queuedAt: expect.any(Number), startedAt: expect.any(Number), endedAt: expect.any(Number),
-      stopReason: 'end_turn', resultText: 'The answer is 42.',
+      sessionId,
+      state: 'completed',
+      promptId,
+      promptText: 'question',
+      queuedAt: expect.any(Number),
+      startedAt: expect.any(Number),
+      endedAt: expect.any(Number),
+      stopReason: 'end_turn',
+      resultText: 'The answer is 42.',
     });
     expect(body.endedAt).toBeGreaterThanOrEqual(body.startedAt);
     expect(body.startedAt).toBeGreaterThanOrEqual(body.queuedAt);
@@ -87,7 +102,15 @@ describe.each(ADAPTERS)('turn status routes (%s)', (httpAdapter) => {
     const t = await daemon.engine.nextTurn();
     await daemon.http.delete(`/session/${sessionId}/pending-prompts/${queued}`).expect(200, { removed: true });
     const cancelledQueued = (await turn(queued).expect(200)).body;
-    expect(cancelledQueued).toEqual({ sessionId, state: 'cancelled', promptId: queued, promptText: 'two', queuedAt: expect.any(Number), endedAt: expect.any(Number), stopReason: 'cancelled' });
+    expect(cancelledQueued).toEqual({
+      sessionId,
+      state: 'cancelled',
+      promptId: queued,
+      promptText: 'two',
+      queuedAt: expect.any(Number),
+      endedAt: expect.any(Number),
+      stopReason: 'cancelled',
+    });
 
     await daemon.http.delete(`/session/${sessionId}/pending-prompts/${running}`).expect(200, { removed: true });
     expect(t.request.signal.aborted).toBe(true);
@@ -175,12 +198,21 @@ describe.each(ADAPTERS)('turn status routes (%s)', (httpAdapter) => {
       t.say(`answer ${i}`);
       t.finish();
       ids.push(promptId);
-      await until(async () => (await turn(promptId)).body.state, (s) => s === 'completed');
+      await until(
+        async () => (await turn(promptId)).body.state,
+        (s) => s === 'completed',
+      );
     }
     const oldest = (await turn(ids[0]!).expect(200)).body;
     expect(oldest).toEqual({
-      sessionId, state: 'completed', promptId: ids[0], promptText: 'prompt 0',
-      startedAt: expect.any(Number), endedAt: expect.any(Number), stopReason: 'end_turn', resultText: 'answer 0',
+      sessionId,
+      state: 'completed',
+      promptId: ids[0],
+      promptText: 'prompt 0',
+      startedAt: expect.any(Number),
+      endedAt: expect.any(Number),
+      stopReason: 'end_turn',
+      resultText: 'answer 0',
     });
     expect(oldest).not.toHaveProperty('queuedAt'); // persisted-only shape
     expect((await turn(ids[64]!)).body).toHaveProperty('queuedAt');

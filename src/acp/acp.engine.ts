@@ -3,7 +3,14 @@ import { Logger } from '@nestjs/common';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import { mapAcpUpdate } from './acp-update-mapper.js';
-import { AgentEngine, type EngineSession, type EngineSessionContext, type EngineTurnRequest, type EngineTurnResult, type EngineUpdate } from '../engines/agent-engine.js';
+import {
+  AgentEngine,
+  type EngineSession,
+  type EngineSessionContext,
+  type EngineTurnRequest,
+  type EngineTurnResult,
+  type EngineUpdate,
+} from '../engines/agent-engine.js';
 
 /** Variables of the daemon that an agent process must not see. */
 const WITHHELD_ENV = ['TURNS_TOKEN'];

@@ -37,7 +37,8 @@ class FakeRunner extends SessionRunner {
       this.dispatched.push({
         input,
         signal,
-        settle: (outcome) => resolve({ promptId: input.promptId, state: 'completed', stopReason: 'end_turn', endedAt: this.clock.now(), ...outcome }),
+        settle: (outcome) =>
+          resolve({ promptId: input.promptId, state: 'completed', stopReason: 'end_turn', endedAt: this.clock.now(), ...outcome }),
       });
     });
   }
@@ -98,7 +99,9 @@ describe('PromptBridge', () => {
     const b = bridge({ maxPendingPrompts: 2 });
     b.admit('s', text('a'));
     b.admit('s', text('b'));
-    expect(() => b.admit('s', text('c'))).toThrow(expect.objectContaining({ status: 503, code: 'prompt_queue_full', details: { sessionId: 's', limit: 2, pendingCount: 2 } }));
+    expect(() => b.admit('s', text('c'))).toThrow(
+      expect.objectContaining({ status: 503, code: 'prompt_queue_full', details: { sessionId: 's', limit: 2, pendingCount: 2 } }),
+    );
   });
 
   it('refuses admission with 409 session_busy while the session is being rewound', () => {
@@ -118,7 +121,15 @@ describe('PromptBridge', () => {
     const queued = b.admit('s', text('b')).promptId;
     expect(b.remove('s', queued)).toBe(true);
     expect(b.getLive('s', queued)).toBeUndefined();
-    expect(b.getOverlay('s', queued)?.status).toEqual({ sessionId: 's', state: 'cancelled', promptId: queued, promptText: 'b', queuedAt: 1_000, endedAt: 1_000, stopReason: 'cancelled' });
+    expect(b.getOverlay('s', queued)?.status).toEqual({
+      sessionId: 's',
+      state: 'cancelled',
+      promptId: queued,
+      promptText: 'b',
+      queuedAt: 1_000,
+      endedAt: 1_000,
+      stopReason: 'cancelled',
+    });
     expect(b.remove('s', queued)).toBe(false);
     expect(b.pendingPrompts('s')).toHaveLength(1);
   });

@@ -215,7 +215,12 @@ export class PromptBridge extends BridgeOverlayProvider {
       .catch((error: unknown): TurnOutcome => {
         // Running never rejects by contract; this is the forward-failure path.
         this.logger.error(`prompt forwarding failed: ${(error as Error)?.name ?? 'error'}`);
-        return { promptId, state: 'error', error: { message: 'Prompt forwarding failed', code: 'forward_failed' }, endedAt: this.clock.now() };
+        return {
+          promptId,
+          state: 'error',
+          error: { message: 'Prompt forwarding failed', code: 'forward_failed' },
+          endedAt: this.clock.now(),
+        };
       })
       .then((outcome) => {
         this.publish(sessionId, queue, entry, outcome);

@@ -33,6 +33,13 @@ export function liveStatus(sessionId: string, prompt: AdmittedPromptView): LiveT
 export function settledStatus(sessionId: string, prompt: AdmittedPromptView, terminal: TerminalFields): SettledTurnStatus {
   const { promptId, promptText, originatorClientId, queuedAt, startedAt } = prompt;
   const { state, endedAt, stopReason, error, resultText } = terminal;
-  const fields = limitTurnFields({ promptId, promptText, originatorClientId, stopReason, error: state === 'error' ? error : undefined, resultText });
+  const fields = limitTurnFields({
+    promptId,
+    promptText,
+    originatorClientId,
+    stopReason,
+    error: state === 'error' ? error : undefined,
+    resultText,
+  });
   return compactStatus({ sessionId, state, ...fields, queuedAt, startedAt, endedAt }) as SettledTurnStatus;
 }

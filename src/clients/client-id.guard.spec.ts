@@ -38,9 +38,9 @@ describe('ClientIdGuard', () => {
     expect(guard.canActivate(context(request))).toBe(true);
     expect(request[CLIENT_ID_REQUEST_KEY]).toBe('client_ok');
     expect(guard.canActivate(context({ params: { id: 'live' }, headers: {} }))).toBe(true);
-    expect(() => new ClientIdGuard(new Lookup(), { ...options, requireClientId: true }).canActivate(context({ params: { id: 'live' }, headers: {} }))).toThrow(
-      expect.objectContaining({ code: 'invalid_client_id' }),
-    );
+    expect(() =>
+      new ClientIdGuard(new Lookup(), { ...options, requireClientId: true }).canActivate(context({ params: { id: 'live' }, headers: {} })),
+    ).toThrow(expect.objectContaining({ code: 'invalid_client_id' }));
   });
 
   it('can be subclassed to read the session id from elsewhere', () => {

@@ -10,7 +10,10 @@ import { ErrorResponseDto } from './error-response.dto.js';
 export function ApiErrorResponses(...codes: ApiErrorCode[]): MethodDecorator & ClassDecorator {
   const byStatus = new Map<number, ApiErrorCode[]>();
   for (const code of codes) byStatus.set(API_ERRORS[code].status, [...(byStatus.get(API_ERRORS[code].status) ?? []), code]);
-  const headers = (status: number) => (status === 503 ? { 'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' as const } } } : undefined);
+  const headers = (status: number) =>
+    status === 503
+      ? { 'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' as const } } }
+      : undefined;
   return applyDecorators(
     ...[...byStatus].map(([status, group]) =>
       ApiResponse({

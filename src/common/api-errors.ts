@@ -11,7 +11,11 @@ const PID = 'caa0b1c2-d3e4-4f50-8a6b-7c8d9e0f1a2b';
 export const API_ERRORS = {
   invalid_request: { status: 400, message: 'Invalid request body' },
   invalid_json: { status: 400, message: 'Malformed JSON body' },
-  invalid_client_id: { status: 400, message: 'Client id is not registered on this session', example: { sessionId: SID, clientId: 'client_42' } },
+  invalid_client_id: {
+    status: 400,
+    message: 'Client id is not registered on this session',
+    example: { sessionId: SID, clientId: 'client_42' },
+  },
   invalid_session_id: { status: 400, message: 'sessionId must be a UUID' },
   invalid_deadline_ms: { status: 400, message: 'deadlineMs must be a positive integer' },
   invalid_transcript_cursor: { status: 400, message: 'Invalid transcript cursor', example: { sessionId: SID } },
@@ -21,11 +25,27 @@ export const API_ERRORS = {
   prompt_not_found: { status: 404, message: 'Prompt not found', example: { sessionId: SID, promptId: PID } },
   not_found: { status: 404, message: 'Not found' },
   session_busy: { status: 409, message: 'A prompt is queued or running, or a rewind is in progress', example: { sessionId: SID } },
-  transcript_snapshot_unavailable: { status: 409, message: 'Transcript changed or became unreadable during the scan', example: { sessionId: SID } },
-  transcript_page_too_large: { status: 413, message: 'A transcript record exceeds the page size', example: { sessionId: SID, pageBytes: 5242880, maxBytes: 4194304 } },
-  transcript_too_large: { status: 413, message: 'Transcript exceeds the snapshot size limit', example: { sessionId: SID, snapshotSize: 300000000, maxBytes: 268435456 } },
+  transcript_snapshot_unavailable: {
+    status: 409,
+    message: 'Transcript changed or became unreadable during the scan',
+    example: { sessionId: SID },
+  },
+  transcript_page_too_large: {
+    status: 413,
+    message: 'A transcript record exceeds the page size',
+    example: { sessionId: SID, pageBytes: 5242880, maxBytes: 4194304 },
+  },
+  transcript_too_large: {
+    status: 413,
+    message: 'Transcript exceeds the snapshot size limit',
+    example: { sessionId: SID, snapshotSize: 300000000, maxBytes: 268435456 },
+  },
   internal_error: { status: 500, message: 'Internal server error' },
-  prompt_queue_full: { status: 503, message: 'Too many pending prompts for this session', example: { sessionId: SID, limit: 5, pendingCount: 5 } },
+  prompt_queue_full: {
+    status: 503,
+    message: 'Too many pending prompts for this session',
+    example: { sessionId: SID, limit: 5, pendingCount: 5 },
+  },
 } as const satisfies Record<string, { status: number; message: string; example?: Record<string, unknown> }>;
 
 /** A code of {@link API_ERRORS}. */

@@ -25,5 +25,4 @@ export const TRANSCRIPT_SCAN_LIMITS = {
 export const CLIENT_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Session ids minted or accepted by the daemon: a UUID, so no id can name a path. */
-export const SESSION_ID_PATTERN =
-  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const SESSION_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -31,9 +31,7 @@ export function limitResultText(text: string): {
   resultCode?: typeof RESULT_TEXT_TRUNCATED;
 } {
   const cut = truncateCodeUnits(text, TURN_LIMITS.resultText);
-  return cut.truncated
-    ? { resultText: cut.text, resultTruncated: true, resultCode: RESULT_TEXT_TRUNCATED }
-    : { resultText: cut.text };
+  return cut.truncated ? { resultText: cut.text, resultTruncated: true, resultCode: RESULT_TEXT_TRUNCATED } : { resultText: cut.text };
 }
 
 /** Identifiers (`promptId`, `stopReason`, `originatorClientId`) are cut silently. */

@@ -34,18 +34,34 @@ function guardDocs(app: INestApplication, config: DaemonConfig): void {
   if (!config.token) return;
   const token = new BearerToken(config.token);
   const denied = apiError('unauthorized');
-  const isDocs = (url: string | undefined) => DOCS_PREFIXES.some((prefix) => url === prefix || url?.startsWith(`${prefix}/`) || url?.startsWith(`${prefix}-json`) || url?.startsWith(`${prefix}?`));
+  const isDocs = (url: string | undefined) =>
+    DOCS_PREFIXES.some(
+      (prefix) => url === prefix || url?.startsWith(`${prefix}/`) || url?.startsWith(`${prefix}-json`) || url?.startsWith(`${prefix}?`),
+    );
   const instance = app.getHttpAdapter().getInstance();
   if (config.httpAdapter === 'fastify') {
-    instance.addHook('onRequest', (request: { url: string; headers: Record<string, unknown> }, reply: { code(n: number): { send(b: unknown): void } }, done: () => void) => {
-      if (isDocs(request.url) && !token.accepts(request.headers.authorization)) reply.code(401).send(denied.toBody());
-      else done();
-    });
+    instance.addHook(
+      'onRequest',
+      (
+        request: { url: string; headers: Record<string, unknown> },
+        reply: { code(n: number): { send(b: unknown): void } },
+        done: () => void,
+      ) => {
+        if (isDocs(request.url) && !token.accepts(request.headers.authorization)) reply.code(401).send(denied.toBody());
+        else done();
+      },
+    );
   } else {
-    instance.use((request: { url: string; headers: Record<string, unknown> }, response: { status(n: number): { json(b: unknown): void } }, next: () => void) => {
-      if (isDocs(request.url) && !token.accepts(request.headers.authorization)) response.status(401).json(denied.toBody());
-      else next();
-    });
+    instance.use(
+      (
+        request: { url: string; headers: Record<string, unknown> },
+        response: { status(n: number): { json(b: unknown): void } },
+        next: () => void,
+      ) => {
+        if (isDocs(request.url) && !token.accepts(request.headers.authorization)) response.status(401).json(denied.toBody());
+        else next();
+      },
+    );
   }
 }
 

@@ -24,7 +24,13 @@ describe('loadDaemonConfig', () => {
       ['--port', '6000', '--chat-recording', 'false'],
       '/x',
     );
-    expect(config).toMatchObject({ port: 6000, workspaces: ['/a', '/b'], promptDeadlineMs: 100, httpAdapter: 'fastify', chatRecording: false });
+    expect(config).toMatchObject({
+      port: 6000,
+      workspaces: ['/a', '/b'],
+      promptDeadlineMs: 100,
+      httpAdapter: 'fastify',
+      chatRecording: false,
+    });
   });
 
   it('refuses a non-loopback bind without a token', () => {

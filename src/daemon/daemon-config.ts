@@ -21,8 +21,18 @@ export class ConfigError extends Error {}
 
 /** `TURNS_DATA_DIR` ⇄ `--data-dir`: every variable has a flag of the same name. */
 const VARIABLES = [
-  'HOST', 'PORT', 'DATA_DIR', 'WORKSPACES', 'AGENT', 'AGENT_COMMAND', 'TOKEN', 'PROMPT_DEADLINE_MS',
-  'MAX_PENDING_PROMPTS', 'CHAT_RECORDING', 'HTTP_ADAPTER', 'ECHO_DELAY_MS',
+  'HOST',
+  'PORT',
+  'DATA_DIR',
+  'WORKSPACES',
+  'AGENT',
+  'AGENT_COMMAND',
+  'TOKEN',
+  'PROMPT_DEADLINE_MS',
+  'MAX_PENDING_PROMPTS',
+  'CHAT_RECORDING',
+  'HTTP_ADAPTER',
+  'ECHO_DELAY_MS',
 ] as const;
 type Variable = (typeof VARIABLES)[number];
 const flagOf = (name: Variable) => name.toLowerCase().replaceAll('_', '-');
@@ -58,7 +68,10 @@ export function loadDaemonConfig(env: NodeJS.ProcessEnv, argv: string[] = [], cw
     const value = (values as Record<string, string | undefined>)[flagOf(name)] ?? env[`TURNS_${name}`];
     return value === undefined || value === '' ? undefined : value;
   };
-  const workspaces = (read('WORKSPACES') ?? cwd).split(',').map((p) => p.trim()).filter(Boolean);
+  const workspaces = (read('WORKSPACES') ?? cwd)
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   for (const path of workspaces) {
     if (!isAbsolute(path)) throw new ConfigError(`TURNS_WORKSPACES entries must be absolute paths (got "${path}")`);
   }
@@ -70,7 +83,8 @@ export function loadDaemonConfig(env: NodeJS.ProcessEnv, argv: string[] = [], cw
     agent: oneOf('TURNS_AGENT', read('AGENT') ?? 'echo', ['echo', 'acp'] as const),
     agentCommand: read('AGENT_COMMAND'),
     token: read('TOKEN'),
-    promptDeadlineMs: read('PROMPT_DEADLINE_MS') === undefined ? undefined : integer('TURNS_PROMPT_DEADLINE_MS', read('PROMPT_DEADLINE_MS')!, 1),
+    promptDeadlineMs:
+      read('PROMPT_DEADLINE_MS') === undefined ? undefined : integer('TURNS_PROMPT_DEADLINE_MS', read('PROMPT_DEADLINE_MS')!, 1),
     maxPendingPrompts: integer('TURNS_MAX_PENDING_PROMPTS', read('MAX_PENDING_PROMPTS') ?? '5', 1),
     chatRecording: oneOf('TURNS_CHAT_RECORDING', read('CHAT_RECORDING') ?? 'true', ['true', 'false'] as const) === 'true',
     httpAdapter: oneOf('TURNS_HTTP_ADAPTER', read('HTTP_ADAPTER') ?? 'express', ['express', 'fastify'] as const),

@@ -32,9 +32,7 @@ export interface DaemonOverrides {
 @Module({})
 export class DaemonModule {
   static forRoot(config: DaemonConfig, overrides: DaemonOverrides = {}): DynamicModule {
-    const engine: AgentEngineProvider = overrides.engine
-      ? { useValue: overrides.engine }
-      : { useFactory: () => createEngine(config) };
+    const engine: AgentEngineProvider = overrides.engine ? { useValue: overrides.engine } : { useFactory: () => createEngine(config) };
     const runtime = RuntimeModule.forRoot({
       workspaces: config.workspaces,
       dataDir: config.dataDir,

@@ -6,7 +6,8 @@ export class HealthDto {
 
 export class LimitsDto {
   @ApiProperty({ example: 5 }) maxPendingPromptsPerSession!: number;
-  @ApiPropertyOptional({ description: 'Server deadline per prompt (TURNS_PROMPT_DEADLINE_MS), when one is set.' }) promptDeadlineMs?: number;
+  @ApiPropertyOptional({ description: 'Server deadline per prompt (TURNS_PROMPT_DEADLINE_MS), when one is set.' })
+  promptDeadlineMs?: number;
   @ApiProperty({ example: 32768 }) promptTextMaxLength!: number;
   @ApiProperty({ example: 32768 }) resultTextMaxLength!: number;
   @ApiProperty({ example: 64 }) terminalOverlaySize!: number;

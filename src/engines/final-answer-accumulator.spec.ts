@@ -10,7 +10,12 @@ function run(updates: EngineUpdate[]): string | undefined {
 
 describe('FinalAnswerAccumulator', () => {
   it('joins message chunks', () => {
-    expect(run([{ kind: 'message', text: 'Hel' }, { kind: 'message', text: 'lo' }])).toBe('Hello');
+    expect(
+      run([
+        { kind: 'message', text: 'Hel' },
+        { kind: 'message', text: 'lo' },
+      ]),
+    ).toBe('Hello');
   });
 
   it('discards text before a tool call and ignores thoughts and tool output', () => {
@@ -27,7 +32,12 @@ describe('FinalAnswerAccumulator', () => {
   });
 
   it('has no result when the turn ends on a tool call', () => {
-    expect(run([{ kind: 'message', text: 'x' }, { kind: 'tool_call', toolCallId: 't', title: 'run' }])).toBeUndefined();
+    expect(
+      run([
+        { kind: 'message', text: 'x' },
+        { kind: 'tool_call', toolCallId: 't', title: 'run' },
+      ]),
+    ).toBeUndefined();
     expect(run([])).toBeUndefined();
   });
 

@@ -1,4 +1,11 @@
-import { ConfigurableModuleBuilder, type FactoryProvider, type ModuleMetadata, type Provider, type Type, type ValueProvider } from '@nestjs/common';
+import {
+  ConfigurableModuleBuilder,
+  type FactoryProvider,
+  type ModuleMetadata,
+  type Provider,
+  type Type,
+  type ValueProvider,
+} from '@nestjs/common';
 import type { Clock } from '../common/clock.js';
 import { AgentEngine } from '../engines/agent-engine.js';
 import { EchoEngine } from '../engines/echo.engine.js';
@@ -35,9 +42,7 @@ export interface RuntimeModuleOptions {
  * @publicApi
  */
 export type AgentEngineProvider =
-  | Type<AgentEngine>
-  | Omit<FactoryProvider<AgentEngine>, 'provide'>
-  | Omit<ValueProvider<AgentEngine>, 'provide'>;
+  Type<AgentEngine> | Omit<FactoryProvider<AgentEngine>, 'provide'> | Omit<ValueProvider<AgentEngine>, 'provide'>;
 
 /**
  * Static extras of `RuntimeModule.forRoot` / `forRootAsync`.
@@ -58,14 +63,12 @@ function engineProvider(engine: AgentEngineProvider | undefined): Provider {
   return { ...engine, provide: AgentEngine };
 }
 
-export const {
-  ConfigurableModuleClass: RuntimeConfigurableModule,
-  MODULE_OPTIONS_TOKEN: RUNTIME_MODULE_OPTIONS,
-} = new ConfigurableModuleBuilder<RuntimeModuleOptions>({ moduleName: 'Runtime' })
-  .setClassMethodName('forRoot')
-  .setExtras<RuntimeModuleExtras>({}, (definition, extras) => ({
-    ...definition,
-    imports: [...(definition.imports ?? []), ...(extras.imports ?? [])],
-    providers: [...(definition.providers ?? []), engineProvider(extras.engine)],
-  }))
-  .build();
+export const { ConfigurableModuleClass: RuntimeConfigurableModule, MODULE_OPTIONS_TOKEN: RUNTIME_MODULE_OPTIONS } =
+  new ConfigurableModuleBuilder<RuntimeModuleOptions>({ moduleName: 'Runtime' })
+    .setClassMethodName('forRoot')
+    .setExtras<RuntimeModuleExtras>({}, (definition, extras) => ({
+      ...definition,
+      imports: [...(definition.imports ?? []), ...(extras.imports ?? [])],
+      providers: [...(definition.providers ?? []), engineProvider(extras.engine)],
+    }))
+    .build();

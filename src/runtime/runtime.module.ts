@@ -35,7 +35,11 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
 @Module({
   controllers: [SessionsController, PromptsController, EventsController],
   providers: [
-    { provide: RuntimeSettings, inject: [RUNTIME_MODULE_OPTIONS], useFactory: (options: RuntimeModuleOptions) => new RuntimeSettings(options) },
+    {
+      provide: RuntimeSettings,
+      inject: [RUNTIME_MODULE_OPTIONS],
+      useFactory: (options: RuntimeModuleOptions) => new RuntimeSettings(options),
+    },
     { provide: Clock, inject: [RUNTIME_MODULE_OPTIONS], useFactory: (options: RuntimeModuleOptions) => options.clock ?? new SystemClock() },
     {
       provide: BRIDGE_OPTIONS,

@@ -7,7 +7,11 @@ export class CreateSessionDto {
   @IsString()
   cwd?: string;
 
-  @ApiPropertyOptional({ enum: ['single', 'thread'], default: 'single', description: '"single" attaches to a live session of the workspace; "thread" always creates one.' })
+  @ApiPropertyOptional({
+    enum: ['single', 'thread'],
+    default: 'single',
+    description: '"single" attaches to a live session of the workspace; "thread" always creates one.',
+  })
   @IsOptional()
   @IsIn(['single', 'thread'])
   sessionScope?: 'single' | 'thread';

@@ -36,8 +36,17 @@ describe('Session', () => {
     return new Session(sessionId, workspace, 0, { engine, recorder, events: new SessionEventBus(clock), clock });
   }
   const records = (): TranscriptRecord[] =>
-    readFileSync(recorder.pathOf(sessionId)!, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  const input = (promptId: string) => ({ promptId, prompt: [{ type: 'text', text: 'hi' }], promptText: 'hi', startedAt: 1, originatorClientId: 'client_x' });
+    readFileSync(recorder.pathOf(sessionId)!, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+  const input = (promptId: string) => ({
+    promptId,
+    prompt: [{ type: 'text', text: 'hi' }],
+    promptText: 'hi',
+    startedAt: 1,
+    originatorClientId: 'client_x',
+  });
 
   it('records user, model, tool and exactly one turn_result, with the final answer only', async () => {
     const s = session(
@@ -53,11 +62,28 @@ describe('Session', () => {
     const outcome = await s.prompt(input('p1'), new AbortController().signal);
     expect(outcome).toMatchObject({ state: 'completed', stopReason: 'end_turn', resultText: 'final', startedAt: 1 });
     const all = records();
-    expect(all.map((r) => `${r.type}${r.subtype ? '/' + r.subtype : ''}`)).toEqual(['user', 'assistant', 'tool_result', 'assistant', 'system/turn_result']);
-    expect(all[1]!.message!.parts).toEqual([{ text: 'think', thought: true }, { text: 'before tool' }, { functionCall: { id: 't1', name: 'ls', args: {} } }]);
+    expect(all.map((r) => `${r.type}${r.subtype ? '/' + r.subtype : ''}`)).toEqual([
+      'user',
+      'assistant',
+      'tool_result',
+      'assistant',
+      'system/turn_result',
+    ]);
+    expect(all[1]!.message!.parts).toEqual([
+      { text: 'think', thought: true },
+      { text: 'before tool' },
+      { functionCall: { id: 't1', name: 'ls', args: {} } },
+    ]);
     const results = all.filter((r) => r.subtype === 'turn_result');
     expect(results).toHaveLength(1);
-    expect(results[0]!.systemPayload).toMatchObject({ promptId: 'p1', state: 'completed', resultText: 'final', promptText: 'hi', originatorClientId: 'client_x', startedAt: 1 });
+    expect(results[0]!.systemPayload).toMatchObject({
+      promptId: 'p1',
+      state: 'completed',
+      resultText: 'final',
+      promptText: 'hi',
+      originatorClientId: 'client_x',
+      startedAt: 1,
+    });
   });
 
   it('turns an engine error into state error with its code, and stays usable', async () => {
@@ -68,10 +94,17 @@ describe('Session', () => {
         return { stopReason: 'end_turn' };
       }),
     );
-    await expect(s.prompt(input('p1'), new AbortController().signal)).resolves.toMatchObject({ state: 'error', error: { message: 'Internal error', code: '-32603' } });
+    await expect(s.prompt(input('p1'), new AbortController().signal)).resolves.toMatchObject({
+      state: 'error',
+      error: { message: 'Internal error', code: '-32603' },
+    });
     fail = false;
     await expect(s.prompt(input('p2'), new AbortController().signal)).resolves.toMatchObject({ state: 'completed' });
-    expect(records().filter((r) => r.subtype === 'turn_result').map((r) => r.systemPayload!.state)).toEqual(['error', 'completed']);
+    expect(
+      records()
+        .filter((r) => r.subtype === 'turn_result')
+        .map((r) => r.systemPayload!.state),
+    ).toEqual(['error', 'completed']);
   });
 
   it('reports an aborted prompt as cancelled', async () => {

@@ -1,7 +1,14 @@
 import { Body, Controller, Delete, HttpCode, Param, Post, UseGuards, UseFilters, UsePipes } from '@nestjs/common';
 import { ApiExceptionFilter } from '../common/api-exception.filter.js';
 import { createValidationPipe } from '../common/validation.pipe.js';
-import { ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiBadRequestResponse, ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiConflictResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiBadRequestResponse,
+  ApiNoContentResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { ClientIdGuard } from '../clients/client-id.guard.js';
 import { ErrorResponseDto } from '../common/error-response.dto.js';
 import { CreatedSessionDto, CreateSessionDto, ForkedSessionDto, LoadedSessionDto, RewindDto, RewoundDto } from './session.dto.js';

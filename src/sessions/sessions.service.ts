@@ -49,11 +49,12 @@ export class SessionsService implements OnApplicationShutdown {
     if (request.sessionId !== undefined && !SESSION_ID_PATTERN.test(request.sessionId)) {
       throw apiError('invalid_session_id');
     }
-    const existing = request.sessionId !== undefined
-      ? this.registry.get(request.sessionId)
-      : (request.sessionScope ?? 'single') === 'single'
-        ? this.registry.findByWorkspace(workspace.id)
-        : undefined;
+    const existing =
+      request.sessionId !== undefined
+        ? this.registry.get(request.sessionId)
+        : (request.sessionScope ?? 'single') === 'single'
+          ? this.registry.findByWorkspace(workspace.id)
+          : undefined;
     if (existing) {
       if (existing.workspace.id !== workspace.id) {
         throw apiError('workspace_mismatch', { sessionId: existing.id }, { message: 'Session belongs to another workspace' });
@@ -148,12 +149,18 @@ export class SessionsService implements OnApplicationShutdown {
   }
 
   private addSession(sessionId: string, workspace: Workspace, resume: boolean): Session {
-    const session = new Session(sessionId, workspace, this.clock.now(), {
-      engine: this.engine,
-      recorder: this.recorder,
-      events: this.events,
-      clock: this.clock,
-    }, resume);
+    const session = new Session(
+      sessionId,
+      workspace,
+      this.clock.now(),
+      {
+        engine: this.engine,
+        recorder: this.recorder,
+        events: this.events,
+        clock: this.clock,
+      },
+      resume,
+    );
     this.registry.add(session);
     return session;
   }

@@ -59,7 +59,11 @@ export class TurnTranscriptWriter {
   /** Writes the model record in progress, if any. */
   flush(): void {
     if (this.parts.length > 0) {
-      void this.recorder.append(this.sessionId, { type: 'assistant', promptId: this.promptId, message: { role: 'model', parts: this.parts } });
+      void this.recorder.append(this.sessionId, {
+        type: 'assistant',
+        promptId: this.promptId,
+        message: { role: 'model', parts: this.parts },
+      });
     }
     this.parts = [];
   }
@@ -69,6 +73,11 @@ export class TurnTranscriptWriter {
     this.flush();
     const payload = buildTurnResultPayload(outcome);
     if (!isValidTurnResultPayload(payload)) return;
-    await this.recorder.append(this.sessionId, { type: 'system', subtype: TURN_RESULT_SUBTYPE, promptId: this.promptId, systemPayload: { ...payload } });
+    await this.recorder.append(this.sessionId, {
+      type: 'system',
+      subtype: TURN_RESULT_SUBTYPE,
+      promptId: this.promptId,
+      systemPayload: { ...payload },
+    });
   }
 }

@@ -12,7 +12,10 @@ describe('ChatRecordingService', () => {
   let recorder: ChatRecordingService;
   const workspace = '/srv/project';
   const read = (sessionId: string): TranscriptRecord[] =>
-    readFileSync(recorder.transcriptPath(workspace, sessionId), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    readFileSync(recorder.transcriptPath(workspace, sessionId), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
 
   beforeEach(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'rec-'));
@@ -34,7 +37,9 @@ describe('ChatRecordingService', () => {
   it('chains serialized appends through parentUuid, in call order', async () => {
     const id = randomUUID();
     await recorder.attach(id, workspace);
-    const writes = [1, 2, 3].map((n) => recorder.append(id, { type: 'assistant', message: { role: 'model', parts: [{ text: String(n) }] } }));
+    const writes = [1, 2, 3].map((n) =>
+      recorder.append(id, { type: 'assistant', message: { role: 'model', parts: [{ text: String(n) }] } }),
+    );
     await Promise.all(writes);
     const records = read(id);
     expect(records.map((r) => (r.message!.parts[0] as { text: string }).text)).toEqual(['1', '2', '3']);
@@ -65,7 +70,9 @@ describe('ChatRecordingService', () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const broken = new ChatRecordingService({ dataDir: '/dev/null/not-a-dir', enabled: true }, new SystemClock());
     await broken.attach(id, workspace);
-    await expect(broken.append(id, { type: 'user', message: { role: 'user', parts: [{ text: 'secret prompt' }] } })).resolves.toBeUndefined();
+    await expect(
+      broken.append(id, { type: 'user', message: { role: 'user', parts: [{ text: 'secret prompt' }] } }),
+    ).resolves.toBeUndefined();
     // Logged without the record's content.
     expect(warn).toHaveBeenCalledWith(expect.not.stringContaining('secret prompt'));
     warn.mockRestore();

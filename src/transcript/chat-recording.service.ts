@@ -19,7 +19,10 @@ export const CHAT_RECORDING_OPTIONS = Symbol('CHAT_RECORDING_OPTIONS');
 
 /** Directory name of a workspace under the data dir: readable, and unique by path. */
 export function workspaceKey(cwd: string): string {
-  const name = basename(cwd).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'root';
+  const name =
+    basename(cwd)
+      .replace(/[^A-Za-z0-9._-]/g, '_')
+      .slice(0, 40) || 'root';
   return `${name}-${createHash('sha256').update(cwd).digest('hex').slice(0, 12)}`;
 }
 
@@ -128,7 +131,11 @@ export class ChatRecordingService {
     const chain = await this.activeChain(sessionId);
     const target = chain.find((record) => record.type === 'user' && record.promptId === promptId);
     if (!target) return false;
-    const record = await this.append(sessionId, { type: 'system', subtype: REWIND_SUBTYPE, systemPayload: { promptId } }, target.parentUuid);
+    const record = await this.append(
+      sessionId,
+      { type: 'system', subtype: REWIND_SUBTYPE, systemPayload: { promptId } },
+      target.parentUuid,
+    );
     return record !== undefined;
   }
 
@@ -142,7 +149,8 @@ export class ChatRecordingService {
     const replacement = new Map<string, string | null>();
     const lines: string[] = [];
     for (const record of chain) {
-      const parent = record.parentUuid !== null && replacement.has(record.parentUuid) ? replacement.get(record.parentUuid)! : record.parentUuid;
+      const parent =
+        record.parentUuid !== null && replacement.has(record.parentUuid) ? replacement.get(record.parentUuid)! : record.parentUuid;
       if (isTurnResult(record)) {
         replacement.set(record.uuid, parent);
         continue;

@@ -17,7 +17,11 @@ describe('JsonlTranscriptScanService', () => {
   /** Runs `change` once the scan has its snapshot, before it reads a line. */
   async function duringScan<T>(change: () => void, scan: () => Promise<T>): Promise<T> {
     const original = TranscriptSnapshot.prototype.linesBefore;
-    const spy = jest.spyOn(TranscriptSnapshot.prototype, 'linesBefore').mockImplementation(async function* (this: TranscriptSnapshot, end, max) {
+    const spy = jest.spyOn(TranscriptSnapshot.prototype, 'linesBefore').mockImplementation(async function* (
+      this: TranscriptSnapshot,
+      end,
+      max,
+    ) {
       change();
       yield* original.call(this, end, max);
     });
@@ -44,7 +48,12 @@ describe('JsonlTranscriptScanService', () => {
     t.turn('b');
     writeFileSync(path, t.toJsonl());
     const scan = scanner();
-    await expect(scan.findTurnResult(sid, 'a')).resolves.toMatchObject({ sessionId: sid, promptId: 'a', state: 'completed', resultText: 'answer a' });
+    await expect(scan.findTurnResult(sid, 'a')).resolves.toMatchObject({
+      sessionId: sid,
+      promptId: 'a',
+      state: 'completed',
+      resultText: 'answer a',
+    });
     await expect(scan.findNewestTurnResult(sid)).resolves.toMatchObject({ promptId: 'b' });
     await expect(scan.findTurnResult(sid, 'zzz')).resolves.toBeUndefined();
     expect(flush).toHaveBeenCalledWith(sid);
@@ -116,7 +125,9 @@ describe('JsonlTranscriptScanService', () => {
     t.add({ message: { role: 'model', parts: [{ text: 'x'.repeat(5_000) }] } });
     writeFileSync(path, t.toJsonl());
     await expect(scanner({ bytesPerPage: 4_096 }).findNewestTurnResult(sid)).rejects.toMatchObject({
-      status: 413, code: 'transcript_page_too_large', details: expect.objectContaining({ maxBytes: 4_096, pageBytes: expect.any(Number) }),
+      status: 413,
+      code: 'transcript_page_too_large',
+      details: expect.objectContaining({ maxBytes: 4_096, pageBytes: expect.any(Number) }),
     });
   });
 
@@ -125,7 +136,9 @@ describe('JsonlTranscriptScanService', () => {
     t.turn('a');
     writeFileSync(path, t.toJsonl());
     await expect(scanner({ maxSnapshotBytes: 100 }).findNewestTurnResult(sid)).rejects.toMatchObject({
-      status: 413, code: 'transcript_too_large', details: expect.objectContaining({ maxBytes: 100, snapshotSize: expect.any(Number) }),
+      status: 413,
+      code: 'transcript_too_large',
+      details: expect.objectContaining({ maxBytes: 100, snapshotSize: expect.any(Number) }),
     });
   });
 
@@ -137,7 +150,10 @@ describe('JsonlTranscriptScanService', () => {
       writeFileSync(`${path}.new`, '');
       renameSync(`${path}.new`, path);
     };
-    await expect(duringScan(replace, () => scanner().findNewestTurnResult(sid))).rejects.toMatchObject({ status: 409, code: 'transcript_snapshot_unavailable' });
+    await expect(duringScan(replace, () => scanner().findNewestTurnResult(sid))).rejects.toMatchObject({
+      status: 409,
+      code: 'transcript_snapshot_unavailable',
+    });
   });
 
   it('reads from a snapshot: records appended during the scan are not seen', async () => {
@@ -146,7 +162,12 @@ describe('JsonlTranscriptScanService', () => {
     writeFileSync(path, t.toJsonl());
     const late = new TranscriptBuilder(sid);
     late.turnResult('late');
-    await expect(duringScan(() => appendFileSync(path, late.toJsonl()), () => scanner().findNewestTurnResult(sid))).resolves.toMatchObject({ promptId: 'a' });
+    await expect(
+      duringScan(
+        () => appendFileSync(path, late.toJsonl()),
+        () => scanner().findNewestTurnResult(sid),
+      ),
+    ).resolves.toMatchObject({ promptId: 'a' });
   });
 
   it('costs what the window costs, not what the file weighs', async () => {
@@ -180,8 +201,12 @@ describe('readChainPage', () => {
     writeFileSync(file, t.toJsonl());
     const snapshot = (await TranscriptSnapshot.open(file))!;
     try {
-      await expect(readChainPage(snapshot, { offset: snapshot.size + 1, expect: undefined }, { records: 5, bytes: 1_000 })).rejects.toBeInstanceOf(InvalidCursorError);
-      await expect(readChainPage(snapshot, { offset: -1, expect: undefined }, { records: 5, bytes: 1_000 })).rejects.toBeInstanceOf(InvalidCursorError);
+      await expect(
+        readChainPage(snapshot, { offset: snapshot.size + 1, expect: undefined }, { records: 5, bytes: 1_000 }),
+      ).rejects.toBeInstanceOf(InvalidCursorError);
+      await expect(readChainPage(snapshot, { offset: -1, expect: undefined }, { records: 5, bytes: 1_000 })).rejects.toBeInstanceOf(
+        InvalidCursorError,
+      );
       const page = await readChainPage(snapshot, { offset: snapshot.size, expect: undefined }, { records: 2, bytes: 100_000 });
       expect(page.records.map((r) => r.type)).toEqual(['system', 'assistant']);
       const rest = await readChainPage(snapshot, page.next!, { records: 2, bytes: 100_000 });

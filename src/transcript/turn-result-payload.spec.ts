@@ -1,7 +1,15 @@
 import { buildTurnResultPayload, isValidTurnResultPayload, turnStatusFromPayload } from './turn-result-payload.js';
 
 describe('turn_result payload', () => {
-  const outcome = { promptId: 'p1', state: 'completed' as const, stopReason: 'end_turn', startedAt: 2, endedAt: 5, promptText: 'hi', resultText: 'answer' };
+  const outcome = {
+    promptId: 'p1',
+    state: 'completed' as const,
+    stopReason: 'end_turn',
+    startedAt: 2,
+    endedAt: 5,
+    promptText: 'hi',
+    resultText: 'answer',
+  };
 
   it('builds a valid payload and reads it back without queuedAt', () => {
     const payload = buildTurnResultPayload(outcome);

@@ -1,7 +1,13 @@
 import { RESULT_TEXT_TRUNCATED, TURN_LIMITS } from '../common/limits.js';
 import type { TurnOutcome } from '../common/turn-outcome.js';
 import { limitTurnFields } from '../common/turn-fields.js';
-import { compactStatus, TERMINAL_TURN_STATES, type SettledTurnStatus, type TerminalTurnState, type TurnError } from '../turns/turn-status.js';
+import {
+  compactStatus,
+  TERMINAL_TURN_STATES,
+  type SettledTurnStatus,
+  type TerminalTurnState,
+  type TurnError,
+} from '../turns/turn-status.js';
 
 /** `systemPayload` of a `system/turn_result` record. */
 export interface TurnResultPayload {

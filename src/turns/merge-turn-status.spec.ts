@@ -10,8 +10,25 @@ const mergeTurnStatus = (o: TurnStatus, r: TurnStatus): TurnStatus => mergeSettl
 
 describe('mergeTurnStatus', () => {
   it('keeps the overlay authoritative and enriches the result from the transcript', () => {
-    const overlay: TurnStatus = { ...base, state: 'cancelled', queuedAt: 1, startedAt: 2, endedAt: 5, stopReason: 'cancelled', promptText: 'hi' };
-    const persisted: TurnStatus = { ...base, state: 'completed', startedAt: 2, endedAt: 9, stopReason: 'end_turn', resultText: 'partial', promptText: 'hi', originatorClientId: 'c1' };
+    const overlay: TurnStatus = {
+      ...base,
+      state: 'cancelled',
+      queuedAt: 1,
+      startedAt: 2,
+      endedAt: 5,
+      stopReason: 'cancelled',
+      promptText: 'hi',
+    };
+    const persisted: TurnStatus = {
+      ...base,
+      state: 'completed',
+      startedAt: 2,
+      endedAt: 9,
+      stopReason: 'end_turn',
+      resultText: 'partial',
+      promptText: 'hi',
+      originatorClientId: 'c1',
+    };
     expect(mergeTurnStatus(overlay, persisted)).toEqual({
       ...overlay,
       resultText: 'partial',
@@ -21,13 +38,25 @@ describe('mergeTurnStatus', () => {
 
   it('takes truncation flags together with the result text', () => {
     const overlay: TurnStatus = { ...base, state: 'completed', endedAt: 3 };
-    const persisted: TurnStatus = { ...base, state: 'completed', endedAt: 3, resultText: 'x', resultTruncated: true, resultCode: 'RESULT_TEXT_TRUNCATED' };
+    const persisted: TurnStatus = {
+      ...base,
+      state: 'completed',
+      endedAt: 3,
+      resultText: 'x',
+      resultTruncated: true,
+      resultCode: 'RESULT_TEXT_TRUNCATED',
+    };
     expect(mergeTurnStatus(overlay, persisted)).toMatchObject({ resultTruncated: true, resultCode: 'RESULT_TEXT_TRUNCATED' });
   });
 
   it('lets a persisted non-error supersede an overlay error, keeping promptText and queuedAt', () => {
     const overlay: TurnStatus = {
-      ...base, state: 'error', queuedAt: 1, startedAt: 2, endedAt: 4, promptText: 'long job',
+      ...base,
+      state: 'error',
+      queuedAt: 1,
+      startedAt: 2,
+      endedAt: 4,
+      promptText: 'long job',
       error: { message: 'Prompt deadline exceeded', code: 'prompt_deadline_exceeded' },
     };
     const persisted: TurnStatus = { ...base, state: 'completed', startedAt: 2, endedAt: 8, stopReason: 'end_turn', resultText: 'done' };
@@ -71,17 +100,23 @@ describe('mergeTurnStatus properties', () => {
 
   it('keeps error present exactly when state is error, never emits undefined, and lets only a non-error R supersede an O error', () => {
     fc.assert(
-      fc.property(terminal, terminal, optional(fc.string()), optional(fc.string()), optional(fc.nat()), (os, rs, oText, rText, queuedAt) => {
-        const o = compactStatus(status(os, { resultText: oText, queuedAt }));
-        const r = compactStatus(status(rs, { resultText: rText }));
-        const merged = mergeTurnStatus(o, r);
-        expect(merged.error !== undefined).toBe(merged.state === 'error');
-        expect(Object.values(merged)).not.toContain(undefined);
-        expect(merged.state).toBe(os === 'error' && rs !== 'error' ? rs : os);
-        expect(merged.queuedAt).toBe(queuedAt);
-        expect(merged.resultText).toBe(os === 'error' && rs !== 'error' ? rText : (oText ?? rText));
-      }),
+      fc.property(
+        terminal,
+        terminal,
+        optional(fc.string()),
+        optional(fc.string()),
+        optional(fc.nat()),
+        (os, rs, oText, rText, queuedAt) => {
+          const o = compactStatus(status(os, { resultText: oText, queuedAt }));
+          const r = compactStatus(status(rs, { resultText: rText }));
+          const merged = mergeTurnStatus(o, r);
+          expect(merged.error !== undefined).toBe(merged.state === 'error');
+          expect(Object.values(merged)).not.toContain(undefined);
+          expect(merged.state).toBe(os === 'error' && rs !== 'error' ? rs : os);
+          expect(merged.queuedAt).toBe(queuedAt);
+          expect(merged.resultText).toBe(os === 'error' && rs !== 'error' ? rText : (oText ?? rText));
+        },
+      ),
     );
   });
 });
-

@@ -17,9 +17,24 @@ const EXAMPLES = {
   idle: { sessionId: SESSION, state: 'idle' },
   queued: { ...prompt, state: 'queued', queuedAt: 1796071090048 },
   running: { ...prompt, state: 'running', queuedAt: 1796071090048, startedAt: 1796071090050 },
-  completed: { ...prompt, state: 'completed', queuedAt: 1796071090048, startedAt: 1796071090050, endedAt: 1796071090057, stopReason: 'end_turn', resultText: 'echo: hello' },
+  completed: {
+    ...prompt,
+    state: 'completed',
+    queuedAt: 1796071090048,
+    startedAt: 1796071090050,
+    endedAt: 1796071090057,
+    stopReason: 'end_turn',
+    resultText: 'echo: hello',
+  },
   cancelled: { ...prompt, state: 'cancelled', queuedAt: 1796071090048, endedAt: 1796071090052, stopReason: 'cancelled' },
-  error: { ...prompt, state: 'error', queuedAt: 1796071090048, startedAt: 1796071090050, endedAt: 1796071120050, error: { message: 'Prompt deadline exceeded', code: 'prompt_deadline_exceeded' } },
+  error: {
+    ...prompt,
+    state: 'error',
+    queuedAt: 1796071090048,
+    startedAt: 1796071090050,
+    endedAt: 1796071120050,
+    error: { message: 'Prompt deadline exceeded', code: 'prompt_deadline_exceeded' },
+  },
 };
 
 const ETAG = { description: 'Strong validator of the exact body; send it back as If-None-Match.', schema: { type: 'string' as const } };
@@ -44,8 +59,18 @@ export function TurnStatusRoute(path: string, summary: string, errors: ApiErrorC
     UseFilters(ApiExceptionFilter),
     ApiOperation({ summary }),
     ApiParam({ name: 'id', description: 'Session id.', schema: { type: 'string' } }),
-    ApiHeader({ name: DEFAULT_CLIENT_ID_HEADER, required: false, description: 'Client id issued by POST /session.', schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' } }),
-    ApiHeader({ name: 'If-None-Match', required: false, description: 'ETag of a status seen before: 304 while it is still the answer.', schema: { type: 'string' } }),
+    ApiHeader({
+      name: DEFAULT_CLIENT_ID_HEADER,
+      required: false,
+      description: 'Client id issued by POST /session.',
+      schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+    }),
+    ApiHeader({
+      name: 'If-None-Match',
+      required: false,
+      description: 'ETag of a status seen before: 304 while it is still the answer.',
+      schema: { type: 'string' },
+    }),
     ApiExtraModels(...models),
     ApiOkResponse({
       description: 'The turn status.',
@@ -60,6 +85,12 @@ export function TurnStatusRoute(path: string, summary: string, errors: ApiErrorC
       examples: Object.fromEntries(Object.entries(EXAMPLES).map(([state, value]) => [state, { summary: state, value }])),
     }),
     ApiResponse({ status: 304, description: 'If-None-Match matched the current ETag.', headers: { ETag: ETAG } }),
-    ApiErrorResponses('invalid_client_id', ...errors, 'transcript_snapshot_unavailable', 'transcript_page_too_large', 'transcript_too_large'),
+    ApiErrorResponses(
+      'invalid_client_id',
+      ...errors,
+      'transcript_snapshot_unavailable',
+      'transcript_page_too_large',
+      'transcript_too_large',
+    ),
   );
 }

@@ -19,7 +19,16 @@ describe('TurnStatusDto', () => {
       { sessionId: 's', state: 'idle' },
       { ...base, state: 'queued', promptText: 'x', queuedAt: 1 },
       { ...base, state: 'running', promptText: 'x', queuedAt: 1, startedAt: 2 },
-      { ...base, state: 'completed', ...limitPromptText('p'.repeat(40_000)), startedAt: 2, endedAt: 3, stopReason: 'end_turn', ...limitResultText('r'.repeat(40_000)), originatorClientId: 'client_1' },
+      {
+        ...base,
+        state: 'completed',
+        ...limitPromptText('p'.repeat(40_000)),
+        startedAt: 2,
+        endedAt: 3,
+        stopReason: 'end_turn',
+        ...limitResultText('r'.repeat(40_000)),
+        originatorClientId: 'client_1',
+      },
       { ...base, state: 'cancelled', queuedAt: 1, endedAt: 3, stopReason: 'cancelled' },
       { ...base, state: 'error', endedAt: 3, error: normalizeTurnError({ message: 'm'.repeat(9_000), code: 'c'.repeat(999) }) },
     ];

@@ -29,7 +29,10 @@ function TrueFlag(description: string): PropertyDecorator {
 }
 
 /** A string property cut to `maxLength` UTF-16 code units. */
-function LimitedText(maxLength: number, options: { required?: boolean; description?: string; example?: string; format?: string } = {}): PropertyDecorator {
+function LimitedText(
+  maxLength: number,
+  options: { required?: boolean; description?: string; example?: string; format?: string } = {},
+): PropertyDecorator {
   const { required = false, ...doc } = options;
   return (target, key) => {
     (required ? ApiProperty : ApiPropertyOptional)({ type: String, maxLength, ...doc })(target, key);
@@ -42,7 +45,10 @@ function LimitedText(maxLength: number, options: { required?: boolean; descripti
 /** An epoch-millisecond timestamp. */
 function EpochMs(description: string, required: boolean): PropertyDecorator {
   return (target, key) => {
-    (required ? ApiProperty : ApiPropertyOptional)({ type: Number, format: 'int64', minimum: 0, example: 1796071090048, description })(target, key);
+    (required ? ApiProperty : ApiPropertyOptional)({ type: Number, format: 'int64', minimum: 0, example: 1796071090048, description })(
+      target,
+      key,
+    );
     if (!required) IsOptional()(target, key);
     IsInt()(target, key);
     Min(0)(target, key);
@@ -63,10 +69,17 @@ function StateIs(state: TurnState): PropertyDecorator {
  * @publicApi
  */
 export class TurnErrorDto implements TurnError {
-  @LimitedText(TURN_LIMITS.errorMessage, { required: true, description: 'Normalized message, cut to 4,096 UTF-16 code units.', example: 'Prompt deadline exceeded' })
+  @LimitedText(TURN_LIMITS.errorMessage, {
+    required: true,
+    description: 'Normalized message, cut to 4,096 UTF-16 code units.',
+    example: 'Prompt deadline exceeded',
+  })
   message!: string;
 
-  @LimitedText(TURN_LIMITS.errorCode, { description: 'String code; a JSON-RPC code reads as its decimal string ("-32603").', example: 'prompt_deadline_exceeded' })
+  @LimitedText(TURN_LIMITS.errorCode, {
+    description: 'String code; a JSON-RPC code reads as its decimal string ("-32603").',
+    example: 'prompt_deadline_exceeded',
+  })
   code?: string;
 
   @TrueFlag('The message was cut.')
@@ -95,7 +108,10 @@ abstract class PromptStatusDto {
   @LimitedText(TURN_LIMITS.identifier, { required: true, format: 'uuid' })
   promptId!: string;
 
-  @LimitedText(TURN_LIMITS.promptText, { description: 'First non-empty text block of the prompt ("[image]" for an image-only prompt).', example: 'hello' })
+  @LimitedText(TURN_LIMITS.promptText, {
+    description: 'First non-empty text block of the prompt ("[image]" for an image-only prompt).',
+    example: 'hello',
+  })
   promptText?: string;
 
   @TrueFlag('promptText was cut at 32,768 UTF-16 code units.')
@@ -140,7 +156,10 @@ abstract class SettledStatusDto extends PromptStatusDto {
   @LimitedText(TURN_LIMITS.identifier, { example: 'end_turn' })
   stopReason?: string;
 
-  @LimitedText(TURN_LIMITS.resultText, { description: 'Raw final main answer: top-level non-thought text after the last tool call.', example: 'echo: hello' })
+  @LimitedText(TURN_LIMITS.resultText, {
+    description: 'Raw final main answer: top-level non-thought text after the last tool call.',
+    example: 'echo: hello',
+  })
   resultText?: string;
 
   @TrueFlag('resultText was cut at 32,768 UTF-16 code units.')

@@ -56,7 +56,15 @@ class ControlledScan extends TranscriptScanService {
 
 const S = 's';
 const completed = (promptId: string, extra: Partial<TurnStatus> = {}): TurnStatus => ({
-  sessionId: S, state: 'completed', promptId, promptText: `text ${promptId}`, queuedAt: 1, startedAt: 2, endedAt: 3, stopReason: 'end_turn', ...extra,
+  sessionId: S,
+  state: 'completed',
+  promptId,
+  promptText: `text ${promptId}`,
+  queuedAt: 1,
+  startedAt: 2,
+  endedAt: 3,
+  stopReason: 'end_turn',
+  ...extra,
 });
 const persisted = (promptId: string, extra: Partial<TurnStatus> = {}): TurnStatus => {
   const { queuedAt: _dropped, ...rest } = completed(promptId, extra);
@@ -141,7 +149,13 @@ describe('TurnStatusService', () => {
 
   describe('deadline path', () => {
     const deadlineError = (promptId: string): TurnStatus => ({
-      sessionId: S, state: 'error', promptId, promptText: 'long job', queuedAt: 1, startedAt: 2, endedAt: 4,
+      sessionId: S,
+      state: 'error',
+      promptId,
+      promptText: 'long job',
+      queuedAt: 1,
+      startedAt: 2,
+      endedAt: 4,
       error: { message: 'Prompt deadline exceeded', code: 'prompt_deadline_exceeded' },
     });
 

@@ -10,7 +10,10 @@ import { TurnStatusRoute } from './turn-status-route.decorator.js';
 export class TurnsController {
   constructor(private readonly turns: TurnStatusService) {}
 
-  @TurnStatusRoute('current', 'The running prompt, else the queued head, else the newest settled one, else idle', ['session_not_found', 'invalid_transcript_cursor'])
+  @TurnStatusRoute('current', 'The running prompt, else the queued head, else the newest settled one, else idle', [
+    'session_not_found',
+    'invalid_transcript_cursor',
+  ])
   current(@Param('id') sessionId: string): Promise<TurnStatus> {
     return this.turns.getCurrent(sessionId);
   }

@@ -1,4 +1,10 @@
-import { AgentEngine, type EngineSession, type EngineTurnRequest, type EngineTurnResult, type EngineUpdate } from '../../src/engines/agent-engine.js';
+import {
+  AgentEngine,
+  type EngineSession,
+  type EngineTurnRequest,
+  type EngineTurnResult,
+  type EngineUpdate,
+} from '../../src/engines/agent-engine.js';
 
 /** One prompt inside the controlled engine, driven by the test. */
 export interface ControlledTurn {

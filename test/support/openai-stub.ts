@@ -15,7 +15,9 @@ export async function startOpenAiStub(): Promise<{ baseUrl: string; close(): Pro
     for await (const chunk of req) raw += chunk;
     const body = raw ? JSON.parse(raw) : {};
     if (!req.url?.includes('/chat/completions')) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'stub', object: 'model' }] }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ object: 'list', data: [{ id: 'stub', object: 'model' }] }));
       return;
     }
     const messages: Array<{ role: string; content: unknown }> = body.messages ?? [];
@@ -23,16 +25,28 @@ export async function startOpenAiStub(): Promise<{ baseUrl: string; close(): Pro
     const lastText = typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '');
     const offersRead = (body.tools ?? []).some((t: { function?: { name?: string } }) => t.function?.name === 'read_file');
     const path = /read (\/[^\s"\\]+)/.exec(lastText)?.[1];
-    const toolCall = offersRead && last?.role === 'user' && path ? { name: 'read_file', args: { file_path: path, absolute_path: path } } : undefined;
-    const text = last?.role === 'tool'
-      ? `The file says: ${/"text":"([^"\\]*)/.exec(lastText)?.[1]?.trim() ?? ''}`
-      : toolCall ? 'Let me read it first. ' : `Stub answer ${++answers}.`;
+    const toolCall =
+      offersRead && last?.role === 'user' && path ? { name: 'read_file', args: { file_path: path, absolute_path: path } } : undefined;
+    const text =
+      last?.role === 'tool'
+        ? `The file says: ${/"text":"([^"\\]*)/.exec(lastText)?.[1]?.trim() ?? ''}`
+        : toolCall
+          ? 'Let me read it first. '
+          : `Stub answer ${++answers}.`;
     const id = `chatcmpl-${answers}`;
     const chunk = (delta: object, finish: string | null = null) =>
-      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'stub', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'stub', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
+      );
     if (!body.stream) {
       res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ id, object: 'chat.completion', created: 0, model: 'stub', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }] }),
+        JSON.stringify({
+          id,
+          object: 'chat.completion',
+          created: 0,
+          model: 'stub',
+          choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+        }),
       );
       return;
     }
@@ -40,7 +54,11 @@ export async function startOpenAiStub(): Promise<{ baseUrl: string; close(): Pro
     chunk({ role: 'assistant', content: '' });
     for (const part of text.match(/.{1,8}/gs) ?? []) chunk({ content: part });
     if (toolCall) {
-      chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: toolCall.name, arguments: JSON.stringify(toolCall.args) } }] });
+      chunk({
+        tool_calls: [
+          { index: 0, id: 'call_1', type: 'function', function: { name: toolCall.name, arguments: JSON.stringify(toolCall.args) } },
+        ],
+      });
       chunk({}, 'tool_calls');
     } else {
       chunk({}, 'stop');

@@ -1,3 +1,4 @@
+import type { LooseStatus } from './loose-status.js';
 import type { TestDaemon } from './test-daemon.js';
 import { settle } from './controlled-engine.js';
 
@@ -7,7 +8,7 @@ export async function pollTurn(
   sessionId: string,
   promptId: string,
   done: (body: Record<string, unknown>) => boolean = (b) => !['queued', 'running'].includes(b.state as string),
-): Promise<Record<string, any>> {
+): Promise<LooseStatus> {
   for (let i = 0; i < 1_000; i += 1) {
     const res = await daemon.http.get(`/session/${sessionId}/turns/${promptId}`);
     if (res.status === 200 && done(res.body)) return res.body;
@@ -21,7 +22,13 @@ export async function pollTurn(
  * another process at their own pace. Not for ordering rules: those use
  * controlled promises.
  */
-export async function waitForTurn(daemon: TestDaemon, sessionId: string, promptId: string, timeoutMs = 45_000, intervalMs = 100): Promise<Record<string, any>> {
+export async function waitForTurn(
+  daemon: TestDaemon,
+  sessionId: string,
+  promptId: string,
+  timeoutMs = 45_000,
+  intervalMs = 100,
+): Promise<LooseStatus> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const res = await daemon.http.get(`/session/${sessionId}/turns/${promptId}`);

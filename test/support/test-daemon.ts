@@ -35,10 +35,7 @@ export function tempDir(prefix = 'turns-'): string {
  * A real daemon on an ephemeral loopback port, with the controlled engine
  * unless another is given.
  */
-export async function startDaemon(
-  config: Partial<DaemonConfig> = {},
-  overrides: DaemonOverrides = {},
-): Promise<TestDaemon> {
+export async function startDaemon(config: Partial<DaemonConfig> = {}, overrides: DaemonOverrides = {}): Promise<TestDaemon> {
   const root = config.dataDir ?? tempDir();
   const full: DaemonConfig = {
     host: '127.0.0.1',

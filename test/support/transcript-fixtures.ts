@@ -32,7 +32,15 @@ export class TranscriptBuilder {
   }
 
   turnResult(promptId: string, extra: { resultText?: string; endedAt?: number } = {}): TranscriptRecord {
-    const payload = buildTurnResultPayload({ promptId, state: 'completed', stopReason: 'end_turn', startedAt: 1, endedAt: extra.endedAt ?? 2, promptText: 'question', resultText: extra.resultText ?? `answer ${promptId}` });
+    const payload = buildTurnResultPayload({
+      promptId,
+      state: 'completed',
+      stopReason: 'end_turn',
+      startedAt: 1,
+      endedAt: extra.endedAt ?? 2,
+      promptText: 'question',
+      resultText: extra.resultText ?? `answer ${promptId}`,
+    });
     return this.add({ type: 'system', subtype: 'turn_result', promptId, systemPayload: { ...payload }, message: undefined });
   }
 

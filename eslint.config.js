@@ -1,0 +1,85 @@
+// Lint, and the package's layering: each layer (an `exports` subpath) may
+// import only the layers above it —
+//   root (turns, clients, common) → runtime → acp → daemon
+// and the root loads no agent SDK and no HTTP platform. Specs are exempt from
+// the layering (they never ship); a reversed import in shipped code fails CI.
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+const PLATFORMS = ['@nestjs/platform-*', 'fastify', '@fastify/*'];
+const folders = (...names) => names.map((name) => `**/${name}/**`);
+
+/** One layer: its files, the folders and packages it must not import. */
+const LAYERS = [
+  {
+    name: 'root',
+    files: ['src/index.ts', 'src/turns/**/*.ts', 'src/clients/**/*.ts', 'src/common/**/*.ts'],
+    folders: folders('runtime', 'bridge', 'sessions', 'transcript', 'events', 'engines', 'acp', 'daemon'),
+    packages: ['@agentclientprotocol/*', ...PLATFORMS],
+  },
+  {
+    name: 'runtime',
+    files: [
+      'src/runtime/**/*.ts',
+      'src/bridge/**/*.ts',
+      'src/sessions/**/*.ts',
+      'src/transcript/**/*.ts',
+      'src/events/**/*.ts',
+      'src/engines/**/*.ts',
+    ],
+    folders: folders('acp', 'daemon'),
+    packages: ['@agentclientprotocol/*', ...PLATFORMS],
+  },
+  { name: 'acp', files: ['src/acp/**/*.ts'], folders: folders('daemon'), packages: PLATFORMS },
+  // The daemon loads the ACP engine and the Fastify platform only when chosen: dynamic import() only.
+  {
+    name: 'daemon',
+    files: ['src/daemon/**/*.ts'],
+    folders: folders('acp'),
+    packages: ['@nestjs/platform-fastify', '@agentclientprotocol/*'],
+  },
+];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.turns-data/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
+      // Abstract classes used as injection tokens are declared and implemented as classes.
+      '@typescript-eslint/no-extraneous-class': 'off',
+    },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { ...globals.node } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  ...LAYERS.map((layer) => ({
+    files: layer.files,
+    ignores: ['**/*.spec.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: layer.folders,
+              message: `The ${layer.name} layer may import only the layers above it (root → runtime → acp → daemon).`,
+            },
+            {
+              group: layer.packages,
+              message: `The ${layer.name} layer must load without this package installed (load it dynamically where it is chosen).`,
+            },
+          ],
+        },
+      ],
+    },
+  })),
+);

@@ -1,0 +1,162 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import request from 'supertest';
+
+/**
+ * The package as a host app gets it: `npm pack`, the tarball installed next to
+ * the host's own Nest (a different 12.x in an ESM app, 11.x in a CommonJS app),
+ * then the turn routes driven over HTTP. npm's own cache keeps repeated runs
+ * fast; nothing else is reused between runs.
+ */
+const ROOT = join(__dirname, '..', '..');
+const HOSTS = join(__dirname, 'hosts');
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const npm = (args: string[], cwd: string) => execFileSync(NPM, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+/** Every installed copy of a package anywhere in a host's tree. */
+function copiesOf(nodeModules: string, name: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    if (depth > 8 || !existsSync(dir)) return;
+    if (existsSync(join(dir, name, 'package.json'))) found.push(join(dir, name));
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue;
+      const sub = join(dir, entry.name);
+      if (entry.name.startsWith('@')) {
+        for (const scoped of readdirSync(sub, { withFileTypes: true })) {
+          if (scoped.isDirectory()) walk(join(sub, scoped.name, 'node_modules'), depth + 1);
+        }
+      } else {
+        walk(join(sub, 'node_modules'), depth + 1);
+      }
+    }
+  };
+  walk(nodeModules, 0);
+  return found;
+}
+
+/** Starts `node file` in the host dir; resolves with its URL once it listens. */
+function startHost(cwd: string, file: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [file], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.once('line', (line) => resolve({ url: (JSON.parse(line) as { url: string }).url.replace('[::1]', '127.0.0.1'), child }));
+    child.once('exit', (code) => reject(new Error(`${file} exited with ${code}: ${stderr}`)));
+  });
+}
+
+describe('the packed package in host apps', () => {
+  jest.setTimeout(600_000);
+  let work: string;
+  let tarball: string;
+  const children: ChildProcess[] = [];
+
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), 'turns-hosts-'));
+    const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', work], ROOT)) as Array<{
+      filename: string;
+      files: Array<{ path: string }>;
+    }>;
+    tarball = join(work, packed[0]!.filename);
+    const shipped = packed[0]!.files.map((f) => f.path);
+    expect(shipped.filter((path) => /\.spec\.|fixture|^test\/|\.map$/.test(path))).toEqual([]);
+  });
+
+  afterAll(() => {
+    for (const child of children) child.kill('SIGKILL');
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  function install(host: string): string {
+    const dir = join(work, host);
+    cpSync(join(HOSTS, host), dir, { recursive: true });
+    npm(['install', '--no-audit', '--no-fund', '--prefer-offline', '--no-save', tarball], dir);
+    return dir;
+  }
+
+  async function start(dir: string, file: string) {
+    const host = await startHost(dir, file);
+    children.push(host.child);
+    return request(host.url);
+  }
+
+  async function expectTurnRoutes(http: ReturnType<typeof request>) {
+    const current = await http.get('/session/host-session/turns/current').expect(200);
+    expect(current.body).toEqual({ sessionId: 'host-session', state: 'running', promptId: 'p-live', queuedAt: 4, startedAt: 5 });
+    expect(current.headers['retry-after']).toBe('1');
+    const done = await http.get('/session/host-session/turns/p-done').set('X-Qwen-Client-Id', 'host-client').expect(200);
+    expect(done.body).toMatchObject({ state: 'completed', resultText: 'done' });
+    await http.get('/session/host-session/turns/p-done').set('If-None-Match', done.headers.etag!).expect(304);
+    const old = await http.get('/session/host-session/turns/p-old').expect(200);
+    expect(old.body).toEqual({
+      sessionId: 'host-session',
+      state: 'completed',
+      promptId: 'p-old',
+      endedAt: 0,
+      resultText: 'from the transcript',
+    });
+    const missing = await http.get('/session/host-session/turns/nope').expect(404);
+    expect(missing.body).toEqual({ error: 'Prompt not found', code: 'prompt_not_found', sessionId: 'host-session', promptId: 'nope' });
+    const unknown = await http.get('/session/other/turns/current').expect(404);
+    expect(unknown.body).toEqual({ error: 'Session not found', code: 'session_not_found', sessionId: 'other' });
+    const malformed = await http.get('/session/host-session/turns/current').set('X-Qwen-Client-Id', 'bad id!').expect(400);
+    expect(malformed.body).toMatchObject({ code: 'invalid_client_id' });
+    const foreign = await http.get('/session/host-session/turns/current').set('X-Qwen-Client-Id', 'someone-else').expect(400);
+    expect(foreign.body).toEqual({
+      error: 'Client id is not registered on this session',
+      code: 'invalid_client_id',
+      sessionId: 'host-session',
+      clientId: 'someone-else',
+    });
+  }
+
+  function expectOneNest(dir: string, major: number) {
+    const copies = copiesOf(join(dir, 'node_modules'), '@nestjs/core');
+    expect(copies).toEqual([join(dir, 'node_modules', '@nestjs', 'core')]);
+    const version = JSON.parse(
+      execFileSync(process.execPath, ['-p', 'JSON.stringify(require("@nestjs/core/package.json").version)'], {
+        cwd: dir,
+        encoding: 'utf8',
+      }),
+    );
+    expect(Number(version.split('.')[0])).toBe(major);
+    // The root layer works without the optional peers installed.
+    for (const absent of ['@nestjs/platform-fastify', 'fastify', '@agentclientprotocol/sdk'])
+      expect(copiesOf(join(dir, 'node_modules'), absent)).toEqual([]);
+  }
+
+  it('mounts TurnsModule in an ESM app on another Nest 12, with one copy of Nest', async () => {
+    const dir = install('esm-nest12');
+    expectOneNest(dir, 12);
+    expect(copiesOf(join(dir, 'node_modules'), '@nestjs/common')).toHaveLength(1);
+    await expectTurnRoutes(await start(dir, 'app.mjs'));
+  });
+
+  it('embeds the reference runtime with its own routes in that app', async () => {
+    const http = await start(join(work, 'esm-nest12'), 'runtime.mjs');
+    const { body: session } = await http.post('/session').send({}).expect(200);
+    const { body: admitted } = await http
+      .post(`/session/${session.sessionId}/prompt`)
+      .set('X-Qwen-Client-Id', session.clientId)
+      .send({ prompt: [{ type: 'text', text: 'hi' }] })
+      .expect(202);
+    let status = { state: 'queued' } as { state: string; resultText?: string };
+    for (let i = 0; i < 200 && (status.state === 'queued' || status.state === 'running'); i += 1) {
+      status = (await http.get(`/session/${session.sessionId}/turns/${admitted.promptId}`).expect(200)).body;
+    }
+    expect(status).toMatchObject({ state: 'completed', resultText: 'echo: hi' });
+    await http.post(`/session/${session.sessionId}/prompt`).send({ prompt: [] }).expect(400);
+    await http.get(`/session/${session.sessionId}/turns/current`).set('X-Qwen-Client-Id', 'client_unknown').expect(400);
+  });
+
+  it('loads with require() in a CommonJS app on Nest 11, with one copy of Nest', async () => {
+    const dir = install('cjs-nest11');
+    expectOneNest(dir, 11);
+    await expectTurnRoutes(await start(dir, 'app.cjs'));
+  });
+});

@@ -1,0 +1,58 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+
+/** Lints each [file, code] pair with the project's ESLint config, in a child process (ESLint loads its config as ESM). */
+function restrictedImports(cases: Array<[string, string]>): string[][] {
+  const script = `
+    const { ESLint } = await import('eslint');
+    const eslint = new ESLint({ cwd: process.cwd() });
+    const out = [];
+    for (const [file, code] of JSON.parse(process.argv[1])) {
+      const [result] = await eslint.lintText(code + '\\nexport const x = 1;\\n', { filePath: file });
+      out.push(result.messages.filter((m) => m.ruleId === '@typescript-eslint/no-restricted-imports').map((m) => m.message));
+    }
+    console.log(JSON.stringify(out));`;
+  const stdout = execFileSync(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(cases)], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  return JSON.parse(stdout);
+}
+
+/**
+ * The layering lint rule must be able to fail: each case lints a line as if it
+ * stood in a file of that layer.
+ */
+describe('package layers (lint rule)', () => {
+  const reversed: Array<[string, string]> = [
+    ['src/turns/x.ts', "import { PromptBridge } from '../bridge/prompt-bridge.js';"],
+    ['src/common/x.ts', "import { createApp } from '../daemon/create-app.js';"],
+    ['src/turns/x.ts', "import { client } from '@agentclientprotocol/sdk';"],
+    ['src/clients/x.ts', "import { FastifyAdapter } from '@nestjs/platform-fastify';"],
+    ['src/bridge/x.ts', "import { AcpEngine } from '../acp/acp.engine.js';"],
+    ['src/sessions/x.ts', "import { main } from '../daemon/main.js';"],
+    ['src/acp/x.ts', "import { createApp } from '../daemon/create-app.js';"],
+    ['src/daemon/x.ts', "import { FastifyAdapter } from '@nestjs/platform-fastify';"],
+    ['src/daemon/x.ts', "import { AcpEngine } from '../acp/acp.engine.js';"],
+  ];
+  const downward: Array<[string, string]> = [
+    ['src/bridge/x.ts', "import { ApiErrors } from '../common/api-errors.js';"],
+    ['src/acp/x.ts', "import { AgentEngine } from '../engines/agent-engine.js';"],
+    ['src/daemon/x.ts', "import { RuntimeModule } from '../runtime/runtime.module.js';"],
+    ['src/daemon/x.ts', "export const load = () => import('@nestjs/platform-fastify');"],
+  ];
+  let results: string[][];
+  beforeAll(() => {
+    results = restrictedImports([...reversed, ...downward]);
+  });
+
+  it.each(reversed.map((c, i) => [...c, i] as const))('refuses a reversed import in %s: %s', (_file, _code, i) => {
+    expect(results[i]).toHaveLength(1);
+  });
+
+  it.each(downward.map((c, i) => [...c, reversed.length + i] as const))('allows a downward import in %s: %s', (_file, _code, i) => {
+    expect(results[i]).toEqual([]);
+  });
+});
