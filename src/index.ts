@@ -26,7 +26,6 @@ export {
   type TurnStatus,
   type TurnState,
   type TerminalTurnState,
-  type TurnError,
   type IdleTurnStatus,
   type QueuedTurnStatus,
   type RunningTurnStatus,
@@ -49,6 +48,6 @@ export { API_ERRORS, apiError, type ApiErrorCode } from './common/api-errors.js'
 export { Clock, SystemClock } from './common/clock.js';
 export { TURN_LIMITS, TERMINAL_OVERLAY_SIZE, TRANSCRIPT_SCAN_LIMITS, RESULT_TEXT_TRUNCATED, CLIENT_ID_PATTERN } from './common/limits.js';
 export { truncateCodeUnits } from './common/truncate-code-units.js';
-export { normalizeTurnError } from './common/normalize-turn-error.js';
+export { normalizeTurnError, type TurnError } from './common/normalize-turn-error.js';
 export { limitTurnFields, promptTextOf, type PromptBlock } from './common/turn-fields.js';
 export type { TurnOutcome } from './common/turn-outcome.js';

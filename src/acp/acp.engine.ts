@@ -147,7 +147,11 @@ class AcpEngineSession implements EngineSession {
   }
 }
 
-/** Drives any Agent Client Protocol agent command (e.g. `qwen --acp`), one process per session. */
+/**
+ * Drives any Agent Client Protocol agent command (e.g. `qwen --acp`), one process per session.
+ *
+ * @publicApi
+ */
 export class AcpEngine extends AgentEngine {
   readonly name = 'acp';
   private readonly logger = new Logger('AcpEngine');

@@ -13,14 +13,22 @@ import { PromptQueue, type LiveEntry } from './prompt-queue.js';
 import { SessionRunner } from './session-runner.js';
 import { liveStatus, settledStatus, type TerminalFields } from './turn-status-projection.js';
 
-/** What `POST /session/:id/prompt` answers. */
+/**
+ * What `POST /session/:id/prompt` answers.
+ *
+ * @publicApi
+ */
 export interface AdmittedPrompt {
   promptId: string;
   lastEventId: number;
   eventEpoch: string;
 }
 
-/** One row of `GET /session/:id/pending-prompts`. */
+/**
+ * One row of `GET /session/:id/pending-prompts`.
+ *
+ * @publicApi
+ */
 export interface PendingPrompt {
   promptId: string;
   text: string;

@@ -1,11 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards, UseFilters, UsePipes } from '@nestjs/common';
 import { ApiExceptionFilter } from '../common/api-exception.filter.js';
 import { createValidationPipe } from '../common/validation.pipe.js';
-import { ApiAcceptedResponse, ApiBadRequestResponse, ApiNoContentResponse, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { ClientId } from '../clients/client-id.decorator.js';
 import { ClientIdGuard } from '../clients/client-id.guard.js';
 import type { PromptBlock } from '../common/turn-fields.js';
-import { ErrorResponseDto } from '../common/error-response.dto.js';
+import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
 import { AdmittedPromptDto, PendingPromptsDto, PromptRequestDto, RemovedDto } from './prompt.dto.js';
 import { PromptBridge, type AdmittedPrompt } from './prompt-bridge.js';
 
@@ -18,27 +18,41 @@ import { PromptBridge, type AdmittedPrompt } from './prompt-bridge.js';
 export class PromptsController {
   constructor(private readonly bridge: PromptBridge) {}
 
+  @ApiOperation({ summary: 'Admit a prompt into the session FIFO' })
   @Post('prompt')
   @HttpCode(202)
   @ApiAcceptedResponse({ type: AdmittedPromptDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'invalid_request, invalid_json, invalid_deadline_ms, invalid_client_id' })
-  @ApiResponse({ status: 503, type: ErrorResponseDto, description: 'prompt_queue_full (with Retry-After)' })
+  @ApiErrorResponses(
+    'invalid_request',
+    'invalid_json',
+    'invalid_deadline_ms',
+    'invalid_client_id',
+    'session_not_found',
+    'session_busy',
+    'prompt_queue_full',
+  )
   prompt(@Param('id') sessionId: string, @Body() body: PromptRequestDto, @ClientId() clientId?: string): AdmittedPrompt {
     return this.bridge.admit(sessionId, body.prompt as PromptBlock[], clientId, body.deadlineMs);
   }
 
+  @ApiOperation({ summary: 'List the running and queued prompts' })
+  @ApiErrorResponses('invalid_client_id', 'session_not_found')
   @Get('pending-prompts')
   @ApiOkResponse({ type: PendingPromptsDto })
   pending(@Param('id') sessionId: string): PendingPromptsDto {
     return { pendingPrompts: this.bridge.pendingPrompts(sessionId) };
   }
 
+  @ApiOperation({ summary: 'Remove a pending prompt' })
+  @ApiErrorResponses('invalid_client_id', 'session_not_found')
   @Delete('pending-prompts/:promptId')
   @ApiOkResponse({ type: RemovedDto })
   remove(@Param('id') sessionId: string, @Param('promptId') promptId: string): RemovedDto {
     return { removed: this.bridge.remove(sessionId, promptId) };
   }
 
+  @ApiOperation({ summary: 'Cancel the running prompt' })
+  @ApiErrorResponses('invalid_client_id', 'session_not_found')
   @Post('cancel')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Cancels the running prompt, if any; queued prompts still run.' })

@@ -1,7 +1,11 @@
 import type { PromptBlock } from '../common/turn-fields.js';
 import type { TurnOutcome } from '../common/turn-outcome.js';
 
-/** One prompt as the bridge dispatches it into a session. */
+/**
+ * One prompt as the bridge dispatches it into a session.
+ *
+ * @publicApi
+ */
 export interface SessionPrompt {
   promptId: string;
   prompt: readonly PromptBlock[];

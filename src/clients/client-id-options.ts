@@ -1,7 +1,15 @@
-/** Header carrying the client id, unless configured otherwise. */
+/**
+ * Header carrying the client id, unless configured otherwise.
+ *
+ * @publicApi
+ */
 export const DEFAULT_CLIENT_ID_HEADER = 'x-qwen-client-id';
 
-/** How {@link ClientIdGuard} reads and enforces client ids. */
+/**
+ * How {@link ClientIdGuard} reads and enforces client ids.
+ *
+ * @publicApi
+ */
 export abstract class ClientIdOptions {
   /** Header name, matched case-insensitively. @default 'x-qwen-client-id' */
   abstract readonly header: string;

@@ -4,10 +4,18 @@ import { CLIENT_ID_PATTERN } from '../common/limits.js';
 import { ClientIdOptions } from './client-id-options.js';
 import { SessionClientLookup } from './session-client-lookup.js';
 
-/** Where the guard leaves the checked client id for handlers (`@ClientId()`). */
+/**
+ * Where the guard leaves the checked client id for handlers (`@ClientId()`).
+ *
+ * @publicApi
+ */
 export const CLIENT_ID_REQUEST_KEY = 'turnsClientId';
 
-/** The parts of an Express or Fastify request the guard reads. */
+/**
+ * The parts of an Express or Fastify request the guard reads.
+ *
+ * @publicApi
+ */
 export interface GuardedRequest {
   headers: Record<string, string | string[] | undefined>;
   params?: Record<string, string | undefined>;

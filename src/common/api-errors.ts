@@ -7,6 +7,8 @@ const PID = 'caa0b1c2-d3e4-4f50-8a6b-7c8d9e0f1a2b';
  * Every error code the package answers with, its HTTP status and its message:
  * the one place a reader finds them. Builders below are the only way an
  * {@link ApiException} with one of these codes is made.
+ *
+ * @publicApi
  */
 export const API_ERRORS = {
   invalid_request: { status: 400, message: 'Invalid request body' },
@@ -48,10 +50,18 @@ export const API_ERRORS = {
   },
 } as const satisfies Record<string, { status: number; message: string; example?: Record<string, unknown> }>;
 
-/** A code of {@link API_ERRORS}. */
+/**
+ * A code of {@link API_ERRORS}.
+ *
+ * @publicApi
+ */
 export type ApiErrorCode = keyof typeof API_ERRORS;
 
-/** Builds the exception of `code`, with its catalogued status and (unless given) message. */
+/**
+ * Builds the exception of `code`, with its catalogued status and (unless given) message.
+ *
+ * @publicApi
+ */
 export function apiError(
   code: ApiErrorCode,
   details: Record<string, unknown> = {},

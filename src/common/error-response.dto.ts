@@ -20,4 +20,22 @@ export class ErrorResponseDto {
 
   @ApiPropertyOptional()
   clientId?: string;
+
+  @ApiPropertyOptional({ description: 'prompt_queue_full: the per-session limit.' })
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'prompt_queue_full: prompts pending now.' })
+  pendingCount?: number;
+
+  @ApiPropertyOptional({ description: 'transcript_page_too_large: bytes of the record that did not fit.' })
+  pageBytes?: number;
+
+  @ApiPropertyOptional({ description: 'transcript_page_too_large, transcript_too_large: the bound.' })
+  maxBytes?: number;
+
+  @ApiPropertyOptional({ description: 'transcript_too_large: bytes of the transcript.' })
+  snapshotSize?: number;
+
+  @ApiPropertyOptional({ description: 'workspace_mismatch: the cwd asked for.' })
+  cwd?: string;
 }

@@ -1,4 +1,8 @@
-/** Field limits of the turn status object, in UTF-16 code units (SPEC §4). */
+/**
+ * Field limits of the turn status object, in UTF-16 code units.
+ *
+ * @publicApi
+ */
 export const TURN_LIMITS = {
   promptText: 32_768,
   resultText: 32_768,
@@ -7,13 +11,25 @@ export const TURN_LIMITS = {
   identifier: 256,
 } as const;
 
-/** Code reported next to a truncated `resultText`. */
+/**
+ * Code reported next to a truncated `resultText`.
+ *
+ * @publicApi
+ */
 export const RESULT_TEXT_TRUNCATED = 'RESULT_TEXT_TRUNCATED' as const;
 
-/** Terminal statuses kept in memory per session by the prompt bridge. */
+/**
+ * Terminal statuses kept in memory per session by the prompt bridge.
+ *
+ * @publicApi
+ */
 export const TERMINAL_OVERLAY_SIZE = 64;
 
-/** Bounds of one backward transcript scan (SPEC §7). */
+/**
+ * Bounds of one backward transcript scan.
+ *
+ * @publicApi
+ */
 export const TRANSCRIPT_SCAN_LIMITS = {
   recordsPerPage: 500,
   bytesPerPage: 4 * 1024 * 1024,
@@ -21,7 +37,11 @@ export const TRANSCRIPT_SCAN_LIMITS = {
   maxSnapshotBytes: 256 * 1024 * 1024,
 } as const;
 
-/** Client id values accepted in the client id header. */
+/**
+ * Client id values accepted in the client id header.
+ *
+ * @publicApi
+ */
 export const CLIENT_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Session ids minted or accepted by the daemon: a UUID, so no id can name a path. */

@@ -1,7 +1,11 @@
 import { TURN_LIMITS } from './limits.js';
 import { truncateCodeUnits } from './truncate-code-units.js';
 
-/** The error of a turn, as reported on the wire. */
+/**
+ * The error of a turn, as reported on the wire.
+ *
+ * @publicApi
+ */
 export interface TurnError {
   message: string;
   code?: string;
@@ -44,6 +48,8 @@ function readCode(value: object): string | undefined {
 /**
  * Turns anything thrown by an engine into the wire error shape: message and
  * code read without running user code, each cut to its limit with a flag.
+ *
+ * @publicApi
  */
 export function normalizeTurnError(thrown: unknown, fallbackCode?: string): TurnError {
   let message: string = UNKNOWN;

@@ -8,6 +8,8 @@ export interface Truncated {
  * Cuts `text` to at most `limit` UTF-16 code units. A cut that would leave the
  * high half of a surrogate pair at the end is made one unit earlier, so the
  * result is always well-formed where the input was.
+ *
+ * @publicApi
  */
 export function truncateCodeUnits(text: string, limit: number): Truncated {
   if (text.length <= limit) return { text, truncated: false };

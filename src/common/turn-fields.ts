@@ -2,7 +2,11 @@ import { RESULT_TEXT_TRUNCATED, TURN_LIMITS } from './limits.js';
 import { limitTurnError, type TurnError } from './normalize-turn-error.js';
 import { truncateCodeUnits } from './truncate-code-units.js';
 
-/** A prompt content block as admitted over HTTP (and as ACP names them). */
+/**
+ * A prompt content block as admitted over HTTP (and as ACP names them).
+ *
+ * @publicApi
+ */
 export type PromptBlock =
   | { type: 'text'; text: string }
   | { type: 'image'; data?: string; mimeType?: string; uri?: string }
@@ -11,6 +15,8 @@ export type PromptBlock =
 /**
  * The `promptText` of a prompt: its first non-empty text block, `"[image]"`
  * when it has none but carries an image, else `""`.
+ *
+ * @publicApi
  */
 export function promptTextOf(blocks: readonly PromptBlock[]): string {
   for (const block of blocks) {
@@ -65,6 +71,8 @@ export interface LimitedTurnFields {
 /**
  * Applies every field limit of a turn status in one place: what the bridge
  * serves and what the transcript records are cut by the same rule.
+ *
+ * @publicApi
  */
 export function limitTurnFields(raw: RawTurnFields): LimitedTurnFields {
   return {

@@ -3,6 +3,8 @@ import type { TerminalTurnState, TurnError } from '../turns/turn-status.js';
 /**
  * How a prompt ended, as the Session (or the bridge, for a terminal it makes
  * itself) knows it: raw values, before the wire limits are applied.
+ *
+ * @publicApi
  */
 export interface TurnOutcome {
   promptId: string;

@@ -1,7 +1,11 @@
 import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
-/** Everything the daemon reads from its environment (or the same CLI flags). */
+/**
+ * Everything the daemon reads from its environment (or the same CLI flags).
+ *
+ * @publicApi
+ */
 export interface DaemonConfig {
   host: string;
   port: number;
@@ -17,6 +21,7 @@ export interface DaemonConfig {
   echoDelayMs: number;
 }
 
+/** @publicApi */
 export class ConfigError extends Error {}
 
 /** `TURNS_DATA_DIR` ⇄ `--data-dir`: every variable has a flag of the same name. */
@@ -57,6 +62,8 @@ export function isLoopback(host: string): boolean {
 /**
  * Reads the configuration; CLI flags win over the environment. Throws a
  * {@link ConfigError} for bad values and for a non-loopback bind without a token.
+ *
+ * @publicApi
  */
 export function loadDaemonConfig(env: NodeJS.ProcessEnv, argv: string[] = [], cwd = process.cwd()): DaemonConfig {
   const { values } = parseArgs({

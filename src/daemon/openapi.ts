@@ -1,9 +1,16 @@
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { DocumentBuilder, getSchemaPath, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { apiErrorExample } from '../common/api-errors.js';
+import { ErrorResponseDto } from '../common/error-response.dto.js';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as const;
 
 /**
- * The daemon's OpenAPI document: every route, with the bearer scheme on each
- * one the token guards.
+ * The daemon's OpenAPI document: every route, the bearer scheme required
+ * everywhere but on the operations that opt out (`security: []`, i.e.
+ * `/health`), and their `401`.
+ *
+ * @publicApi
  */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -12,8 +19,25 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setVersion('1')
     .setLicense('MIT', 'https://opensource.org/license/mit')
     .addServer('http://127.0.0.1:4170', 'The daemon on its default address')
-    .addBearerAuth()
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'TURNS_TOKEN, when the daemon is started with one.' }, 'bearer')
     .addSecurityRequirements('bearer')
     .build();
-  return SwaggerModule.createDocument(app, config);
+  const document = SwaggerModule.createDocument(app, config);
+  const unauthorized = {
+    description: 'unauthorized: the bearer token is missing, malformed or wrong.',
+    content: {
+      'application/json': {
+        schema: { $ref: getSchemaPath(ErrorResponseDto) },
+        examples: { unauthorized: { summary: 'unauthorized', value: apiErrorExample('unauthorized') } },
+      },
+    },
+  };
+  for (const item of Object.values(document.paths)) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!operation || operation.security?.length === 0) continue;
+      operation.responses['401'] ??= unauthorized;
+    }
+  }
+  return document;
 }

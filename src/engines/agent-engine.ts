@@ -1,16 +1,28 @@
 import type { PromptBlock } from '../common/turn-fields.js';
 
-/** One streamed piece of a turn, in the engine-neutral shape the Session records. */
+/**
+ * One streamed piece of a turn, in the engine-neutral shape the Session records.
+ *
+ * @publicApi
+ */
 export type EngineUpdate =
   | { kind: 'message'; text: string }
   | { kind: 'thought'; text: string }
   | { kind: 'tool_call'; toolCallId: string; title: string; status?: string; rawInput?: unknown }
   | { kind: 'tool_call_update'; toolCallId: string; status?: string; output?: string };
 
-/** What the Session hands an engine for one prompt. */
+/**
+ * What the Session hands an engine for one prompt.
+ *
+ * @publicApi
+ */
 export interface EngineTurnRequest {
   prompt: readonly PromptBlock[];
-  /** Aborted when the prompt is cancelled or removed; engines stop cooperatively. */
+  /**
+   * Aborted when the prompt is cancelled or removed; engines stop cooperatively.
+   *
+   * @publicApi
+   */
   signal: AbortSignal;
   onUpdate(update: EngineUpdate): void;
 }
@@ -20,9 +32,17 @@ export interface EngineTurnResult {
   stopReason: string;
 }
 
-/** An engine's handle on one daemon session. */
+/**
+ * An engine's handle on one daemon session.
+ *
+ * @publicApi
+ */
 export interface EngineSession {
-  /** Runs one prompt; rejects with the engine's error (e.g. a JSON-RPC error). */
+  /**
+   * Runs one prompt; rejects with the engine's error (e.g. a JSON-RPC error).
+   *
+   * @publicApi
+   */
   prompt(request: EngineTurnRequest): Promise<EngineTurnResult>;
   close(): Promise<void>;
 }
@@ -35,7 +55,11 @@ export interface EngineSessionContext {
   resume: boolean;
 }
 
-/** An agent engine: the `echo` engine, the `acp` engine, or a host's own. Injection token. */
+/**
+ * An agent engine: the `echo` engine, the `acp` engine, or a host's own. Injection token.
+ *
+ * @publicApi
+ */
 export abstract class AgentEngine {
   abstract readonly name: string;
   abstract openSession(context: EngineSessionContext): Promise<EngineSession>;

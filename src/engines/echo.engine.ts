@@ -18,6 +18,8 @@ export function splitForStreaming(text: string, parts: number): string[] {
  * The built-in offline engine: answers `echo: <promptText>` as streamed
  * chunks, spread over `delayMs` so queued and running states can be watched,
  * and stops early (`cancelled`) when the prompt is aborted.
+ *
+ * @publicApi
  */
 export class EchoEngine extends AgentEngine {
   readonly name = 'echo';

@@ -1,9 +1,11 @@
 import type { EngineUpdate } from './agent-engine.js';
 
 /**
- * Tracks the raw final main answer of a turn (SPEC §4): top-level, non-thought
+ * Tracks the raw final main answer of a turn: top-level, non-thought
  * text of the last response block with no tool call. A tool call ends a block
  * and discards the text before it; thoughts and tool output never count.
+ *
+ * @publicApi
  */
 export class FinalAnswerAccumulator {
   private chunks: string[] = [];

@@ -1,8 +1,9 @@
 import { Controller, Headers, Param, Res, Sse, UseGuards, type MessageEvent, UseFilters, UsePipes } from '@nestjs/common';
+import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
 import { ApiExceptionFilter } from '../common/api-exception.filter.js';
 import { createValidationPipe } from '../common/validation.pipe.js';
 import { HttpAdapterHost } from '@nestjs/core';
-import { ApiOkResponse, ApiTags, ApiHeader } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags, ApiHeader, ApiOperation } from '@nestjs/swagger';
 import { concat, map, of, type Observable } from 'rxjs';
 import { ClientIdGuard } from '../clients/client-id.guard.js';
 import { SessionEventBus } from './session-event-bus.js';
@@ -26,6 +27,8 @@ export class EventsController {
     private readonly adapterHost: HttpAdapterHost,
   ) {}
 
+  @ApiOperation({ summary: 'Stream the session events (SSE)' })
+  @ApiErrorResponses('invalid_client_id', 'session_not_found')
   @Sse('events')
   @UseGuards(ClientIdGuard)
   @ApiHeader({ name: 'Last-Event-ID', required: false })

@@ -17,6 +17,8 @@ interface SessionStream {
  * Per-session event streams with monotonically increasing ids and a bounded
  * replay ring. `epoch` names this process's id space: ids restart with it, so
  * a client that sees a new epoch must not trust its `Last-Event-ID`.
+ *
+ * @publicApi
  */
 @Injectable()
 export class SessionEventBus {

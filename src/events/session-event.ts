@@ -1,4 +1,8 @@
-/** Event types of a session's SSE stream. */
+/**
+ * Event types of a session's SSE stream.
+ *
+ * @publicApi
+ */
 export type SessionEventType =
   | 'session_update'
   | 'pending_prompt_added'
@@ -9,7 +13,11 @@ export type SessionEventType =
   | 'prompt_cancelled'
   | 'session_rewound';
 
-/** One SSE frame's `data`, as sent on the wire. */
+/**
+ * One SSE frame's `data`, as sent on the wire.
+ *
+ * @publicApi
+ */
 export interface SessionEvent {
   id: number;
   v: 1;

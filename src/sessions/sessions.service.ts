@@ -13,6 +13,7 @@ import { SessionRegistry } from './session-registry.js';
 import { Session } from './session.js';
 import type { Workspace } from './workspace.js';
 
+/** @publicApi */
 export interface CreatedSession {
   sessionId: string;
   workspaceCwd: string;
@@ -25,6 +26,8 @@ export interface CreatedSession {
  * Session lifecycle: create or attach, load after a restart, close, rewind and
  * fork. Each session belongs to one workspace; nothing here falls back from an
  * unknown workspace to the primary one.
+ *
+ * @publicApi
  */
 @Injectable()
 export class SessionsService implements OnApplicationShutdown {

@@ -1,4 +1,8 @@
-/** A directory the daemon serves sessions for. */
+/**
+ * A directory the daemon serves sessions for.
+ *
+ * @publicApi
+ */
 export interface Workspace {
   /** Stable id of the workspace (its data directory name). */
   id: string;

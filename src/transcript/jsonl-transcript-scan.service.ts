@@ -9,7 +9,11 @@ import { isTurnResult } from './transcript-record.js';
 import { LineTooLargeError, SnapshotChangedError, TranscriptSnapshot } from './transcript-snapshot.js';
 import { isValidTurnResultPayload, turnStatusFromPayload, type TurnResultPayload } from './turn-result-payload.js';
 
-/** Bounds of one scan (defaults: `TRANSCRIPT_SCAN_LIMITS`). */
+/**
+ * Bounds of one scan (defaults: `TRANSCRIPT_SCAN_LIMITS`).
+ *
+ * @publicApi
+ */
 export interface TranscriptScanLimits {
   recordsPerPage: number;
   bytesPerPage: number;
@@ -24,6 +28,8 @@ export const TRANSCRIPT_SCAN_OPTIONS = Symbol('TRANSCRIPT_SCAN_OPTIONS');
  * session's JSONL at scan start, then a backward walk of the active chain in at
  * most `maxPages` pages. A result beyond the window is not found, even if it is
  * still in the file.
+ *
+ * @publicApi
  */
 @Injectable()
 export class JsonlTranscriptScanService extends TranscriptScanService {

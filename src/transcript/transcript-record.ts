@@ -4,7 +4,7 @@ export type MessagePart =
   | { functionCall: { id?: string; name: string; args?: unknown } }
   | { functionResponse: { id?: string; name: string; response: unknown } };
 
-/** One JSONL line of a session transcript (SPEC §7). */
+/** One JSONL line of a session transcript. */
 export interface TranscriptRecord {
   uuid: string;
   parentUuid: string | null;
