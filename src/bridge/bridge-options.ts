@@ -6,6 +6,8 @@ export interface BridgeOptions {
   promptDeadlineMs?: number;
   /** Terminal statuses kept in memory per session. @default 64 */
   overlaySize?: number;
+  /** Largest prompt in UTF-16 code units of its blocks' text and data. @default unbounded */
+  maxPromptChars?: number;
 }
 
 export const BRIDGE_OPTIONS = Symbol('BRIDGE_OPTIONS');

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { ApiErrors } from '../common/api-errors.js';
 import { Clock } from '../common/clock.js';
 import { TERMINAL_OVERLAY_SIZE } from '../common/limits.js';
-import { limitPromptText, promptTextOf, type PromptBlock } from '../common/turn-fields.js';
+import { limitPromptText, promptChars, promptTextOf, type PromptBlock } from '../common/turn-fields.js';
 import type { TurnOutcome } from '../common/turn-outcome.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { BridgeOverlayProvider, type OverlayEntry } from '../turns/bridge-overlay.provider.js';
@@ -67,6 +67,10 @@ export class PromptBridge extends BridgeOverlayProvider {
    * `503 prompt_queue_full` at the per-session limit.
    */
   admit(sessionId: string, prompt: readonly PromptBlock[], originatorClientId?: string, deadlineMs?: number): AdmittedPrompt {
+    const chars = promptChars(prompt);
+    if (this.options.maxPromptChars !== undefined && chars > this.options.maxPromptChars) {
+      throw ApiErrors.promptTooLarge(sessionId, chars, this.options.maxPromptChars);
+    }
     const queue = this.queue(sessionId);
     if (queue.rewinding) throw ApiErrors.sessionBusy(sessionId);
     if (queue.pendingCount >= this.options.maxPendingPrompts) {

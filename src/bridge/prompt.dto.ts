@@ -1,6 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayNotEmpty, IsArray, IsIn, IsInt, IsOptional, IsPositive, IsString, ValidateIf, ValidateNested } from 'class-validator';
+import {
+  ArrayNotEmpty,
+  IsArray,
+  IsObject,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsPositive,
+  IsString,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 
 /** One content block: `{type:"text", text}` or `{type:"image", data, mimeType}` (ACP's shapes). */
 export class PromptBlockDto {
@@ -28,6 +39,7 @@ export class PromptRequestDto {
   @ApiProperty({ type: [PromptBlockDto], minItems: 1 })
   @IsArray()
   @ArrayNotEmpty()
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => PromptBlockDto)
   prompt!: PromptBlockDto[];

@@ -23,10 +23,15 @@ export const API_ERRORS = {
   invalid_transcript_cursor: { status: 400, message: 'Invalid transcript cursor', example: { sessionId: SID } },
   workspace_mismatch: { status: 400, message: 'cwd is not a workspace of this daemon', example: { cwd: '/srv/other' } },
   unauthorized: { status: 401, message: 'Unauthorized' },
+  payload_too_large: { status: 413, message: 'Request body too large' },
+  prompt_too_large: { status: 413, message: 'Prompt too large', example: { sessionId: SID, promptChars: 2000000, maxChars: 1048576 } },
+  unsupported_media_type: { status: 415, message: 'Unsupported media type' },
+  request_header_fields_too_large: { status: 431, message: 'Request header fields too large' },
   session_not_found: { status: 404, message: 'Session not found', example: { sessionId: SID } },
   prompt_not_found: { status: 404, message: 'Prompt not found', example: { sessionId: SID, promptId: PID } },
   not_found: { status: 404, message: 'Not found' },
   session_busy: { status: 409, message: 'A prompt is queued or running, or a rewind is in progress', example: { sessionId: SID } },
+  transcript_unavailable: { status: 409, message: 'The transcript is not a regular file', example: { sessionId: SID } },
   transcript_snapshot_unavailable: {
     status: 409,
     message: 'Transcript changed or became unreadable during the scan',
@@ -48,6 +53,8 @@ export const API_ERRORS = {
     message: 'Too many pending prompts for this session',
     example: { sessionId: SID, limit: 5, pendingCount: 5 },
   },
+  too_many_sessions: { status: 503, message: 'Too many live sessions', example: { limit: 1000 } },
+  too_many_streams: { status: 503, message: 'Too many open event streams', example: { limit: 16 } },
 } as const satisfies Record<string, { status: number; message: string; example?: Record<string, unknown> }>;
 
 /**
@@ -85,6 +92,11 @@ export const ApiErrors = {
     apiError('prompt_queue_full', { sessionId, limit, pendingCount }, { headers: { 'Retry-After': '1' } }),
   transcriptCursorInvalid: (sessionId: string) => apiError('invalid_transcript_cursor', { sessionId }),
   transcriptSnapshotUnavailable: (sessionId: string) => apiError('transcript_snapshot_unavailable', { sessionId }),
+  transcriptUnavailable: (sessionId: string) => apiError('transcript_unavailable', { sessionId }),
+  tooManySessions: (limit: number) => apiError('too_many_sessions', { limit }, { headers: { 'Retry-After': '1' } }),
+  tooManyStreams: (limit: number) => apiError('too_many_streams', { limit }, { headers: { 'Retry-After': '1' } }),
+  promptTooLarge: (sessionId: string, promptChars: number, maxChars: number) =>
+    apiError('prompt_too_large', { sessionId, promptChars, maxChars }),
   transcriptPageTooLarge: (sessionId: string, pageBytes: number, maxBytes: number) =>
     apiError('transcript_page_too_large', { sessionId, pageBytes, maxBytes }),
   transcriptTooLarge: (sessionId: string, snapshotSize: number, maxBytes: number) =>

@@ -25,6 +25,13 @@ export function promptTextOf(blocks: readonly PromptBlock[]): string {
   return blocks.some((block) => block.type === 'image') ? '[image]' : '';
 }
 
+/** The size of a prompt: UTF-16 code units of every string its blocks carry (text, data, uri…). */
+export function promptChars(blocks: readonly PromptBlock[]): number {
+  let total = 0;
+  for (const block of blocks) for (const value of Object.values(block)) if (typeof value === 'string') total += value.length;
+  return total;
+}
+
 export function limitPromptText(text: string): { promptText: string; promptTextTruncated?: true } {
   const cut = truncateCodeUnits(text, TURN_LIMITS.promptText);
   return cut.truncated ? { promptText: cut.text, promptTextTruncated: true } : { promptText: cut.text };

@@ -1,5 +1,6 @@
-import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
 import { apiError } from './api-errors.js';
+import { jsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 
 /** Properties whose validation failure has a code of its own. */
 const CODE_BY_PROPERTY: Record<string, 'invalid_deadline_ms'> = { deadlineMs: 'invalid_deadline_ms' };
@@ -13,12 +14,22 @@ function describe(errors: ValidationError[], prefix = ''): string[] {
 }
 
 /**
- * Request-body validation for every route: class-validator DTOs, answered as
- * `400 {error, code}`. Bodies are validated, not transformed, so handlers see
- * exactly what was sent.
+ * Body validation of the runtime's routes: class-validator DTOs, answered as
+ * `400 {error, code}`. A body nested deeper than {@link MAX_JSON_DEPTH} is
+ * refused (`invalid_json`) before any recursive code sees it. Bodies are
+ * validated, not transformed, so handlers see exactly what was sent.
  */
+class RuntimeValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && jsonDepth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+      throw apiError('invalid_json', {}, { message: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` });
+    }
+    return super.transform(value, metadata);
+  }
+}
+
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new RuntimeValidationPipe({
     transform: false,
     forbidUnknownValues: true,
     exceptionFactory: (errors) => {

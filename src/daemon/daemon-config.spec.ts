@@ -1,4 +1,4 @@
-import { ConfigError, isLoopback, loadDaemonConfig } from './daemon-config.js';
+import { ConfigError, isLoopback, LIMIT_DEFAULTS, loadDaemonConfig } from './daemon-config.js';
 
 describe('loadDaemonConfig', () => {
   it('has offline defaults', () => {
@@ -15,6 +15,7 @@ describe('loadDaemonConfig', () => {
       chatRecording: true,
       httpAdapter: 'express',
       echoDelayMs: 0,
+      ...LIMIT_DEFAULTS,
     });
   });
 
@@ -44,6 +45,23 @@ describe('loadDaemonConfig', () => {
     expect(() => loadDaemonConfig({ TURNS_AGENT: 'acp' })).toThrow(/TURNS_AGENT_COMMAND/);
     expect(() => loadDaemonConfig({ TURNS_WORKSPACES: 'relative/path' })).toThrow(/absolute/);
     expect(() => loadDaemonConfig({ TURNS_PROMPT_DEADLINE_MS: '0' })).toThrow(/TURNS_PROMPT_DEADLINE_MS/);
+  });
+
+  it('range-checks every number, with one line naming the variable', () => {
+    expect(() => loadDaemonConfig({ TURNS_PROMPT_DEADLINE_MS: String(2 ** 31) })).toThrow(
+      'TURNS_PROMPT_DEADLINE_MS must be an integer from 1 to 2147483647 (got "2147483648")',
+    );
+    expect(loadDaemonConfig({ TURNS_PROMPT_DEADLINE_MS: String(2 ** 31 - 1) }).promptDeadlineMs).toBe(2 ** 31 - 1);
+    expect(() => loadDaemonConfig({ TURNS_PORT: '70000' })).toThrow(/TURNS_PORT/);
+    expect(() => loadDaemonConfig({ TURNS_MAX_PENDING_PROMPTS: '0' })).toThrow(/TURNS_MAX_PENDING_PROMPTS/);
+    expect(() => loadDaemonConfig({ TURNS_ECHO_DELAY_MS: '-1' })).toThrow(/TURNS_ECHO_DELAY_MS/);
+    expect(() => loadDaemonConfig({ TURNS_MAX_SESSIONS: '1e3' })).toThrow(/TURNS_MAX_SESSIONS/);
+    expect(() => loadDaemonConfig({ TURNS_MAX_BODY_BYTES: '10' })).toThrow(/TURNS_MAX_BODY_BYTES/);
+    expect(() => loadDaemonConfig({ TURNS_HEADERS_TIMEOUT_MS: '5000', TURNS_REQUEST_TIMEOUT_MS: '1000' })).toThrow(
+      /TURNS_HEADERS_TIMEOUT_MS/,
+    );
+    expect(() => loadDaemonConfig({}, ['--no-such-flag'])).toThrow(ConfigError);
+    expect(loadDaemonConfig({}, ['--max-sessions', '3']).maxSessions).toBe(3);
   });
 
   it('knows loopback addresses', () => {

@@ -19,10 +19,38 @@ export interface DaemonConfig {
   chatRecording: boolean;
   httpAdapter: 'express' | 'fastify';
   echoDelayMs: number;
+  /** Live sessions per daemon; more → `503 too_many_sessions`. */
+  maxSessions?: number;
+  /** Open SSE streams per daemon, and per session; more → `503 too_many_streams`. */
+  maxSseStreams?: number;
+  maxSseStreamsPerSession?: number;
+  /** Largest request body; larger → `413 payload_too_large`. */
+  maxBodyBytes?: number;
+  /** Largest prompt (text and data of its blocks, in UTF-16 code units); larger → `413 prompt_too_large`. */
+  maxPromptChars?: number;
+  /** Rewind, fork and load refuse a larger transcript (`413 transcript_too_large`). */
+  maxTranscriptBytes?: number;
+  /** Time a client has to send its request headers, and its whole request. */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
 }
 
 /** @publicApi */
 export class ConfigError extends Error {}
+
+const INT32_MAX = 2 ** 31 - 1;
+
+/** Defaults of the resource limits (each a `TURNS_*` setting, listed in `/capabilities.limits`). */
+export const LIMIT_DEFAULTS = {
+  maxSessions: 1_000,
+  maxSseStreams: 1_000,
+  maxSseStreamsPerSession: 16,
+  maxBodyBytes: 4 * 1024 * 1024,
+  maxPromptChars: 1024 * 1024,
+  maxTranscriptBytes: 256 * 1024 * 1024,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+} as const;
 
 /** `TURNS_DATA_DIR` ⇄ `--data-dir`: every variable has a flag of the same name. */
 const VARIABLES = [
@@ -38,15 +66,25 @@ const VARIABLES = [
   'CHAT_RECORDING',
   'HTTP_ADAPTER',
   'ECHO_DELAY_MS',
+  'MAX_SESSIONS',
+  'MAX_SSE_STREAMS',
+  'MAX_SSE_STREAMS_PER_SESSION',
+  'MAX_BODY_BYTES',
+  'MAX_PROMPT_CHARS',
+  'MAX_TRANSCRIPT_BYTES',
+  'HEADERS_TIMEOUT_MS',
+  'REQUEST_TIMEOUT_MS',
 ] as const;
 type Variable = (typeof VARIABLES)[number];
+
 const flagOf = (name: Variable) => name.toLowerCase().replaceAll('_', '-');
 
-function integer(name: string, raw: string, min: number): number {
-  if (!/^\d+$/.test(raw) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
-    throw new ConfigError(`${name} must be an integer >= ${min} (got "${raw}")`);
+function integer(name: string, raw: string, min: number, max: number): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
   }
-  return Number(raw);
+  return value;
 }
 
 function oneOf<T extends string>(name: string, raw: string, allowed: readonly T[]): T {
@@ -60,21 +98,31 @@ export function isLoopback(host: string): boolean {
 }
 
 /**
- * Reads the configuration; CLI flags win over the environment. Throws a
- * {@link ConfigError} for bad values and for a non-loopback bind without a token.
+ * Reads the configuration; CLI flags win over the environment. Every number is
+ * range-checked; a bad value throws a {@link ConfigError} naming the variable,
+ * and so does a non-loopback bind without a token.
  *
  * @publicApi
  */
 export function loadDaemonConfig(env: NodeJS.ProcessEnv, argv: string[] = [], cwd = process.cwd()): DaemonConfig {
-  const { values } = parseArgs({
-    args: argv,
-    options: Object.fromEntries(VARIABLES.map((name) => [flagOf(name), { type: 'string' as const }])),
-    strict: true,
-  });
+  let values: Record<string, string | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: Object.fromEntries(VARIABLES.map((name) => [flagOf(name), { type: 'string' as const }])),
+      strict: true,
+    }) as { values: Record<string, string | undefined> });
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
   const read = (name: Variable): string | undefined => {
-    const value = (values as Record<string, string | undefined>)[flagOf(name)] ?? env[`TURNS_${name}`];
+    const value = values[flagOf(name)] ?? env[`TURNS_${name}`];
     return value === undefined || value === '' ? undefined : value;
   };
+  const number = (name: Variable, fallback: number, min: number, max: number) =>
+    integer(`TURNS_${name}`, read(name) ?? String(fallback), min, max);
+  const optional = (name: Variable, min: number, max: number) =>
+    read(name) === undefined ? undefined : integer(`TURNS_${name}`, read(name)!, min, max);
   const workspaces = (read('WORKSPACES') ?? cwd)
     .split(',')
     .map((p) => p.trim())
@@ -84,20 +132,30 @@ export function loadDaemonConfig(env: NodeJS.ProcessEnv, argv: string[] = [], cw
   }
   const config: DaemonConfig = {
     host: read('HOST') ?? '127.0.0.1',
-    port: integer('TURNS_PORT', read('PORT') ?? '4170', 0),
+    port: number('PORT', 4170, 0, 65_535),
     dataDir: resolve(cwd, read('DATA_DIR') ?? '.turns-data'),
     workspaces: workspaces.map((p) => resolve(p)),
     agent: oneOf('TURNS_AGENT', read('AGENT') ?? 'echo', ['echo', 'acp'] as const),
     agentCommand: read('AGENT_COMMAND'),
     token: read('TOKEN'),
-    promptDeadlineMs:
-      read('PROMPT_DEADLINE_MS') === undefined ? undefined : integer('TURNS_PROMPT_DEADLINE_MS', read('PROMPT_DEADLINE_MS')!, 1),
-    maxPendingPrompts: integer('TURNS_MAX_PENDING_PROMPTS', read('MAX_PENDING_PROMPTS') ?? '5', 1),
+    // Node's timers hold at most 2^31-1 ms; a longer deadline would fire at once.
+    promptDeadlineMs: optional('PROMPT_DEADLINE_MS', 1, INT32_MAX),
+    maxPendingPrompts: number('MAX_PENDING_PROMPTS', 5, 1, 10_000),
     chatRecording: oneOf('TURNS_CHAT_RECORDING', read('CHAT_RECORDING') ?? 'true', ['true', 'false'] as const) === 'true',
     httpAdapter: oneOf('TURNS_HTTP_ADAPTER', read('HTTP_ADAPTER') ?? 'express', ['express', 'fastify'] as const),
-    echoDelayMs: integer('TURNS_ECHO_DELAY_MS', read('ECHO_DELAY_MS') ?? '0', 0),
+    echoDelayMs: number('ECHO_DELAY_MS', 0, 0, INT32_MAX),
+    maxSessions: number('MAX_SESSIONS', LIMIT_DEFAULTS.maxSessions, 1, 1_000_000),
+    maxSseStreams: number('MAX_SSE_STREAMS', LIMIT_DEFAULTS.maxSseStreams, 1, 1_000_000),
+    maxSseStreamsPerSession: number('MAX_SSE_STREAMS_PER_SESSION', LIMIT_DEFAULTS.maxSseStreamsPerSession, 1, 1_000_000),
+    maxBodyBytes: number('MAX_BODY_BYTES', LIMIT_DEFAULTS.maxBodyBytes, 1_024, 1024 ** 3),
+    maxPromptChars: number('MAX_PROMPT_CHARS', LIMIT_DEFAULTS.maxPromptChars, 1, 1024 ** 3),
+    maxTranscriptBytes: number('MAX_TRANSCRIPT_BYTES', LIMIT_DEFAULTS.maxTranscriptBytes, 1_024, Number.MAX_SAFE_INTEGER),
+    headersTimeoutMs: number('HEADERS_TIMEOUT_MS', LIMIT_DEFAULTS.headersTimeoutMs, 1, INT32_MAX),
+    requestTimeoutMs: number('REQUEST_TIMEOUT_MS', LIMIT_DEFAULTS.requestTimeoutMs, 1, INT32_MAX),
   };
   if (config.agent === 'acp' && !config.agentCommand) throw new ConfigError('TURNS_AGENT=acp needs TURNS_AGENT_COMMAND');
+  if (config.headersTimeoutMs! > config.requestTimeoutMs!)
+    throw new ConfigError('TURNS_HEADERS_TIMEOUT_MS must not exceed TURNS_REQUEST_TIMEOUT_MS');
   if (!isLoopback(config.host) && !config.token) {
     throw new ConfigError(`refusing to bind ${config.host} without TURNS_TOKEN: only loopback addresses may run unauthenticated`);
   }

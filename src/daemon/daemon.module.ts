@@ -10,7 +10,7 @@ import { TurnsModule } from '../turns/turns.module.js';
 import { BEARER_TOKEN, BearerTokenGuard } from './bearer-token.guard.js';
 import { createEngine } from './create-engine.js';
 import type { DaemonConfig } from './daemon-config.js';
-import { SystemController } from './system.controller.js';
+import { DAEMON_CONFIG, SystemController } from './system.controller.js';
 
 /**
  * Replacements for tests and embedding hosts.
@@ -39,6 +39,11 @@ export class DaemonModule {
       chatRecording: config.chatRecording,
       maxPendingPrompts: config.maxPendingPrompts,
       promptDeadlineMs: config.promptDeadlineMs,
+      maxSessions: config.maxSessions,
+      maxSseStreams: config.maxSseStreams,
+      maxSseStreamsPerSession: config.maxSseStreamsPerSession,
+      maxPromptChars: config.maxPromptChars,
+      maxTranscriptBytes: config.maxTranscriptBytes,
       clock: overrides.clock,
       scanLimits: overrides.scanLimits,
       engine,
@@ -49,6 +54,7 @@ export class DaemonModule {
       controllers: [SystemController],
       providers: [
         { provide: BEARER_TOKEN, useValue: config.token },
+        { provide: DAEMON_CONFIG, useValue: config },
         { provide: APP_GUARD, useClass: BearerTokenGuard },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
       ],

@@ -1,7 +1,8 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { TURN_LIMITS } from '../common/limits.js';
 import { RuntimeSettings } from '../runtime/runtime-settings.js';
+import { LIMIT_DEFAULTS, type DaemonConfig } from './daemon-config.js';
 import { CapabilitiesDto, HealthDto } from './system.dto.js';
 import { Public } from './public.decorator.js';
 
@@ -17,10 +18,16 @@ export const FEATURES = [
   'session_fork',
 ] as const;
 
+/** The daemon's configuration, for what `/capabilities` reports beyond the runtime. */
+export const DAEMON_CONFIG = Symbol('DAEMON_CONFIG');
+
 @ApiTags('daemon')
 @Controller()
 export class SystemController {
-  constructor(private readonly settings: RuntimeSettings) {}
+  constructor(
+    private readonly settings: RuntimeSettings,
+    @Inject(DAEMON_CONFIG) private readonly config: DaemonConfig,
+  ) {}
 
   @Get('health')
   @Public()
@@ -48,6 +55,14 @@ export class SystemController {
         transcriptScanMaxPages: scanLimits.maxPages,
         transcriptScanPageRecords: scanLimits.recordsPerPage,
         transcriptScanPageBytes: scanLimits.bytesPerPage,
+        maxSessions: this.settings.maxSessions,
+        maxSseStreams: this.settings.maxSseStreams,
+        maxSseStreamsPerSession: this.settings.maxSseStreamsPerSession,
+        maxPromptChars: this.settings.maxPromptChars,
+        maxTranscriptBytes: this.settings.maxTranscriptBytes,
+        maxBodyBytes: this.config.maxBodyBytes ?? LIMIT_DEFAULTS.maxBodyBytes,
+        headersTimeoutMs: this.config.headersTimeoutMs ?? LIMIT_DEFAULTS.headersTimeoutMs,
+        requestTimeoutMs: this.config.requestTimeoutMs ?? LIMIT_DEFAULTS.requestTimeoutMs,
       },
       workspaces: workspaces.map(({ id, cwd, primary }) => ({ id, cwd, primary })),
     };

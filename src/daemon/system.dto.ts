@@ -14,6 +14,14 @@ export class LimitsDto {
   @ApiProperty({ example: 10 }) transcriptScanMaxPages!: number;
   @ApiProperty({ example: 500 }) transcriptScanPageRecords!: number;
   @ApiProperty({ example: 4194304 }) transcriptScanPageBytes!: number;
+  @ApiProperty({ example: 1000 }) maxSessions!: number;
+  @ApiProperty({ example: 1000 }) maxSseStreams!: number;
+  @ApiProperty({ example: 16 }) maxSseStreamsPerSession!: number;
+  @ApiProperty({ example: 1048576 }) maxPromptChars!: number;
+  @ApiProperty({ example: 268435456 }) maxTranscriptBytes!: number;
+  @ApiProperty({ example: 4194304 }) maxBodyBytes!: number;
+  @ApiProperty({ example: 10000 }) headersTimeoutMs!: number;
+  @ApiProperty({ example: 30000 }) requestTimeoutMs!: number;
 }
 
 export class WorkspaceDto {

@@ -4,7 +4,7 @@ import { ApiExceptionFilter } from '../common/api-exception.filter.js';
 import { createValidationPipe } from '../common/validation.pipe.js';
 import { HttpAdapterHost } from '@nestjs/core';
 import { ApiOkResponse, ApiTags, ApiHeader, ApiOperation } from '@nestjs/swagger';
-import { concat, map, of, type Observable } from 'rxjs';
+import { concat, finalize, map, of, type Observable } from 'rxjs';
 import { ClientIdGuard } from '../clients/client-id.guard.js';
 import { SessionEventBus } from './session-event-bus.js';
 
@@ -44,9 +44,10 @@ export class EventsController {
     // A frame with only `id` and `retry` dispatches no event: it sets the
     // client's reconnection delay and resume point. Nest's type wants `data`.
     const opening = { id: String(resumeFrom), retry: RETRY_MS } as MessageEvent;
+    const release = this.events.reserveStream(sessionId);
     return concat(
       of(opening),
       this.events.subscribe(sessionId, after).pipe(map((event): MessageEvent => ({ id: String(event.id), type: event.type, data: event }))),
-    );
+    ).pipe(finalize(release));
   }
 }

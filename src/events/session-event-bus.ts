@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional, type BeforeApplicationShutdown } from '@nestjs/common';
+import { ApiErrors } from '../common/api-errors.js';
+import { RuntimeSettings } from '../runtime/runtime-settings.js';
 import { randomUUID } from 'node:crypto';
 import { Observable, Subject, concat, from } from 'rxjs';
 import { Clock } from '../common/clock.js';
@@ -11,6 +13,8 @@ interface SessionStream {
   nextId: number;
   ring: SessionEvent[];
   subject: Subject<SessionEvent>;
+  /** Open SSE streams of this session. */
+  streams: number;
 }
 
 /**
@@ -21,11 +25,15 @@ interface SessionStream {
  * @publicApi
  */
 @Injectable()
-export class SessionEventBus {
+export class SessionEventBus implements BeforeApplicationShutdown {
   readonly epoch = randomUUID();
   private readonly streams = new Map<string, SessionStream>();
+  private openStreams = 0;
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    @Optional() private readonly settings?: RuntimeSettings,
+  ) {}
 
   publish(
     sessionId: string,
@@ -60,6 +68,33 @@ export class SessionEventBus {
     return concat(from(replay), stream.subject.asObservable());
   }
 
+  /**
+   * Counts one client stream against the per-session and per-daemon bounds
+   * (`503 too_many_streams` beyond them); call the returned function once
+   * when the stream ends.
+   */
+  reserveStream(sessionId: string): () => void {
+    const stream = this.stream(sessionId);
+    const { maxSseStreams = Infinity, maxSseStreamsPerSession = Infinity } = this.settings ?? {};
+    if (this.openStreams >= maxSseStreams) throw ApiErrors.tooManyStreams(maxSseStreams);
+    if (stream.streams >= maxSseStreamsPerSession) throw ApiErrors.tooManyStreams(maxSseStreamsPerSession);
+    this.openStreams += 1;
+    stream.streams += 1;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.openStreams -= 1;
+      stream.streams -= 1;
+    };
+    return release;
+  }
+
+  /** Shutdown ends every stream, so no open SSE response holds the server. */
+  beforeApplicationShutdown(): void {
+    for (const id of [...this.streams.keys()]) this.close(id);
+  }
+
   /** Ends every subscriber of a closed session. */
   close(sessionId: string): void {
     this.streams.get(sessionId)?.subject.complete();
@@ -69,7 +104,7 @@ export class SessionEventBus {
   private stream(sessionId: string): SessionStream {
     let stream = this.streams.get(sessionId);
     if (!stream) {
-      stream = { nextId: 1, ring: [], subject: new Subject() };
+      stream = { nextId: 1, ring: [], subject: new Subject(), streams: 0 };
       this.streams.set(sessionId, stream);
     }
     return stream;

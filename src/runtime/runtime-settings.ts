@@ -20,6 +20,11 @@ export class RuntimeSettings {
   readonly promptDeadlineMs?: number;
   readonly overlaySize: number;
   readonly scanLimits: TranscriptScanLimits;
+  readonly maxSessions: number;
+  readonly maxSseStreams: number;
+  readonly maxSseStreamsPerSession: number;
+  readonly maxPromptChars: number;
+  readonly maxTranscriptBytes: number;
 
   constructor(options: RuntimeModuleOptions) {
     if (options.workspaces.length === 0) throw new Error('RuntimeModule needs at least one workspace');
@@ -30,6 +35,11 @@ export class RuntimeSettings {
     this.promptDeadlineMs = options.promptDeadlineMs;
     this.overlaySize = options.overlaySize ?? TERMINAL_OVERLAY_SIZE;
     this.scanLimits = { ...TRANSCRIPT_SCAN_LIMITS, ...options.scanLimits };
+    this.maxSessions = options.maxSessions ?? 1_000;
+    this.maxSseStreams = options.maxSseStreams ?? 1_000;
+    this.maxSseStreamsPerSession = options.maxSseStreamsPerSession ?? 16;
+    this.maxPromptChars = options.maxPromptChars ?? 1024 * 1024;
+    this.maxTranscriptBytes = options.maxTranscriptBytes ?? TRANSCRIPT_SCAN_LIMITS.maxSnapshotBytes;
   }
 
   get primary(): Workspace {

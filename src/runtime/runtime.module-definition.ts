@@ -31,6 +31,15 @@ export interface RuntimeModuleOptions {
   overlaySize?: number;
   /** Bounds of one backward transcript scan. @default TRANSCRIPT_SCAN_LIMITS */
   scanLimits?: Partial<TranscriptScanLimits>;
+  /** Live sessions at once; more → `503 too_many_sessions`. @default 1000 */
+  maxSessions?: number;
+  /** Open SSE streams at once, and per session; more → `503 too_many_streams`. @default 1000, 16 */
+  maxSseStreams?: number;
+  maxSseStreamsPerSession?: number;
+  /** Largest prompt, counted as the UTF-16 code units of its blocks' text and data; larger → `413 prompt_too_large`. @default 1 Mi */
+  maxPromptChars?: number;
+  /** Rewind, fork and load refuse a larger transcript (`413 transcript_too_large`). @default 256 MiB */
+  maxTranscriptBytes?: number;
   /** Source of time. @default the system clock */
   clock?: Clock;
 }

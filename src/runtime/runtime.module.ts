@@ -48,12 +48,17 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
         maxPendingPrompts: s.maxPendingPrompts,
         promptDeadlineMs: s.promptDeadlineMs,
         overlaySize: s.overlaySize,
+        maxPromptChars: s.maxPromptChars,
       }),
     },
     {
       provide: CHAT_RECORDING_OPTIONS,
       inject: [RuntimeSettings],
-      useFactory: (s: RuntimeSettings): ChatRecordingOptions => ({ dataDir: s.dataDir, enabled: s.chatRecording }),
+      useFactory: (s: RuntimeSettings): ChatRecordingOptions => ({
+        dataDir: s.dataDir,
+        enabled: s.chatRecording,
+        maxTranscriptBytes: s.maxTranscriptBytes,
+      }),
     },
     { provide: TRANSCRIPT_SCAN_OPTIONS, inject: [RuntimeSettings], useFactory: (s: RuntimeSettings) => s.scanLimits },
     SessionEventBus,

@@ -104,6 +104,7 @@ export class SessionsService implements OnApplicationShutdown {
 
   async fork(sessionId: string): Promise<{ sessionId: string; clientId: string }> {
     const source = this.require(sessionId);
+    this.assertRoomForSession();
     const forkId = randomUUID();
     await this.recorder.fork(sessionId, forkId, source.workspace.cwd);
     const session = this.addSession(forkId, source.workspace, true);
@@ -140,6 +141,7 @@ export class SessionsService implements OnApplicationShutdown {
   private start(sessionId: string, workspace: Workspace, resume: boolean): Promise<Session> {
     const live = this.registry.get(sessionId);
     if (live) return Promise.resolve(live);
+    this.assertRoomForSession();
     let starting = this.starting.get(sessionId);
     if (!starting) {
       starting = this.recorder
@@ -149,6 +151,11 @@ export class SessionsService implements OnApplicationShutdown {
       this.starting.set(sessionId, starting);
     }
     return starting;
+  }
+
+  /** `503 too_many_sessions` at the configured bound (sessions being started count). */
+  private assertRoomForSession(): void {
+    if (this.registry.size + this.starting.size >= this.settings.maxSessions) throw ApiErrors.tooManySessions(this.settings.maxSessions);
   }
 
   private addSession(sessionId: string, workspace: Workspace, resume: boolean): Session {

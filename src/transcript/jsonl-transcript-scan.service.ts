@@ -6,7 +6,7 @@ import { findOnActiveChain, InvalidCursorError } from './active-chain-pager.js';
 import { ChatRecordingService } from './chat-recording.service.js';
 import { ApiErrors } from '../common/api-errors.js';
 import { isTurnResult } from './transcript-record.js';
-import { LineTooLargeError, SnapshotChangedError, TranscriptSnapshot } from './transcript-snapshot.js';
+import { LineTooLargeError, NotRegularFileError, SnapshotChangedError, TranscriptSnapshot } from './transcript-snapshot.js';
 import { isValidTurnResultPayload, turnStatusFromPayload, type TurnResultPayload } from './turn-result-payload.js';
 
 /**
@@ -83,6 +83,7 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
     if (error instanceof LineTooLargeError) return ApiErrors.transcriptPageTooLarge(sessionId, error.bytes, this.limits.bytesPerPage);
     if (error instanceof InvalidCursorError) return ApiErrors.transcriptCursorInvalid(sessionId);
     if (error instanceof SnapshotChangedError) return ApiErrors.transcriptSnapshotUnavailable(sessionId);
+    if (error instanceof NotRegularFileError) return ApiErrors.transcriptUnavailable(sessionId);
     return error;
   }
 }

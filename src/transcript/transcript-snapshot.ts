@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { parseRecord, type TranscriptRecord } from './transcript-record.js';
 
@@ -22,6 +23,19 @@ export class LineTooLargeError extends Error {
 /** Thrown when the file no longer matches the snapshot (truncated, replaced, unreadable). */
 export class SnapshotChangedError extends Error {}
 
+/** Thrown when a transcript path names something other than a regular file (a symlink, directory, FIFO…). */
+export class NotRegularFileError extends Error {
+  constructor() {
+    super('transcript is not a regular file');
+  }
+}
+
+/**
+ * Flags that never follow a symlink and never block on a FIFO: a transcript
+ * path is opened only as the regular file it must be.
+ */
+export const SAFE_OPEN = constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
 /**
  * A fixed view of a JSONL file: the bytes `[0, size)` as they were when it was
  * opened, read backward in chunks so cost follows what is read, not the size
@@ -35,29 +49,41 @@ export class TranscriptSnapshot {
     private readonly inode: number,
   ) {}
 
-  /** Opens a snapshot, or `undefined` when the file does not exist. */
+  /**
+   * Opens a snapshot, or `undefined` when the file does not exist. A path
+   * that is not a regular file throws {@link NotRegularFileError}.
+   */
   static async open(path: string): Promise<TranscriptSnapshot | undefined> {
     let handle: FileHandle;
     try {
-      handle = await open(path, 'r');
+      handle = await open(path, constants.O_RDONLY | SAFE_OPEN);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return undefined;
+      if (code === 'ELOOP' || code === 'ENXIO') throw new NotRegularFileError();
       throw new SnapshotChangedError();
     }
+    let info;
     try {
-      const info = await handle.stat();
-      return new TranscriptSnapshot(path, handle, info.size, info.ino);
+      info = await handle.stat();
     } catch {
       await handle.close().catch(() => undefined);
       throw new SnapshotChangedError();
     }
+    if (!info.isFile()) {
+      await handle.close().catch(() => undefined);
+      throw new NotRegularFileError();
+    }
+    return new TranscriptSnapshot(path, handle, info.size, info.ino);
   }
 
   /**
    * Lines ending at or before `end`, newest first. A final line without its
-   * newline (a torn append) parses as no record and is skipped by callers.
+   * newline (a torn append) parses as no record and is skipped by callers. A
+   * line over `maxLineBytes` throws {@link LineTooLargeError} — or, with
+   * `skipOversized`, is passed over as no record without being held in memory.
    */
-  async *linesBefore(end: number, maxLineBytes: number): AsyncGenerator<SnapshotLine> {
+  async *linesBefore(end: number, maxLineBytes: number, skipOversized = false): AsyncGenerator<SnapshotLine> {
     let position = end;
     let carry: Buffer[] = [];
     let carryBytes = 0;
@@ -73,18 +99,26 @@ export class TranscriptSnapshot {
         const i = chunk.lastIndexOf(NEWLINE, cursor - 1);
         if (i < 0) break;
         const piece = chunk.subarray(i + 1, cursor);
-        yield this.line([piece, ...carry], carryBytes + piece.length, start + i + 1, maxLineBytes);
+        const bytes = carryBytes + piece.length;
+        yield bytes > maxLineBytes && skipOversized
+          ? { record: undefined, bytes: bytes + 1, start: start + i + 1 }
+          : this.line([piece, ...carry], bytes, start + i + 1, maxLineBytes);
         carry = [];
         carryBytes = 0;
         cursor = i;
       }
       const rest = chunk.subarray(0, cursor);
-      carry = [rest, ...carry];
       carryBytes += rest.length;
-      if (carryBytes > maxLineBytes) throw new LineTooLargeError(carryBytes);
+      // An oversized line being skipped is only counted, never held.
+      carry = carryBytes > maxLineBytes && skipOversized ? [] : [rest, ...carry];
+      if (carryBytes > maxLineBytes && !skipOversized) throw new LineTooLargeError(carryBytes);
       position = start;
     }
-    if (carryBytes > 0) yield this.line(carry, carryBytes, 0, maxLineBytes);
+    if (carryBytes > 0) {
+      yield carryBytes > maxLineBytes
+        ? { record: undefined, bytes: carryBytes + 1, start: 0 }
+        : this.line(carry, carryBytes, 0, maxLineBytes);
+    }
   }
 
   /** Fails when the file on disk no longer holds the snapshot's bytes at its path. */
@@ -95,6 +129,11 @@ export class TranscriptSnapshot {
     } catch {
       throw new SnapshotChangedError();
     }
+  }
+
+  /** The bytes of one line that a backward walk reported at `start`. */
+  async lineAt(start: number, bytes: number): Promise<string> {
+    return (await this.read(start, Math.max(0, Math.min(bytes - 1, this.size - start)))).toString('utf8');
   }
 
   async close(): Promise<void> {

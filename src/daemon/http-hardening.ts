@@ -1,0 +1,138 @@
+import type { INestApplication } from '@nestjs/common';
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { apiError, type ApiErrorCode } from '../common/api-errors.js';
+import { BearerToken } from './bearer-token.js';
+import type { DaemonConfig } from './daemon-config.js';
+import { LIMIT_DEFAULTS } from './daemon-config.js';
+
+// The one adapter-aware place: what Express and Fastify do before a request
+// reaches Nest (body parsing, routing, malformed requests, Swagger UI), held
+// to the daemon's `{error, code}` answers and limits.
+
+/** Fastify's own error codes, as the daemon's. */
+const FASTIFY_CODES: Record<string, ApiErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_request',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_BAD_URL: 'invalid_request',
+  FST_ERR_ASYNC_CONSTRAINT: 'invalid_request',
+};
+
+interface FastifyLikeReply {
+  code(status: number): FastifyLikeReply;
+  header(name: string, value: string): FastifyLikeReply;
+  send(body: unknown): void;
+}
+
+/** The error body of a Fastify error code, never echoing the request. */
+export function fastifyErrorBody(
+  code: string | undefined,
+  statusCode: number | undefined,
+): { status: number; body: Record<string, unknown> } | undefined {
+  const ours = code ? FASTIFY_CODES[code] : undefined;
+  if (ours) {
+    const error = apiError(ours);
+    return { status: error.getStatus(), body: error.toBody() };
+  }
+  if (statusCode === 414 || code === 'FST_ERR_MAX_PARAM_LENGTH') return { status: 404, body: apiError('not_found').toBody() };
+  return undefined;
+}
+
+/** Options of the Fastify adapter: body limit, timeouts, and framework errors in our shape. */
+export function fastifyOptions(config: DaemonConfig) {
+  return {
+    bodyLimit: config.maxBodyBytes ?? LIMIT_DEFAULTS.maxBodyBytes,
+    requestTimeout: config.requestTimeoutMs ?? LIMIT_DEFAULTS.requestTimeoutMs,
+    // Session and prompt ids are at most a few hundred characters; longer ones are answered as unknown.
+    maxParamLength: 1_024,
+    frameworkErrors: (error: { code?: string; statusCode?: number }, _request: unknown, reply: FastifyLikeReply) => {
+      const mapped = fastifyErrorBody(error.code, error.statusCode) ?? { status: 400, body: apiError('invalid_request').toBody() };
+      reply.code(mapped.status).send(mapped.body);
+    },
+  };
+}
+
+/** Errors Fastify raises before Nest (content-type parsing, body size), answered in our shape. */
+function mapFastifyErrors(app: INestApplication): void {
+  const instance = app.getHttpAdapter().getInstance() as {
+    setErrorHandler(handler: (error: { code?: string; statusCode?: number }, request: unknown, reply: FastifyLikeReply) => void): void;
+  };
+  instance.setErrorHandler((error, _request, reply) => {
+    const mapped = fastifyErrorBody(error.code, error.statusCode);
+    if (mapped) return reply.code(mapped.status).send(mapped.body);
+    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    const body = status === 500 ? apiError('internal_error').toBody() : { error: 'Bad request', code: 'invalid_request' };
+    return reply.code(status).send(body);
+  });
+}
+
+/**
+ * Malformed requests that Node rejects before any framework sees them get a
+ * JSON body too (431 for oversized headers, else 400), and slow clients a
+ * time limit for their headers and their whole request.
+ */
+function hardenServer(server: Server, config: DaemonConfig): void {
+  server.headersTimeout = config.headersTimeoutMs ?? LIMIT_DEFAULTS.headersTimeoutMs;
+  server.requestTimeout = config.requestTimeoutMs ?? LIMIT_DEFAULTS.requestTimeoutMs;
+  server.removeAllListeners('clientError');
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    const status = tooLarge ? 431 : timedOut ? 408 : 400;
+    const body = JSON.stringify(
+      tooLarge
+        ? apiError('request_header_fields_too_large').toBody()
+        : { error: timedOut ? 'Request timeout' : 'Bad request', code: timedOut ? 'request_timeout' : 'invalid_request' },
+    );
+    const reason = tooLarge ? 'Request Header Fields Too Large' : timedOut ? 'Request Timeout' : 'Bad Request';
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+}
+
+/** Swagger UI and its document are served outside Nest's guards: hold them to the same bearer token. */
+function guardDocs(app: INestApplication, config: DaemonConfig): void {
+  if (!config.token) return;
+  const token = new BearerToken(config.token);
+  const denied = apiError('unauthorized').toBody();
+  const isDocs = (url: string | undefined) => url !== undefined && /^\/docs(?:-json|[/?]|$)/.test(url);
+  const instance = app.getHttpAdapter().getInstance();
+  if (config.httpAdapter === 'fastify') {
+    instance.addHook(
+      'onRequest',
+      (request: { url: string; headers: Record<string, unknown> }, reply: FastifyLikeReply, done: () => void) => {
+        if (isDocs(request.url) && !token.accepts(request.headers.authorization)) reply.code(401).send(denied);
+        else done();
+      },
+    );
+  } else {
+    instance.use(
+      (
+        request: { url: string; headers: Record<string, unknown> },
+        response: { status(n: number): { json(b: unknown): void } },
+        next: () => void,
+      ) => {
+        if (isDocs(request.url) && !token.accepts(request.headers.authorization)) response.status(401).json(denied);
+        else next();
+      },
+    );
+  }
+}
+
+/** Applies every hardening step to a created (not yet listening) daemon app. */
+export function hardenApp(app: INestApplication, config: DaemonConfig): void {
+  if (config.httpAdapter === 'fastify') {
+    mapFastifyErrors(app);
+  } else {
+    (app as unknown as { useBodyParser(type: string, options: object): void }).useBodyParser('json', {
+      limit: config.maxBodyBytes ?? LIMIT_DEFAULTS.maxBodyBytes,
+    });
+  }
+  hardenServer(app.getHttpServer() as Server, config);
+  guardDocs(app, config);
+}
