@@ -42,7 +42,7 @@ const LAYERS = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.turns-data/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.turns-data/**', '.test-dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

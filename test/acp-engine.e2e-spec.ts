@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AcpEngine } from '../src/acp/acp.engine.js';
 import { ChatRecordingService } from '../src/transcript/chat-recording.service.js';
-import { settle } from './support/controlled-engine.js';
+import { waitForTurn } from './support/poll.js';
 import { startDaemon, type TestDaemon } from './support/test-daemon.js';
 
 const FIXTURE = `node ${join(__dirname, 'fixtures', 'acp-fixture-agent.mjs')}`;
@@ -17,14 +17,8 @@ describe('ACP engine against a real agent process', () => {
   });
   afterAll(() => daemon.close(true));
 
-  async function settled(promptId: string) {
-    for (let i = 0; i < 500; i += 1) {
-      const body = (await daemon.http.get(`/session/${sessionId}/turns/${promptId}`).expect(200)).body;
-      if (!['queued', 'running'].includes(body.state)) return body;
-      await settle();
-    }
-    throw new Error(`prompt ${promptId} never settled`);
-  }
+  /** A real process runs at its own pace: wait on a time budget, not a count of event-loop turns. */
+  const settled = (promptId: string) => waitForTurn(daemon, sessionId, promptId, 20_000, 20);
 
   it('completes with the final answer only, and records it in turn_result', async () => {
     const promptId = await daemon.prompt(sessionId, 'tools please');
@@ -64,8 +58,7 @@ describe('ACP engine against a real agent process', () => {
 
   it('cancels cooperatively through session/cancel', async () => {
     const promptId = await daemon.prompt(sessionId, 'slow job');
-    for (let i = 0; i < 500 && (await daemon.http.get(`/session/${sessionId}/turns/${promptId}`)).body.state !== 'running'; i += 1)
-      await settle();
+    await waitForTurn(daemon, sessionId, promptId, 20_000, 20, (state) => state === 'running');
     await daemon.http.post(`/session/${sessionId}/cancel`).expect(204);
     expect(await settled(promptId)).toMatchObject({ state: 'cancelled', stopReason: 'cancelled' });
   });

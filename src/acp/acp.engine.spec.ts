@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { join } from 'node:path';
 import { AcpEngine } from './acp.engine.js';
 import type { EngineUpdate } from '../engines/agent-engine.js';
@@ -10,11 +11,38 @@ const request = (text: string, onUpdate: (u: EngineUpdate) => void = () => undef
 });
 
 describe('AcpEngine', () => {
-  it('fails a prompt when the agent command cannot start, and tries again for the next', async () => {
-    const session = await new AcpEngine('/nonexistent/agent --acp').openSession({ sessionId: 's', cwd: '/tmp', resume: false });
-    await expect(session.prompt(request('hi'))).rejects.toBeDefined();
-    await expect(session.prompt(request('hi'))).rejects.toBeDefined();
-    await session.close();
+  it('fails a prompt with agent_start_failed and the reason when the command cannot start, and tries again for the next', async () => {
+    const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      const session = await new AcpEngine('/nonexistent/agent --acp').openSession({ sessionId: 's1', cwd: '/tmp', resume: false });
+      const startFailed = { code: 'agent_start_failed', message: expect.stringMatching(/not found|No such file/) };
+      await expect(session.prompt(request('hi'))).rejects.toMatchObject(startFailed);
+      await expect(session.prompt(request('hi'))).rejects.toMatchObject(startFailed);
+      await session.close();
+      // The agent's stderr reached the daemon log, prefixed with the session id.
+      expect(warn).toHaveBeenCalledWith(expect.stringMatching(/^\[agent s1\] .*(not found|No such file)/));
+      expect(error).toHaveBeenCalledWith(expect.stringContaining('agent for session s1 failed to start'));
+    } finally {
+      error.mockRestore();
+      warn.mockRestore();
+    }
+  });
+
+  it('rate-limits an agent that floods stderr', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    try {
+      const flood = `node -e "for (let i = 0; i < 500; i++) console.error('line ' + i); process.exit(1)"`;
+      const session = await new AcpEngine(flood).openSession({ sessionId: 's2', cwd: '/tmp', resume: false });
+      await expect(session.prompt(request('hi'))).rejects.toMatchObject({ code: 'agent_start_failed', message: expect.stringContaining('line 499') });
+      await session.close();
+      const logged = warn.mock.calls.filter(([line]) => String(line).startsWith('[agent s2] line'));
+      expect(logged).toHaveLength(50);
+    } finally {
+      error.mockRestore();
+      warn.mockRestore();
+    }
   });
 
   it('loads a resumed session when the agent supports it, and withholds TURNS_TOKEN from the agent', async () => {

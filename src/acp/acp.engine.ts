@@ -1,6 +1,7 @@
 import { client, ndJsonStream, PROTOCOL_VERSION, type ClientConnection } from '@agentclientprotocol/sdk';
 import { Logger } from '@nestjs/common';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { Readable, Writable } from 'node:stream';
 import { mapAcpUpdate } from './acp-update-mapper.js';
 import {
@@ -15,6 +16,41 @@ import {
 /** Variables of the daemon that an agent process must not see. */
 const WITHHELD_ENV = ['TURNS_TOKEN'];
 
+/** stderr lines kept per agent for a start failure's reason. */
+const STDERR_TAIL_LINES = 20;
+/** stderr lines logged per session per window, so a chatty agent cannot flood the log. */
+const STDERR_LINES_PER_WINDOW = 50;
+const STDERR_WINDOW_MS = 10_000;
+
+/** An agent's stderr in the daemon log: prefixed with the session id, rate-limited. */
+class AgentLog {
+  private windowStart = 0;
+  private count = 0;
+  private dropped = 0;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly sessionId: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  line(text: string): void {
+    const now = this.now();
+    if (now - this.windowStart >= STDERR_WINDOW_MS) {
+      if (this.dropped > 0) this.logger.warn(`[agent ${this.sessionId}] ${this.dropped} stderr lines dropped`);
+      this.windowStart = now;
+      this.count = 0;
+      this.dropped = 0;
+    }
+    if (this.count >= STDERR_LINES_PER_WINDOW) {
+      this.dropped += 1;
+      return;
+    }
+    this.count += 1;
+    this.logger.warn(`[agent ${this.sessionId}] ${text.slice(0, 1_000)}`);
+  }
+}
+
 /** One running agent process and its ACP connection. */
 class AgentProcess {
   readonly exited: Promise<void>;
@@ -25,7 +61,8 @@ class AgentProcess {
     readonly connection: ClientConnection,
     private readonly updates: Map<string, (update: EngineUpdate) => void>,
   ) {
-    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    // 'close' comes after the stdio streams end, so every stderr line is read by then.
+    this.exited = new Promise((resolve) => child.once('close', () => resolve()));
     // The connection ends when the agent's stdout does; nobody awaits `closed` itself.
     connection.closed.catch(() => undefined);
     void this.exited.then(() => {
@@ -34,11 +71,14 @@ class AgentProcess {
     });
   }
 
-  static spawn(command: string, cwd: string, updates: Map<string, (update: EngineUpdate) => void>): AgentProcess {
+  /** The last lines the agent wrote to stderr: the reason given when it fails to start. */
+  readonly stderrTail: string[] = [];
+
+  static spawn(command: string, cwd: string, updates: Map<string, (update: EngineUpdate) => void>, log: AgentLog): AgentProcess {
     const env = { ...process.env };
     for (const name of WITHHELD_ENV) delete env[name];
     // `exec` so that signals reach the agent itself, not an intermediate shell.
-    const child = spawn('/bin/sh', ['-c', `exec ${command}`], { cwd, env, stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn('/bin/sh', ['-c', `exec ${command}`], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     child.on('error', () => undefined);
     const app = client()
       .onNotification('session/update', ({ params }) => {
@@ -54,7 +94,13 @@ class AgentProcess {
       Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
       Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>,
     );
-    return new AgentProcess(child, app.connect(stream), updates);
+    const agent = new AgentProcess(child, app.connect(stream), updates);
+    createInterface({ input: child.stderr! }).on('line', (line) => {
+      agent.stderrTail.push(line);
+      if (agent.stderrTail.length > STDERR_TAIL_LINES) agent.stderrTail.shift();
+      log.line(line);
+    });
+    return agent;
   }
 
   get isAlive(): boolean {
@@ -77,12 +123,15 @@ class AcpEngineSession implements EngineSession {
   private readonly updates = new Map<string, (update: EngineUpdate) => void>();
   private resume: boolean;
 
+  private readonly log: AgentLog;
+
   constructor(
     private readonly command: string,
     private readonly context: EngineSessionContext,
     private readonly logger: Logger,
   ) {
     this.resume = context.resume;
+    this.log = new AgentLog(logger, context.sessionId);
   }
 
   async prompt({ prompt, signal, onUpdate }: EngineTurnRequest): Promise<EngineTurnResult> {
@@ -116,19 +165,34 @@ class AcpEngineSession implements EngineSession {
   private async ready(): Promise<{ connection: ClientConnection; sessionId: string }> {
     if (this.process?.isAlive && this.acpSessionId) return { connection: this.process.connection, sessionId: this.acpSessionId };
     this.process?.kill();
-    const agent = AgentProcess.spawn(this.command, this.context.cwd, this.updates);
+    const agent = AgentProcess.spawn(this.command, this.context.cwd, this.updates, this.log);
     this.process = agent;
+    let init;
     try {
-      const init = await agent.connection.agent.request('initialize', {
+      init = await agent.connection.agent.request('initialize', {
         protocolVersion: PROTOCOL_VERSION,
         clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
       });
+    } catch (error) {
+      agent.kill();
+      await agent.exited;
+      throw this.startFailure(agent, error);
+    }
+    try {
       this.acpSessionId = await this.openAcpSession(agent.connection, Boolean(init.agentCapabilities?.loadSession));
     } catch (error) {
       agent.kill();
       throw error;
     }
     return { connection: agent.connection, sessionId: this.acpSessionId };
+  }
+
+  /** `agent_start_failed`, with what the agent said on stderr (e.g. `command not found`). */
+  private startFailure(agent: AgentProcess, cause: unknown): Error {
+    const said = agent.stderrTail.filter((line) => line.trim() !== '').at(-1);
+    const reason = said ?? (cause instanceof Error ? cause.message : 'the agent exited');
+    this.logger.error(`agent for session ${this.context.sessionId} failed to start: ${reason}`);
+    return Object.assign(new Error(`Agent failed to start: ${reason}`), { code: 'agent_start_failed' });
   }
 
   private async openAcpSession(connection: ClientConnection, canLoad: boolean): Promise<string> {

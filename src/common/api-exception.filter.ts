@@ -1,19 +1,28 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { apiError } from './api-errors.js';
+import { apiError, type ApiErrorCode } from './api-errors.js';
 import { ApiException } from './api-exception.js';
 import { NotModifiedException } from './not-modified.exception.js';
 
-/** Codes for errors that reach the filter as Nest or body-parser exceptions. */
-const CODE_BY_STATUS: Record<number, string> = {
+/**
+ * Codes for errors that reach the filter as Nest or body-parser exceptions.
+ * Their messages are not passed on: a framework's message may echo the
+ * request (`Cannot GET /…`, `Failed to decode param '…'`).
+ */
+const CODE_BY_STATUS: Record<number, ApiErrorCode> = {
   400: 'invalid_request',
   401: 'unauthorized',
-  403: 'forbidden',
   404: 'not_found',
-  405: 'method_not_allowed',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
+  431: 'request_header_fields_too_large',
 };
+
+/** The `{error, code}` of a foreign 4xx, by status alone. */
+function foreignError(status: number): Record<string, unknown> {
+  const code = CODE_BY_STATUS[status];
+  return code ? apiError(code).toBody() : { error: 'Request failed', code: `http_${status}` };
+}
 
 function isBodyParseError(error: unknown): boolean {
   // express's body-parser marks it with `type`, fastify with its error code.
@@ -64,13 +73,13 @@ export class ApiExceptionFilter implements ExceptionFilter {
       const status = exception.getStatus();
       return {
         status,
-        body: { error: exception.message, code: CODE_BY_STATUS[status] ?? `http_${status}` },
+        body: foreignError(status),
         headers: {},
       };
     }
     const status = (exception as { statusCode?: unknown })?.statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {
-      return { status, body: { error: 'Bad request', code: CODE_BY_STATUS[status] ?? `http_${status}` }, headers: {} };
+      return { status, body: foreignError(status), headers: {} };
     }
     const name = exception instanceof Error ? exception.name : typeof exception;
     this.logger.error(`Unhandled ${name}: ${exception instanceof Error ? exception.message : ''}`);

@@ -24,7 +24,8 @@ async function createAdapter(config: DaemonConfig) {
 
 /**
  * Builds the daemon on the configured HTTP adapter, with the OpenAPI document
- * at `/docs-json` and Swagger UI at `/docs`. Not yet listening.
+ * at `/docs-json` and Swagger UI at `/docs`. Not yet listening; signals are
+ * the caller's to handle (`main` closes the app on SIGINT/SIGTERM).
  *
  * @publicApi
  */
@@ -36,6 +37,5 @@ export async function createApp(config: DaemonConfig, overrides: DaemonOverrides
   });
   hardenApp(app, config);
   SwaggerModule.setup('docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });
-  app.enableShutdownHooks();
   return app;
 }

@@ -1,11 +1,45 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
+import { Logger, type INestApplication } from '@nestjs/common';
 import { ConfigError, loadDaemonConfig } from './daemon-config.js';
 import { createApp } from './create-app.js';
 
+/** How long a graceful shutdown may take before the process exits anyway. */
+const SHUTDOWN_GRACE_MS = 5_000;
+
+/** One line for the operator, and exit code 1 (2 for bad configuration). */
+function fail(message: string, code = 1): never {
+  console.error(`nest-turn-status: ${message}`);
+  process.exit(code);
+}
+
 /**
- * Starts the daemon from the environment and command-line flags. Exits with
- * code 2 and one line on a configuration error.
+ * SIGINT/SIGTERM close the app — event streams end, agents stop, the recorder
+ * flushes — and exit; if that takes longer than 5 s, or a second signal
+ * arrives, the process exits at once.
+ */
+function exitOnSignals(app: INestApplication): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    new Logger('Daemon').log(`${signal}: shutting down`);
+    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
+    const server = app.getHttpServer() as { closeAllConnections?: () => void };
+    app
+      .close()
+      .then(() => process.exit(0))
+      .catch(() => process.exit(1));
+    // Held requests (and anything still open) must not keep the server alive.
+    setTimeout(() => server.closeAllConnections?.(), 100).unref();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+/**
+ * Starts the daemon from the environment and command-line flags. A bad
+ * setting exits with code 2 and one line; a port in use or any other start
+ * failure with code 1 and one line.
  *
  * @publicApi
  */
@@ -14,14 +48,24 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   try {
     config = loadDaemonConfig(process.env, argv);
   } catch (error) {
-    if (!(error instanceof ConfigError) && !(error instanceof TypeError)) throw error;
-    console.error(`nest-turn-status: ${error.message}`);
-    process.exit(2);
+    if (!(error instanceof ConfigError)) throw error;
+    fail(error.message, 2);
   }
-  const app = await createApp(config);
-  await app.listen(config.port, config.host);
-  // The token is never logged; only whether one is required.
+  let app: INestApplication;
+  try {
+    app = await createApp(config);
+    exitOnSignals(app);
+    await app.listen(config.port, config.host);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') fail(`port ${config.port} is in use; set TURNS_PORT`);
+    if (code === 'EADDRNOTAVAIL') fail(`cannot bind ${config.host}; set TURNS_HOST`);
+    if (code === 'EACCES') fail(`no permission to bind ${config.host}:${config.port}; set TURNS_PORT`);
+    fail(`could not start: ${(error as Error).message ?? String(error)}`);
+  }
+  // The bound address (a real port when TURNS_PORT=0). The token is never logged; only whether one is required.
+  const url = (await app.getUrl()).replace('[::1]', 'localhost');
   new Logger('Daemon').log(
-    `listening on http://${config.host}:${config.port} (engine ${config.agent}, adapter ${config.httpAdapter}, auth ${config.token ? 'bearer' : 'off'}, workspaces ${config.workspaces.join(', ')})`,
+    `listening on ${url} (engine ${config.agent}, adapter ${config.httpAdapter}, auth ${config.token ? 'bearer' : 'off'}, workspaces ${config.workspaces.join(', ')})`,
   );
 }

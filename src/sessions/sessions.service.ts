@@ -113,7 +113,11 @@ export class SessionsService implements OnApplicationShutdown {
 
   /** Stops every agent process. Shutdown writes nothing for prompts still pending. */
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all(this.registry.all().map((session) => session.close()));
+    const sessions = this.registry.all();
+    for (const session of sessions) this.bridge.closeSession(session.id);
+    await Promise.all(sessions.map((session) => session.close()));
+    // Agents are stopped: flush what they wrote, and write nothing after close resolves.
+    await this.recorder.closeAll();
   }
 
   require(sessionId: string): Session {

@@ -28,12 +28,13 @@ export async function waitForTurn(
   promptId: string,
   timeoutMs = 45_000,
   intervalMs = 100,
+  done: (state: string) => boolean = (state) => !['queued', 'running'].includes(state),
 ): Promise<LooseStatus> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const res = await daemon.http.get(`/session/${sessionId}/turns/${promptId}`);
-    if (res.status === 200 && !['queued', 'running'].includes(res.body.state)) return res.body;
+    if (res.status === 200 && done(res.body.state)) return res.body;
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
-  throw new Error(`turn ${promptId} did not settle within ${timeoutMs} ms`);
+  throw new Error(`turn ${promptId} did not reach the expected state within ${timeoutMs} ms`);
 }
