@@ -35,7 +35,10 @@ describe('AcpEngine', () => {
     try {
       const flood = `node -e "for (let i = 0; i < 500; i++) console.error('line ' + i); process.exit(1)"`;
       const session = await new AcpEngine(flood).openSession({ sessionId: 's2', cwd: '/tmp', resume: false });
-      await expect(session.prompt(request('hi'))).rejects.toMatchObject({ code: 'agent_start_failed', message: expect.stringContaining('line 499') });
+      await expect(session.prompt(request('hi'))).rejects.toMatchObject({
+        code: 'agent_start_failed',
+        message: expect.stringContaining('line 499'),
+      });
       await session.close();
       const logged = warn.mock.calls.filter(([line]) => String(line).startsWith('[agent s2] line'));
       expect(logged).toHaveLength(50);
