@@ -10,25 +10,19 @@ import { LIMIT_DEFAULTS } from './daemon-config.js';
 // reaches Nest (body parsing, routing, malformed requests, Swagger UI), held
 // to the daemon's `{error, code}` answers and limits.
 
-/** Fastify's own error codes, as the daemon's. */
+/** Errors Fastify's router raises before any handler (its `frameworkErrors`), as the daemon's. */
 const FASTIFY_CODES: Record<string, ApiErrorCode> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_request',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
-  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
   FST_ERR_BAD_URL: 'invalid_request',
   FST_ERR_ASYNC_CONSTRAINT: 'invalid_request',
 };
 
 interface FastifyLikeReply {
   code(status: number): FastifyLikeReply;
-  header(name: string, value: string): FastifyLikeReply;
   send(body: unknown): void;
 }
 
 /** The error body of a Fastify error code, never echoing the request. */
-export function fastifyErrorBody(
+function fastifyErrorBody(
   code: string | undefined,
   statusCode: number | undefined,
 ): { status: number; body: Record<string, unknown> } | undefined {
@@ -47,26 +41,12 @@ export function fastifyOptions(config: DaemonConfig) {
     bodyLimit: config.maxBodyBytes ?? LIMIT_DEFAULTS.maxBodyBytes,
     requestTimeout: config.requestTimeoutMs ?? LIMIT_DEFAULTS.requestTimeoutMs,
     // Session and prompt ids are at most a few hundred characters; longer ones are answered as unknown.
-    maxParamLength: 1_024,
+    routerOptions: { maxParamLength: 1_024 },
     frameworkErrors: (error: { code?: string; statusCode?: number }, _request: unknown, reply: FastifyLikeReply) => {
       const mapped = fastifyErrorBody(error.code, error.statusCode) ?? { status: 400, body: apiError('invalid_request').toBody() };
       reply.code(mapped.status).send(mapped.body);
     },
   };
-}
-
-/** Errors Fastify raises before Nest (content-type parsing, body size), answered in our shape. */
-function mapFastifyErrors(app: INestApplication): void {
-  const instance = app.getHttpAdapter().getInstance() as {
-    setErrorHandler(handler: (error: { code?: string; statusCode?: number }, request: unknown, reply: FastifyLikeReply) => void): void;
-  };
-  instance.setErrorHandler((error, _request, reply) => {
-    const mapped = fastifyErrorBody(error.code, error.statusCode);
-    if (mapped) return reply.code(mapped.status).send(mapped.body);
-    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-    const body = status === 500 ? apiError('internal_error').toBody() : { error: 'Bad request', code: 'invalid_request' };
-    return reply.code(status).send(body);
-  });
 }
 
 /**
@@ -126,9 +106,8 @@ function guardDocs(app: INestApplication, config: DaemonConfig): void {
 
 /** Applies every hardening step to a created (not yet listening) daemon app. */
 export function hardenApp(app: INestApplication, config: DaemonConfig): void {
-  if (config.httpAdapter === 'fastify') {
-    mapFastifyErrors(app);
-  } else {
+  // Fastify's own errors (body size, media type, parsing) reach ApiExceptionFilter through Nest's error handler.
+  if (config.httpAdapter !== 'fastify') {
     (app as unknown as { useBodyParser(type: string, options: object): void }).useBodyParser('json', {
       limit: config.maxBodyBytes ?? LIMIT_DEFAULTS.maxBodyBytes,
     });
