@@ -19,7 +19,15 @@ const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/s
 
 async function startDaemon(httpAdapter, dataDir) {
   const child = spawn(process.execPath, ['dist/daemon/bin.js'], {
-    env: { ...process.env, TURNS_PORT: '0', TURNS_DATA_DIR: dataDir, TURNS_WORKSPACES: dataDir, TURNS_HTTP_ADAPTER: httpAdapter, TURNS_ECHO_DELAY_MS: '20', TURNS_LOG: '' },
+    env: {
+      ...process.env,
+      TURNS_PORT: '0',
+      TURNS_DATA_DIR: dataDir,
+      TURNS_WORKSPACES: dataDir,
+      TURNS_HTTP_ADAPTER: httpAdapter,
+      TURNS_ECHO_DELAY_MS: '20',
+      TURNS_LOG: '',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise((resolve, reject) => {
@@ -48,7 +56,11 @@ async function soak(httpAdapter) {
   try {
     const sessions = [];
     for (let i = 0; i < SESSIONS; i += 1) {
-      const res = await call('/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sessionScope: 'thread' }) });
+      const res = await call('/session', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ sessionScope: 'thread' }),
+      });
       sessions.push(await res.json());
     }
     const admitter = async (session) => {
@@ -73,7 +85,8 @@ async function soak(httpAdapter) {
       while (Date.now() < deadline) {
         const session = sessions[n % sessions.length];
         const exact = pending[(n * 7919 + counts.polls) % Math.max(1, pending.length)];
-        const path = exact && n % 2 === 0 ? `/session/${exact.sessionId}/turns/${exact.promptId}` : `/session/${session.sessionId}/turns/current`;
+        const path =
+          exact && n % 2 === 0 ? `/session/${exact.sessionId}/turns/${exact.promptId}` : `/session/${session.sessionId}/turns/current`;
         const res = await call(path);
         counts.polls += 1;
         if (res.status !== 200) counts.otherErrors += 1;
@@ -107,7 +120,9 @@ async function soak(httpAdapter) {
   return counts.admitted === counts.settled && counts.serverErrors === 0;
 }
 
-console.log(`soak: ${SECONDS} s per adapter, ${SESSIONS} sessions admitting continuously, ${POLLERS} pollers, echo engine spread over 20 ms`);
+console.log(
+  `soak: ${SECONDS} s per adapter, ${SESSIONS} sessions admitting continuously, ${POLLERS} pollers, echo engine spread over 20 ms`,
+);
 let ok = true;
 for (const adapter of ['express', 'fastify']) ok = (await soak(adapter)) && ok;
 process.exit(ok ? 0 : 1);

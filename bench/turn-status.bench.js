@@ -1,24 +1,40 @@
-// Turn-status benchmarks: every number is a ratio against a baseline measured
-// in the same run (GET /health on the same adapter), so results compare across
-// machines. Traffic goes to 127.0.0.1 only; each run is bounded in time.
+// Turn-status benchmarks: the daemon (built from dist/, a child process) on
+// each adapter, loaded by autocannon from this process. Every figure is also
+// shown as a ratio against GET /health of the same adapter in the same run,
+// next to baselines measured in the same run: bare node:http, bare Express and
+// bare Fastify answering the same status bytes. Loopback only; every case is
+// bounded in time.
 //
-//   npm run bench                 (both adapters, 3 s a case)
+//   npm run bench                 (3 s a case)
 //   BENCH_SECONDS=10 npm run bench
 import autocannon from 'autocannon';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createApp } from '../dist/daemon/create-app.js';
-import { EchoEngine } from '../dist/engines/echo.engine.js';
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { workspaceKey } from '../dist/transcript/chat-recording.service.js';
 
-process.env.TURNS_LOG = 'silent';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-const CONNECTIONS = 16;
+const CONNECTIONS = 20;
+const children = [];
 
-async function load(url, headers = {}) {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers });
-  if (result.non2xx && !url.includes('/turns/00000000')) throw new Error(`${url}: ${result.non2xx} non-2xx answers`);
-  return result.requests.average;
+function spawnServer(args, env = {}) {
+  const child = spawn(process.execPath, args, { env: { ...process.env, TURNS_LOG: '', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1];
+      if (url) resolve(url);
+    });
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+  });
+}
+
+async function load(url, options = {}) {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, ...options });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
 }
 
 async function json(base, path, init) {
@@ -26,82 +42,136 @@ async function json(base, path, init) {
   return res.status === 204 ? undefined : res.json();
 }
 
-/** A session with `turns` settled echo prompts, polled once so answers are written back. */
-async function settledSession(base, turns) {
-  const { sessionId } = await json(base, '/session', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ sessionScope: 'thread' }),
-  });
-  let promptId;
-  for (let i = 0; i < turns; i += 1) {
-    ({ promptId } = await json(base, `/session/${sessionId}/prompt`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ prompt: [{ type: 'text', text: `prompt ${i} ${'x'.repeat(200)}` }] }),
-    }));
-    while (['queued', 'running'].includes((await json(base, `/session/${sessionId}/turns/${promptId}`)).state));
+const post = (body) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+/** A transcript of settled turns in our recorder's shape, written line by line: segments of `[turns, textBytes]`, oldest first. */
+function writeTranscript(path, sessionId, segments) {
+  mkdirSync(dirname(path), { recursive: true });
+  const fd = openSync(path, 'w');
+  let parentUuid = null;
+  const add = (record) => {
+    const uuid = randomUUID();
+    writeSync(fd, `${JSON.stringify({ uuid, parentUuid, sessionId, timestamp: new Date(0).toISOString(), ...record })}\n`);
+    parentUuid = uuid;
+  };
+  for (const [turns, textBytes] of segments) {
+    const text = 'x'.repeat(textBytes);
+    for (let i = 0; i < turns; i += 1) {
+      const promptId = randomUUID();
+      add({ type: 'user', promptId, message: { role: 'user', parts: [{ text: `prompt ${i} ${text}` }] } });
+      add({ type: 'assistant', promptId, message: { role: 'model', parts: [{ text: `echo: prompt ${i} ${text}` }] } });
+      add({
+        type: 'system',
+        subtype: 'turn_result',
+        promptId,
+        systemPayload: { promptId, state: 'completed', stopReason: 'end_turn', endedAt: i + 1, resultText: `echo: prompt ${i}` },
+      });
+    }
   }
-  await json(base, `/session/${sessionId}/turns/current`);
-  return { sessionId, promptId };
+  closeSync(fd);
+}
+
+/** A live session made from a transcript written beforehand (loaded, as after a restart). */
+async function loadedSession(base, dataDir, segments) {
+  const sessionId = randomUUID();
+  writeTranscript(join(dataDir, workspaceKey(dataDir), 'chats', `${sessionId}.jsonl`), sessionId, segments);
+  await json(base, `/session/${sessionId}/load`, { method: 'POST' });
+  return sessionId;
 }
 
 async function benchAdapter(httpAdapter) {
   const dataDir = mkdtempSync(join(tmpdir(), 'turns-bench-'));
-  const config = {
-    host: '127.0.0.1',
-    port: 0,
-    dataDir,
-    workspaces: [dataDir],
-    agent: 'echo',
-    maxPendingPrompts: 5,
-    chatRecording: true,
-    httpAdapter,
-    echoDelayMs: 0,
-  };
-  const app = await createApp(config, { engine: new EchoEngine(0) });
-  await app.listen(0, '127.0.0.1');
-  const base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  const base = await spawnServer(['dist/daemon/bin.js'], {
+    TURNS_PORT: '0',
+    TURNS_DATA_DIR: dataDir,
+    TURNS_WORKSPACES: dataDir,
+    TURNS_HTTP_ADAPTER: httpAdapter,
+    // Echo answers take 10 minutes: prompts admitted here stay live for the whole run.
+    TURNS_ECHO_DELAY_MS: '600000',
+    TURNS_MAX_TRANSCRIPT_BYTES: String(512 * 1024 * 1024),
+  });
   try {
-    const small = await settledSession(base, 5);
-    const large = await settledSession(base, 1_500); // 4,500 chain records: the scan window nearly full
-    const huge = await settledSession(base, 5_000); // 15,000 records: three times the window
-    const missing = '00000000-0000-4000-8000-000000000000';
-    const rows = { health: await load(`${base}/health`) };
-    rows.current = await load(`${base}/session/${small.sessionId}/turns/current`);
-    rows.exact = await load(`${base}/session/${small.sessionId}/turns/${small.promptId}`);
-    rows.notFoundSmall = await load(`${base}/session/${small.sessionId}/turns/${missing}`);
-    rows.notFoundLarge = await load(`${base}/session/${large.sessionId}/turns/${missing}`);
-    rows.notFoundHuge = await load(`${base}/session/${huge.sessionId}/turns/${missing}`);
+    // Settled: five turns read back from a transcript, each polled once so its answer is in memory.
+    const settled = { sessionId: await loadedSession(base, dataDir, [[5, 200]]) };
+    const current = await json(base, `/session/${settled.sessionId}/turns/current`);
+    const promptId = current.promptId;
+    await json(base, `/session/${settled.sessionId}/turns/${promptId}`);
+    // Live: one prompt running, one queued behind it.
+    const live = await json(base, '/session', post({ sessionScope: 'thread' }));
+    const livePrompt = (await json(base, `/session/${live.sessionId}/prompt`, post({ prompt: [{ type: 'text', text: 'long' }] }))).promptId;
+    await json(base, `/session/${live.sessionId}/prompt`, post({ prompt: [{ type: 'text', text: 'next' }] }));
+    // Misses: a full window (10 pages of 500 records) of small records, alone in a ~1 MiB file, and
+    // the same window after ~255 MiB of older turns (the window, not the file, sets the cost).
+    const window = await loadedSession(base, dataDir, [[2_000, 150]]);
+    const small = await loadedSession(base, dataDir, [[2_000, 50]]);
+    const huge = await loadedSession(base, dataDir, [
+      [2_000, 64_000],
+      [2_000, 50],
+    ]);
+    const fresh = (sessionId) => ({
+      requests: [{ setupRequest: (req) => ({ ...req, path: `/session/${sessionId}/turns/${randomUUID()}` }) }],
+    });
+    const missing = randomUUID();
+
+    const rows = {};
+    rows.health = await load(`${base}/health`);
+    rows.exact = await load(`${base}/session/${settled.sessionId}/turns/${promptId}`);
+    rows.current = await load(`${base}/session/${settled.sessionId}/turns/current`);
+    rows.exactLive = await load(`${base}/session/${live.sessionId}/turns/${livePrompt}`);
+    rows.currentLive = await load(`${base}/session/${live.sessionId}/turns/current`);
+    rows.miss = await load(base, fresh(window));
+    rows.repeatedMiss = await load(`${base}/session/${window}/turns/${missing}`);
+    rows.miss1MiB = await load(base, fresh(small));
+    rows.miss256MiB = await load(base, fresh(huge));
     return rows;
   } finally {
-    await app.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
+const baselines = {};
+for (const kind of ['http', 'express', 'fastify']) {
+  const url = await spawnServer(['bench/baseline-server.js', kind]);
+  baselines[kind] = await load(`${url}/session/s/turns/p`);
+}
 const results = {};
 for (const adapter of ['express', 'fastify']) results[adapter] = await benchAdapter(adapter);
+await Promise.all(children.map((child) => new Promise((resolve) => child.once('exit', resolve).kill('SIGTERM'))));
 
-const ratio = (a, b) => (a / b).toFixed(2);
-console.log(`\nrequests/s averaged over ${SECONDS}s, ${CONNECTIONS} connections; ratios against GET /health of the same adapter\n`);
-console.log('case                                   express   ratio   fastify   ratio');
 const label = {
-  health: 'GET /health (baseline)',
-  current: 'turns/current, settled (memory)',
-  exact: 'turns/:promptId, settled (memory)',
-  notFoundSmall: '404 scan, 15-record transcript',
-  notFoundLarge: '404 scan, 4,500-record transcript',
-  notFoundHuge: '404 scan, 15,000-record transcript',
+  health: 'GET /health',
+  exact: 'turns/:promptId, settled',
+  current: 'turns/current, settled',
+  exactLive: 'turns/:promptId, live',
+  currentLive: 'turns/current, live',
+  miss: 'full-window miss (404, new id each time)',
+  repeatedMiss: 'repeated miss, unchanged transcript',
+  miss1MiB: 'window miss in a 1 MiB transcript',
+  miss256MiB: 'window miss in a 256 MiB transcript',
 };
+const cell = (r, health) =>
+  `${String(Math.round(r.rps)).padStart(7)} ${String(r.p50).padStart(4)} ${String(r.p99).padStart(4)} ${(r.rps / health.rps).toFixed(2).padStart(6)}`;
+console.log(
+  `\n${cpus().length} cores (${cpus()[0].model}); ${CONNECTIONS} connections, ${SECONDS} s a case; req/s, p50 and p99 latency in ms, ratio to GET /health of the same adapter\n`,
+);
+console.log(`${'case'.padEnd(44)}  express   p50  p99  ratio   fastify   p50  p99  ratio`);
 for (const key of Object.keys(label)) {
-  const e = results.express[key];
-  const f = results.fastify[key];
   console.log(
-    `${label[key].padEnd(38)} ${String(Math.round(e)).padStart(7)}  ${ratio(e, results.express.health).padStart(6)}   ${String(Math.round(f)).padStart(7)}  ${ratio(f, results.fastify.health).padStart(6)}`,
+    `${label[key].padEnd(44)} ${cell(results.express[key], results.express.health)}   ${cell(results.fastify[key], results.fastify.health)}`,
   );
 }
-console.log(`\nfastify / express on settled turns/current: ${ratio(results.fastify.current, results.express.current)}`);
+console.log('\nbaselines (same bytes as a settled status, same run):');
+for (const [kind, r] of Object.entries(baselines))
+  console.log(`  bare ${kind.padEnd(8)} ${String(Math.round(r.rps)).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms`);
+const f = results.fastify;
+const e = results.express;
 console.log(
-  `scan cost follows the window, not the file: 15,000-record / 4,500-record 404 throughput = ${ratio(results.express.notFoundHuge, results.express.notFoundLarge)} (express), ${ratio(results.fastify.notFoundHuge, results.fastify.notFoundLarge)} (fastify)`,
+  `\nsettled exact: express ${(e.exact.rps / e.health.rps).toFixed(2)}× /health, fastify ${(f.exact.rps / f.health.rps).toFixed(2)}× /health; fastify exact / bare node:http ${(f.exact.rps / baselines.http.rps).toFixed(2)}`,
 );
+console.log(
+  `live / settled: express ${(e.exactLive.rps / e.exact.rps).toFixed(2)} (exact), ${(e.currentLive.rps / e.current.rps).toFixed(2)} (current); fastify ${(f.exactLive.rps / f.exact.rps).toFixed(2)}, ${(f.currentLive.rps / f.current.rps).toFixed(2)}`,
+);
+console.log(
+  `miss cost 256 MiB / 1 MiB transcript (time per request): express ${(e.miss1MiB.rps / e.miss256MiB.rps).toFixed(2)}, fastify ${(f.miss1MiB.rps / f.miss256MiB.rps).toFixed(2)}`,
+);
+process.exit(0);

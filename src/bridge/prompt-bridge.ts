@@ -182,7 +182,10 @@ export class PromptBridge extends BridgeOverlayProvider {
   getLive(sessionId: string, promptId?: string): LiveTurnStatus | undefined {
     const queue = this.queues.get(sessionId);
     const entry = promptId === undefined ? queue?.head() : queue?.find(promptId);
-    return entry && !entry.published ? liveStatus(sessionId, entry) : undefined;
+    if (!entry || entry.published) return undefined;
+    // Reused until the entry starts (the only change a live entry sees).
+    if (entry.status?.state !== (entry.startedAt === undefined ? 'queued' : 'running')) entry.status = liveStatus(sessionId, entry);
+    return entry.status;
   }
 
   getOverlay(sessionId: string, promptId: string): OverlayEntry | undefined {

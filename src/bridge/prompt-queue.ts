@@ -1,4 +1,5 @@
 import type { PromptBlock } from '../common/turn-fields.js';
+import type { LiveTurnStatus } from '../turns/turn-status.js';
 import { TerminalOverlay } from './terminal-overlay.js';
 
 /** An admitted prompt while it is queued or running. */
@@ -15,6 +16,8 @@ export interface LiveEntry {
   /** The terminal latch: set once, by whichever path publishes first. */
   published: boolean;
   deadline?: NodeJS.Timeout;
+  /** The live status last projected, reused until the entry changes (so its bytes are serialized once). */
+  status?: LiveTurnStatus;
 }
 
 /** One session's FIFO, its running prompt, its terminal overlay and its rewind state. */

@@ -1,4 +1,5 @@
 import type { TranscriptRecord } from './transcript-record.js';
+import type { SnapshotLine } from './snapshot-line.js';
 import { LineTooLargeError, type TranscriptSnapshot } from './transcript-snapshot.js';
 
 /**
@@ -16,12 +17,22 @@ export interface PageLimits {
   bytes: number;
 }
 
+/**
+ * What a walk looks for: `candidate` is a cheap test of the raw line (e.g. a
+ * substring) that decides whether the record is parsed at all; `accept`
+ * decides on the parsed record.
+ */
+export interface ChainSearch {
+  candidate(line: SnapshotLine): boolean;
+  accept(record: TranscriptRecord): boolean;
+}
+
 export interface ChainPage {
-  /** Active-chain records of this page, newest first. */
-  records: TranscriptRecord[];
+  /** Active-chain records this page walked. */
+  count: number;
   /** Where the next page starts; absent once the chain's root was reached (or on a hit). */
   next?: ChainCursor;
-  /** The first record `stopAt` accepted; the page ends there. */
+  /** The first record the search accepted; the page ends there. */
   hit?: TranscriptRecord;
 }
 
@@ -32,64 +43,85 @@ export class InvalidCursorError extends Error {}
  * most `bytes` of file traversed (off-chain lines count too, so a long
  * abandoned branch cannot make a page unbounded). The chain is the
  * `parentUuid` walk back from the last record; parents precede children in an
- * append-only file, so one backward pass finds it.
+ * append-only file, so one backward pass finds it. Lines are followed by
+ * their chain links; only candidates of the search are parsed.
  */
 export async function readChainPage(
   snapshot: TranscriptSnapshot,
   cursor: ChainCursor,
   limits: PageLimits,
-  stopAt?: (record: TranscriptRecord) => boolean,
+  search?: ChainSearch,
 ): Promise<ChainPage> {
   if (!Number.isSafeInteger(cursor.offset) || cursor.offset < 0 || cursor.offset > snapshot.size) {
     throw new InvalidCursorError();
   }
-  if (cursor.expect === null || cursor.offset === 0) return { records: [] };
-  const records: TranscriptRecord[] = [];
+  if (cursor.expect === null || cursor.offset === 0) return { count: 0 };
+  let count = 0;
   let expect: string | null | undefined = cursor.expect;
   let bytes = 0;
-  for await (const line of snapshot.linesBefore(cursor.offset, limits.bytes)) {
-    if (bytes + line.bytes > limits.bytes) {
-      if (bytes === 0) throw new LineTooLargeError(line.bytes);
-      return { records, next: { offset: line.start + line.bytes, expect } };
+  for await (const batch of snapshot.batchesBefore(cursor.offset, limits.bytes)) {
+    for (const line of batch) {
+      if (bytes + line.bytes > limits.bytes) {
+        if (bytes === 0) throw new LineTooLargeError(line.bytes - 1);
+        return { count, next: { offset: line.start + line.bytes, expect } };
+      }
+      bytes += line.bytes;
+      const links = line.links();
+      if (!links || (expect !== undefined && links.uuid !== expect)) continue;
+      count += 1;
+      if (search?.candidate(line)) {
+        const record = line.record;
+        if (record && search.accept(record)) return { count, hit: record };
+      }
+      expect = links.parentUuid;
+      if (expect === null) return { count };
+      if (count === limits.records) return { count, next: { offset: line.start, expect } };
     }
-    bytes += line.bytes;
-    const record = line.record;
-    if (!record || (expect !== undefined && record.uuid !== expect)) continue;
-    records.push(record);
-    if (stopAt?.(record)) return { records, hit: record };
-    expect = record.parentUuid;
-    if (expect === null) return { records };
-    if (records.length === limits.records) return { records, next: { offset: line.start, expect } };
   }
-  return { records };
+  return { count };
 }
 
 /**
- * The newest active-chain record `predicate` accepts within `maxPages` pages,
- * stopping as soon as it is found: a lookup of a recent result reads a few
- * records, a miss reads the whole window and no more.
+ * The newest active-chain record the search accepts within `maxPages` pages
+ * (the same pages {@link readChainPage} reads, walked in one pass so no chunk
+ * is read twice), stopping as soon as it is found: a lookup of a recent
+ * result reads a few records, a miss reads the whole window and no more.
  */
 export async function findOnActiveChain(
   snapshot: TranscriptSnapshot,
   limits: PageLimits,
   maxPages: number,
-  predicate: (record: TranscriptRecord) => boolean,
+  search: ChainSearch,
 ): Promise<TranscriptRecord | undefined> {
-  let cursor: ChainCursor | undefined = { offset: snapshot.size, expect: undefined };
-  for (let page = 0; page < maxPages && cursor; page += 1) {
-    const { hit, next }: ChainPage = await readChainPage(snapshot, cursor, limits, predicate);
-    if (hit) return hit;
-    cursor = next;
+  let pages = 1;
+  let count = 0;
+  let bytes = 0;
+  let expect: string | null | undefined;
+  for await (const batch of snapshot.batchesBefore(snapshot.size, limits.bytes)) {
+    for (const line of batch) {
+      if (bytes + line.bytes > limits.bytes) {
+        // The line opens the next page (or is too large for any).
+        if (bytes === 0 || line.bytes > limits.bytes) throw new LineTooLargeError(line.bytes - 1);
+        if (++pages > maxPages) return undefined;
+        bytes = 0;
+        count = 0;
+      }
+      bytes += line.bytes;
+      const links = line.links();
+      if (!links || (expect !== undefined && links.uuid !== expect)) continue;
+      count += 1;
+      if (search.candidate(line)) {
+        const record = line.record;
+        if (record && search.accept(record)) return record;
+      }
+      expect = links.parentUuid;
+      if (expect === null) return undefined;
+      if (count === limits.records) {
+        if (++pages > maxPages) return undefined;
+        bytes = 0;
+        count = 0;
+      }
+    }
   }
   return undefined;
-}
-
-/** The active chain page by page, newest first, from the end of the snapshot. */
-export async function* activeChainPages(snapshot: TranscriptSnapshot, limits: PageLimits): AsyncGenerator<TranscriptRecord[]> {
-  let cursor: ChainCursor | undefined = { offset: snapshot.size, expect: undefined };
-  while (cursor) {
-    const page: ChainPage = await readChainPage(snapshot, cursor, limits);
-    yield page.records;
-    cursor = page.next;
-  }
 }

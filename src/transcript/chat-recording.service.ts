@@ -98,7 +98,8 @@ export class ChatRecordingService implements OnApplicationShutdown {
     const path = this.transcriptPath(workspace, sessionId);
     const lastUuid = await this.withSnapshot(sessionId, path, async (snapshot) => {
       for await (const line of snapshot.linesBefore(snapshot.size, CHAIN_PAGE_BYTES, true)) {
-        if (line.record) return line.record.uuid;
+        const links = line.links();
+        if (links) return links.uuid;
         if (snapshot.size - line.start > LOAD_TAIL_BYTES) break;
       }
       return null;
@@ -166,13 +167,12 @@ export class ChatRecordingService implements OnApplicationShutdown {
     const transcript = this.open.get(sessionId);
     if (!transcript) return false;
     await this.flush(sessionId);
+    const needle = Buffer.from(JSON.stringify(promptId).slice(1, -1));
     const target = await this.withSnapshot(sessionId, transcript.path, (snapshot) =>
-      findOnActiveChain(
-        snapshot,
-        { records: Infinity, bytes: CHAIN_PAGE_BYTES },
-        Infinity,
-        (r) => r.type === 'user' && r.promptId === promptId,
-      ),
+      findOnActiveChain(snapshot, { records: Infinity, bytes: CHAIN_PAGE_BYTES }, Infinity, {
+        candidate: (line) => line.includes(needle),
+        accept: (r) => r.type === 'user' && r.promptId === promptId,
+      }),
     );
     if (!target) return false;
     const record = await this.append(
@@ -290,10 +290,10 @@ async function chainOffsets(snapshot: TranscriptSnapshot): Promise<number[]> {
   const offsets: number[] = [];
   let expect: string | null | undefined;
   for await (const line of snapshot.linesBefore(snapshot.size, CHAIN_PAGE_BYTES, true)) {
-    const record = line.record;
-    if (!record || (expect !== undefined && record.uuid !== expect)) continue;
+    const links = line.links();
+    if (!links || (expect !== undefined && links.uuid !== expect)) continue;
     offsets.push(line.start, line.bytes);
-    expect = record.parentUuid;
+    expect = links.parentUuid;
     if (expect === null) break;
   }
   return offsets;

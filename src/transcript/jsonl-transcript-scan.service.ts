@@ -5,7 +5,9 @@ import type { SettledTurnStatus } from '../turns/turn-status.js';
 import { findOnActiveChain, InvalidCursorError } from './active-chain-pager.js';
 import { ChatRecordingService } from './chat-recording.service.js';
 import { ApiErrors } from '../common/api-errors.js';
-import { isTurnResult } from './transcript-record.js';
+import { MissCache } from './miss-cache.js';
+import { isTurnResult, TURN_RESULT_SUBTYPE } from './transcript-record.js';
+import type { SnapshotLine } from './snapshot-line.js';
 import { LineTooLargeError, NotRegularFileError, SnapshotChangedError, TranscriptSnapshot } from './transcript-snapshot.js';
 import { isValidTurnResultPayload, turnStatusFromPayload, type TurnResultPayload } from './turn-result-payload.js';
 
@@ -23,6 +25,11 @@ export interface TranscriptScanLimits {
 
 export const TRANSCRIPT_SCAN_OPTIONS = Symbol('TRANSCRIPT_SCAN_OPTIONS');
 
+const TURN_RESULT = Buffer.from(TURN_RESULT_SUBTYPE);
+
+/** The query key of `findNewestTurnResult` (a promptId is never this). */
+const NEWEST = '\u0000newest';
+
 /**
  * Reference {@link TranscriptScanService}: best-effort flush, a snapshot of the
  * session's JSONL at scan start, then a backward walk of the active chain in at
@@ -33,6 +40,8 @@ export const TRANSCRIPT_SCAN_OPTIONS = Symbol('TRANSCRIPT_SCAN_OPTIONS');
  */
 @Injectable()
 export class JsonlTranscriptScanService extends TranscriptScanService {
+  private readonly misses = new MissCache();
+
   constructor(
     private readonly recorder: ChatRecordingService,
     @Optional() @Inject(TRANSCRIPT_SCAN_OPTIONS) private readonly limits: TranscriptScanLimits = TRANSCRIPT_SCAN_LIMITS,
@@ -41,17 +50,35 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
   }
 
   findTurnResult(sessionId: string, promptId: string): Promise<SettledTurnStatus | undefined> {
-    return this.scan(sessionId, (payload) => payload.promptId === promptId);
+    // The promptId as it stands inside a JSON string: lines without it are never parsed.
+    const needle = Buffer.from(JSON.stringify(promptId).slice(1, -1));
+    return this.scan(
+      sessionId,
+      promptId,
+      (line) => line.includes(TURN_RESULT) && line.includes(needle),
+      (p) => p.promptId === promptId,
+    );
   }
 
   findNewestTurnResult(sessionId: string): Promise<SettledTurnStatus | undefined> {
-    return this.scan(sessionId, () => true);
+    return this.scan(
+      sessionId,
+      NEWEST,
+      (line) => line.includes(TURN_RESULT),
+      () => true,
+    );
   }
 
-  private async scan(sessionId: string, match: (payload: TurnResultPayload) => boolean): Promise<SettledTurnStatus | undefined> {
+  private async scan(
+    sessionId: string,
+    query: string,
+    candidate: (line: SnapshotLine) => boolean,
+    match: (payload: TurnResultPayload) => boolean,
+  ): Promise<SettledTurnStatus | undefined> {
     const path = this.recorder.pathOf(sessionId);
     if (!path) return undefined;
     await this.recorder.flush(sessionId).catch(() => undefined);
+    if (this.misses.has(sessionId, query, await TranscriptSnapshot.identityOf(path))) return undefined;
     let snapshot: TranscriptSnapshot | undefined;
     try {
       snapshot = await TranscriptSnapshot.open(path);
@@ -59,8 +86,9 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
       if (snapshot.size > this.limits.maxSnapshotBytes) {
         throw ApiErrors.transcriptTooLarge(sessionId, snapshot.size, this.limits.maxSnapshotBytes);
       }
-      const found = await this.walk(snapshot, match);
+      const found = await this.walk(snapshot, candidate, match);
       await snapshot.assertUnchanged();
+      if (!found) this.misses.add(sessionId, query, snapshot.identity);
       return found && turnStatusFromPayload(sessionId, found);
     } catch (error) {
       throw this.structured(sessionId, error);
@@ -69,12 +97,19 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
     }
   }
 
-  private async walk(snapshot: TranscriptSnapshot, match: (payload: TurnResultPayload) => boolean): Promise<TurnResultPayload | undefined> {
+  private async walk(
+    snapshot: TranscriptSnapshot,
+    candidate: (line: SnapshotLine) => boolean,
+    match: (payload: TurnResultPayload) => boolean,
+  ): Promise<TurnResultPayload | undefined> {
     const hit = await findOnActiveChain(
       snapshot,
       { records: this.limits.recordsPerPage, bytes: this.limits.bytesPerPage },
       this.limits.maxPages,
-      (record) => isTurnResult(record) && isValidTurnResultPayload(record.systemPayload) && match(record.systemPayload),
+      {
+        candidate,
+        accept: (record) => isTurnResult(record) && isValidTurnResultPayload(record.systemPayload) && match(record.systemPayload),
+      },
     );
     return hit?.systemPayload as TurnResultPayload | undefined;
   }

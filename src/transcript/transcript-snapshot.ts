@@ -1,16 +1,21 @@
 import { constants } from 'node:fs';
-import { open, stat, type FileHandle } from 'node:fs/promises';
-import { parseRecord, type TranscriptRecord } from './transcript-record.js';
+import { lstat, open, stat, type FileHandle } from 'node:fs/promises';
+import { SnapshotLine } from './snapshot-line.js';
 
 const CHUNK_BYTES = 256 * 1024;
 const NEWLINE = 0x0a;
 
-/** One line read backward: its record (if it parses) and its size in bytes. */
-export interface SnapshotLine {
-  record: TranscriptRecord | undefined;
-  bytes: number;
-  /** Byte offset where the line starts; the next backward read ends here. */
-  start: number;
+export { SnapshotLine };
+
+/** Same inode, size and mtime: the same bytes, for an append-only file. */
+export interface FileIdentity {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+export function sameFile(a: FileIdentity | undefined, b: FileIdentity | undefined): boolean {
+  return a !== undefined && b !== undefined && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
 }
 
 /** Thrown by {@link TranscriptSnapshot.linesBefore} for a line over the limit. */
@@ -47,7 +52,23 @@ export class TranscriptSnapshot {
     private readonly handle: FileHandle,
     readonly size: number,
     private readonly inode: number,
+    private readonly mtimeMs: number,
   ) {}
+
+  /** What identifies this snapshot's bytes: the same file (inode), the same size, the same mtime. */
+  get identity(): FileIdentity {
+    return { ino: this.inode, size: this.size, mtimeMs: this.mtimeMs };
+  }
+
+  /** The identity of the file at `path` now, without opening it; `undefined` when there is none. */
+  static async identityOf(path: string): Promise<FileIdentity | undefined> {
+    try {
+      const info = await lstat(path);
+      return info.isFile() ? { ino: info.ino, size: info.size, mtimeMs: info.mtimeMs } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
 
   /**
    * Opens a snapshot, or `undefined` when the file does not exist. A path
@@ -74,51 +95,56 @@ export class TranscriptSnapshot {
       await handle.close().catch(() => undefined);
       throw new NotRegularFileError();
     }
-    return new TranscriptSnapshot(path, handle, info.size, info.ino);
+    return new TranscriptSnapshot(path, handle, info.size, info.ino, info.mtimeMs);
   }
 
   /**
-   * Lines ending at or before `end`, newest first. A final line without its
-   * newline (a torn append) parses as no record and is skipped by callers. A
-   * line over `maxLineBytes` throws {@link LineTooLargeError} — or, with
-   * `skipOversized`, is passed over as no record without being held in memory.
+   * Lines ending at or before `end`, newest first, a chunk's worth at a time
+   * (one await per chunk, not per line). A final line without its newline (a
+   * torn append) parses as no record and is skipped by callers. A line over
+   * `maxLineBytes` comes as a line without data, never held in memory; unless
+   * `skipOversized`, one that runs past a chunk throws
+   * {@link LineTooLargeError} as soon as it is seen.
    */
-  async *linesBefore(end: number, maxLineBytes: number, skipOversized = false): AsyncGenerator<SnapshotLine> {
-    let position = end;
+  async *batchesBefore(end: number, maxLineBytes: number, skipOversized = false): AsyncGenerator<SnapshotLine[]> {
     let carry: Buffer[] = [];
     let carryBytes = 0;
-    let lineEnd = end;
     // A trailing newline closes the last line; it is not an empty line of its own.
-    if (end > 0 && (await this.readByte(end - 1)) === NEWLINE) lineEnd = end - 1;
-    position = lineEnd;
+    let position = end > 0 && (await this.readByte(end - 1)) === NEWLINE ? end - 1 : end;
     while (position > 0) {
       const start = Math.max(0, position - CHUNK_BYTES);
       const chunk = await this.read(start, position - start);
+      const batch: SnapshotLine[] = [];
       let cursor = chunk.length;
       while (cursor > 0) {
         const i = chunk.lastIndexOf(NEWLINE, cursor - 1);
         if (i < 0) break;
-        const piece = chunk.subarray(i + 1, cursor);
-        const bytes = carryBytes + piece.length;
-        yield bytes > maxLineBytes && skipOversized
-          ? { record: undefined, bytes: bytes + 1, start: start + i + 1 }
-          : this.line([piece, ...carry], bytes, start + i + 1, maxLineBytes);
+        const bytes = carryBytes + cursor - (i + 1);
+        if (bytes > maxLineBytes) batch.push(new SnapshotLine(undefined, 0, 0, bytes + 1, start + i + 1));
+        else if (carry.length === 0) batch.push(new SnapshotLine(chunk, i + 1, cursor, bytes + 1, start + i + 1));
+        else
+          batch.push(new SnapshotLine(Buffer.concat([chunk.subarray(i + 1, cursor), ...carry], bytes), 0, bytes, bytes + 1, start + i + 1));
         carry = [];
         carryBytes = 0;
         cursor = i;
       }
       const rest = chunk.subarray(0, cursor);
       carryBytes += rest.length;
-      // An oversized line being skipped is only counted, never held.
-      carry = carryBytes > maxLineBytes && skipOversized ? [] : [rest, ...carry];
-      if (carryBytes > maxLineBytes && !skipOversized) throw new LineTooLargeError(carryBytes);
+      // An oversized line is only counted, never held.
+      carry = carryBytes > maxLineBytes ? [] : [rest, ...carry];
       position = start;
+      if (batch.length > 0) yield batch;
+      if (carryBytes > maxLineBytes && !skipOversized) throw new LineTooLargeError(carryBytes);
     }
     if (carryBytes > 0) {
-      yield carryBytes > maxLineBytes
-        ? { record: undefined, bytes: carryBytes + 1, start: 0 }
-        : this.line(carry, carryBytes, 0, maxLineBytes);
+      const data = carryBytes > maxLineBytes ? undefined : Buffer.concat(carry, carryBytes);
+      yield [new SnapshotLine(data, 0, carryBytes, carryBytes + 1, 0)];
     }
+  }
+
+  /** {@link batchesBefore} one line at a time. */
+  async *linesBefore(end: number, maxLineBytes: number, skipOversized = false): AsyncGenerator<SnapshotLine> {
+    for await (const batch of this.batchesBefore(end, maxLineBytes, skipOversized)) yield* batch;
   }
 
   /** Fails when the file on disk no longer holds the snapshot's bytes at its path. */
@@ -140,18 +166,12 @@ export class TranscriptSnapshot {
     await this.handle.close().catch(() => undefined);
   }
 
-  private line(parts: Buffer[], bytes: number, start: number, maxLineBytes: number): SnapshotLine {
-    if (bytes > maxLineBytes) throw new LineTooLargeError(bytes);
-    const text = (parts.length === 1 ? parts[0]! : Buffer.concat(parts, bytes)).toString('utf8').trim();
-    return { record: parseRecord(text), bytes: bytes + 1, start };
-  }
-
   private async readByte(offset: number): Promise<number> {
     return (await this.read(offset, 1))[0]!;
   }
 
   private async read(offset: number, length: number): Promise<Buffer> {
-    const buffer = Buffer.alloc(length);
+    const buffer = Buffer.allocUnsafe(length);
     let bytesRead: number;
     try {
       ({ bytesRead } = await this.handle.read(buffer, 0, length, offset));

@@ -1,0 +1,100 @@
+import { parseRecord, type TranscriptRecord } from './transcript-record.js';
+
+/** Where a record sits on its chain. */
+export interface ChainLinks {
+  uuid: string;
+  parentUuid: string | null;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const CLOSE = 0x7d;
+const UUID_KEY = Buffer.from('{"uuid":"');
+const PARENT_KEY = Buffer.from(',"parentUuid":');
+const NULL = Buffer.from('null');
+const MAX_ID_BYTES = 256;
+
+/** True when `bytes[at…]` starts with `key`, compared in place. */
+function startsWith(bytes: Buffer, at: number, end: number, key: Buffer): boolean {
+  if (end - at < key.length) return false;
+  for (let i = 0; i < key.length; i += 1) if (bytes[at + i] !== key[i]) return false;
+  return true;
+}
+
+/** The end (closing quote) of a JSON string starting at `from`, if it has no escapes and fits the id limit. */
+function plainStringEnd(bytes: Buffer, from: number, end: number): number {
+  const limit = Math.min(end, from + MAX_ID_BYTES + 1);
+  for (let i = from; i < limit; i += 1) {
+    const byte = bytes[i];
+    if (byte === QUOTE) return i > from ? i : -1;
+    if (byte === BACKSLASH) return -1;
+  }
+  return -1;
+}
+
+/**
+ * The line of a transcript snapshot `[begin, end)` of `bytes`, read backward:
+ * decoded and parsed only when asked; its chain links read from the head our
+ * recorder writes first on every line, `{"uuid":"…","parentUuid":null|"…"`,
+ * in place, so following the chain needs no parse. A line in any other shape
+ * (another recorder's) is parsed whole.
+ */
+export class SnapshotLine {
+  private parsed?: TranscriptRecord | null;
+
+  constructor(
+    /** The buffer holding the line; `undefined` for an oversized line that was skipped. */
+    private readonly chunk: Buffer | undefined,
+    private readonly begin: number,
+    private readonly end: number,
+    /** Size in the file, newline included. */
+    readonly bytes: number,
+    /** Byte offset where the line starts; the next backward read ends here. */
+    readonly start: number,
+  ) {}
+
+  /** The record, if the line parses as one (memoized). */
+  get record(): TranscriptRecord | undefined {
+    if (this.parsed === undefined) {
+      this.parsed = this.chunk ? (parseRecord(this.chunk.toString('utf8', this.begin, this.end).trim()) ?? null) : null;
+    }
+    return this.parsed ?? undefined;
+  }
+
+  /** The line's text (for copying it elsewhere). */
+  text(): string | undefined {
+    return this.chunk?.toString('utf8', this.begin, this.end);
+  }
+
+  /**
+   * The uuid and parentUuid, from the head when the line has ours (and ends
+   * like a whole record: a torn line is never on the chain), else from the
+   * parsed record.
+   */
+  links(): ChainLinks | undefined {
+    if (!this.chunk) return undefined;
+    const head = this.headLinks(this.chunk);
+    if (head) return head;
+    const record = this.record;
+    return record && { uuid: record.uuid, parentUuid: record.parentUuid };
+  }
+
+  /** True when the raw line contains `needle`, encoded once by the caller (a cheap filter before a parse). */
+  includes(needle: Buffer): boolean {
+    return this.chunk !== undefined && this.chunk.subarray(this.begin, this.end).includes(needle);
+  }
+
+  private headLinks(bytes: Buffer): ChainLinks | undefined {
+    const { begin, end } = this;
+    if (end - begin < UUID_KEY.length || bytes[end - 1] !== CLOSE || !startsWith(bytes, begin, end, UUID_KEY)) return undefined;
+    const uuidStart = begin + UUID_KEY.length;
+    const uuidEnd = plainStringEnd(bytes, uuidStart, end);
+    if (uuidEnd < 0 || !startsWith(bytes, uuidEnd + 1, end, PARENT_KEY)) return undefined;
+    const uuid = bytes.toString('latin1', uuidStart, uuidEnd);
+    const at = uuidEnd + 1 + PARENT_KEY.length;
+    if (startsWith(bytes, at, end, NULL)) return { uuid, parentUuid: null };
+    if (bytes[at] !== QUOTE) return undefined;
+    const parentEnd = plainStringEnd(bytes, at + 1, end);
+    return parentEnd < 0 ? undefined : { uuid, parentUuid: bytes.toString('latin1', at + 1, parentEnd) };
+  }
+}
