@@ -50,6 +50,7 @@ export interface PendingPrompt {
 export class PromptBridge extends BridgeOverlayProvider {
   private readonly logger = new Logger('PromptBridge');
   private readonly queues = new Map<string, PromptQueue>();
+  private readonly watchers = new Map<string, Set<() => void>>();
 
   constructor(
     private readonly sessions: SessionRunner,
@@ -94,6 +95,7 @@ export class PromptBridge extends BridgeOverlayProvider {
     }
     const added = this.announce(sessionId, 'pending_prompt_added', entry, { text: entry.promptText, queuedAt: entry.queuedAt });
     this.pump(sessionId, queue);
+    this.notify(sessionId);
     return { promptId: entry.promptId, lastEventId: added.id, eventEpoch: this.events.epoch };
   }
 
@@ -131,6 +133,8 @@ export class PromptBridge extends BridgeOverlayProvider {
       this.publish(sessionId, queue, entry, { state: 'error', error, endedAt: this.clock.now() });
     }
     this.queues.delete(sessionId);
+    this.notify(sessionId);
+    this.watchers.delete(sessionId);
   }
 
   /**
@@ -155,6 +159,7 @@ export class PromptBridge extends BridgeOverlayProvider {
     if (!succeeded) return;
     queue.overlay.clear();
     queue.generation += 1;
+    this.notify(sessionId);
   }
 
   pendingPrompts(sessionId: string): PendingPrompt[] {
@@ -205,6 +210,19 @@ export class PromptBridge extends BridgeOverlayProvider {
     return this.queues.get(sessionId)?.generation ?? 0;
   }
 
+  override watch(sessionId: string, listener: () => void): () => void {
+    let listeners = this.watchers.get(sessionId);
+    if (!listeners) {
+      listeners = new Set();
+      this.watchers.set(sessionId, listeners);
+    }
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.watchers.get(sessionId) === listeners) this.watchers.delete(sessionId);
+    };
+  }
+
   // --- internals ---------------------------------------------------------------
 
   private queue(sessionId: string): PromptQueue {
@@ -223,6 +241,7 @@ export class PromptBridge extends BridgeOverlayProvider {
     queue.running = entry;
     entry.startedAt = this.clock.now();
     this.announce(sessionId, 'pending_prompt_started', entry, { startedAt: entry.startedAt });
+    this.notify(sessionId);
     const { promptId, prompt, promptText, startedAt, originatorClientId } = entry;
     const run = this.sessions.run(sessionId, { promptId, prompt, promptText, startedAt, originatorClientId }, entry.abort.signal);
     Promise.resolve(run)
@@ -254,6 +273,19 @@ export class PromptBridge extends BridgeOverlayProvider {
     this.releaseAndPump(sessionId, queue, entry);
   }
 
+  /** Tells the session's watchers that its state moved (they re-read it; nothing is passed). */
+  private notify(sessionId: string): void {
+    const listeners = this.watchers.get(sessionId);
+    if (!listeners) return;
+    for (const listener of [...listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        this.logger.error(`turn watcher failed: ${(error as Error)?.name ?? 'error'}`);
+      }
+    }
+  }
+
   private releaseAndPump(sessionId: string, queue: PromptQueue, entry: LiveEntry): void {
     if (queue.release(entry)) this.pump(sessionId, queue);
   }
@@ -268,6 +300,7 @@ export class PromptBridge extends BridgeOverlayProvider {
     queue.overlay.set(entry.promptId, { status, combined: false });
     this.announce(sessionId, status.state === 'error' ? 'turn_error' : 'turn_complete', entry, status);
     this.announce(sessionId, 'pending_prompt_completed', entry, { state: status.state });
+    this.notify(sessionId);
   }
 
   private announce(sessionId: string, type: Parameters<SessionEventBus['publish']>[1], entry: LiveEntry, data?: unknown) {

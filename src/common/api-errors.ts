@@ -20,6 +20,7 @@ export const API_ERRORS = {
   },
   invalid_session_id: { status: 400, message: 'sessionId must be a UUID' },
   invalid_deadline_ms: { status: 400, message: 'deadlineMs must be a positive integer' },
+  invalid_wait_ms: { status: 400, message: 'waitMs must be an integer from 0 to maxWaitMs', example: { maxWaitMs: 30000 } },
   invalid_transcript_cursor: { status: 400, message: 'Invalid transcript cursor', example: { sessionId: SID } },
   workspace_mismatch: { status: 400, message: 'cwd is not a workspace of this daemon', example: { cwd: '/srv/other' } },
   unauthorized: { status: 401, message: 'Unauthorized' },
@@ -53,6 +54,7 @@ export const API_ERRORS = {
     message: 'Too many pending prompts for this session',
     example: { sessionId: SID, limit: 5, pendingCount: 5 },
   },
+  too_many_waiters: { status: 503, message: 'Too many held requests', example: { limit: 10000 } },
   too_many_sessions: { status: 503, message: 'Too many live sessions', example: { limit: 1000 } },
   too_many_streams: { status: 503, message: 'Too many open event streams', example: { limit: 16 } },
 } as const satisfies Record<string, { status: number; message: string; example?: Record<string, unknown> }>;
@@ -93,6 +95,7 @@ export const ApiErrors = {
   transcriptCursorInvalid: (sessionId: string) => apiError('invalid_transcript_cursor', { sessionId }),
   transcriptSnapshotUnavailable: (sessionId: string) => apiError('transcript_snapshot_unavailable', { sessionId }),
   transcriptUnavailable: (sessionId: string) => apiError('transcript_unavailable', { sessionId }),
+  tooManyWaiters: (limit: number) => apiError('too_many_waiters', { limit }, { headers: { 'Retry-After': '1' } }),
   tooManySessions: (limit: number) => apiError('too_many_sessions', { limit }, { headers: { 'Retry-After': '1' } }),
   tooManyStreams: (limit: number) => apiError('too_many_streams', { limit }, { headers: { 'Retry-After': '1' } }),
   promptTooLarge: (sessionId: string, promptChars: number, maxChars: number) =>

@@ -30,6 +30,9 @@ export interface DaemonConfig {
   maxPromptChars?: number;
   /** Rewind, fork and load refuse a larger transcript (`413 transcript_too_large`). */
   maxTranscriptBytes?: number;
+  /** Longest a turn request may be held, and held requests at once. */
+  maxWaitMs?: number;
+  maxWaiters?: number;
   /** Time a client has to send its request headers, and its whole request. */
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
@@ -48,6 +51,8 @@ export const LIMIT_DEFAULTS = {
   maxBodyBytes: 4 * 1024 * 1024,
   maxPromptChars: 1024 * 1024,
   maxTranscriptBytes: 256 * 1024 * 1024,
+  maxWaitMs: 30_000,
+  maxWaiters: 10_000,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
 } as const;
@@ -72,6 +77,8 @@ const VARIABLES = [
   'MAX_BODY_BYTES',
   'MAX_PROMPT_CHARS',
   'MAX_TRANSCRIPT_BYTES',
+  'MAX_WAIT_MS',
+  'MAX_WAITERS',
   'HEADERS_TIMEOUT_MS',
   'REQUEST_TIMEOUT_MS',
 ] as const;
@@ -150,6 +157,8 @@ export function loadDaemonConfig(env: NodeJS.ProcessEnv, argv: string[] = [], cw
     maxBodyBytes: number('MAX_BODY_BYTES', LIMIT_DEFAULTS.maxBodyBytes, 1_024, 1024 ** 3),
     maxPromptChars: number('MAX_PROMPT_CHARS', LIMIT_DEFAULTS.maxPromptChars, 1, 1024 ** 3),
     maxTranscriptBytes: number('MAX_TRANSCRIPT_BYTES', LIMIT_DEFAULTS.maxTranscriptBytes, 1_024, Number.MAX_SAFE_INTEGER),
+    maxWaitMs: number('MAX_WAIT_MS', LIMIT_DEFAULTS.maxWaitMs, 0, 300_000),
+    maxWaiters: number('MAX_WAITERS', LIMIT_DEFAULTS.maxWaiters, 1, 1_000_000),
     headersTimeoutMs: number('HEADERS_TIMEOUT_MS', LIMIT_DEFAULTS.headersTimeoutMs, 1, INT32_MAX),
     requestTimeoutMs: number('REQUEST_TIMEOUT_MS', LIMIT_DEFAULTS.requestTimeoutMs, 1, INT32_MAX),
   };

@@ -50,7 +50,7 @@ export class DaemonModule {
     });
     return {
       module: DaemonModule,
-      imports: [runtime, TurnsModule.forRoot({ imports: [runtime] })],
+      imports: [runtime, TurnsModule.forRoot({ imports: [runtime], maxWaitMs: config.maxWaitMs, maxWaiters: config.maxWaiters })],
       controllers: [SystemController],
       providers: [
         { provide: BEARER_TOKEN, useValue: config.token },

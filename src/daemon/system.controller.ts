@@ -3,7 +3,8 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { TURN_LIMITS } from '../common/limits.js';
 import { RuntimeSettings } from '../runtime/runtime-settings.js';
 import { LIMIT_DEFAULTS, type DaemonConfig } from './daemon-config.js';
-import { CapabilitiesDto, HealthDto } from './system.dto.js';
+import { CapabilitiesDto, HealthDto, StatsDto } from './system.dto.js';
+import { TurnWaitService } from '../turns/wait/turn-wait.service.js';
 import { Public } from './public.decorator.js';
 
 /** Features this daemon always advertises; `session_turn_status` cannot be turned off. */
@@ -16,6 +17,7 @@ export const FEATURES = [
   'session_load',
   'session_rewind',
   'session_fork',
+  'session_turn_wait',
 ] as const;
 
 /** The daemon's configuration, for what `/capabilities` reports beyond the runtime. */
@@ -26,6 +28,7 @@ export const DAEMON_CONFIG = Symbol('DAEMON_CONFIG');
 export class SystemController {
   constructor(
     private readonly settings: RuntimeSettings,
+    private readonly waits: TurnWaitService,
     @Inject(DAEMON_CONFIG) private readonly config: DaemonConfig,
   ) {}
 
@@ -60,11 +63,20 @@ export class SystemController {
         maxSseStreamsPerSession: this.settings.maxSseStreamsPerSession,
         maxPromptChars: this.settings.maxPromptChars,
         maxTranscriptBytes: this.settings.maxTranscriptBytes,
+        maxWaitMs: this.waits.maxWaitMs,
+        maxWaiters: this.config.maxWaiters ?? LIMIT_DEFAULTS.maxWaiters,
         maxBodyBytes: this.config.maxBodyBytes ?? LIMIT_DEFAULTS.maxBodyBytes,
         headersTimeoutMs: this.config.headersTimeoutMs ?? LIMIT_DEFAULTS.headersTimeoutMs,
         requestTimeoutMs: this.config.requestTimeoutMs ?? LIMIT_DEFAULTS.requestTimeoutMs,
       },
       workspaces: workspaces.map(({ id, cwd, primary }) => ({ id, cwd, primary })),
     };
+  }
+
+  @Get('debug/stats')
+  @ApiOperation({ summary: 'Live counters: held turn requests', operationId: 'debugStats' })
+  @ApiOkResponse({ type: StatsDto })
+  stats(): StatsDto {
+    return { waiters: this.waits.waiting };
   }
 }

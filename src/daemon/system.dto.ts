@@ -19,9 +19,15 @@ export class LimitsDto {
   @ApiProperty({ example: 16 }) maxSseStreamsPerSession!: number;
   @ApiProperty({ example: 1048576 }) maxPromptChars!: number;
   @ApiProperty({ example: 268435456 }) maxTranscriptBytes!: number;
+  @ApiProperty({ example: 30000, description: 'Longest wait of a turn request (waitMs, Prefer: wait).' }) maxWaitMs!: number;
+  @ApiProperty({ example: 10000 }) maxWaiters!: number;
   @ApiProperty({ example: 4194304 }) maxBodyBytes!: number;
   @ApiProperty({ example: 10000 }) headersTimeoutMs!: number;
   @ApiProperty({ example: 30000 }) requestTimeoutMs!: number;
+}
+
+export class StatsDto {
+  @ApiProperty({ description: 'Turn requests being held right now.' }) waiters!: number;
 }
 
 export class WorkspaceDto {

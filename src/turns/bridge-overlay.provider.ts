@@ -41,4 +41,15 @@ export abstract class BridgeOverlayProvider extends SessionClientLookup {
   abstract writeBack(sessionId: string, status: SettledTurnStatus, newest: boolean): void;
   /** Bumped by each successful rewind; a scan begun before a bump is stale. */
   abstract rewindGeneration(sessionId: string): number;
+
+  /**
+   * Calls `listener` after every change to what a poll of the session could
+   * answer — admission, dispatch, a terminal, removal, a successful rewind,
+   * close — until the returned function is called. The default says "no
+   * notifications" (`undefined`): held requests (`waitMs`) are then answered
+   * at once, like plain polls. Override it to let clients wait.
+   */
+  watch(_sessionId: string, _listener: () => void): (() => void) | undefined {
+    return undefined;
+  }
 }

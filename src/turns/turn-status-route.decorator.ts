@@ -1,5 +1,5 @@
 import { applyDecorators, Get, UseFilters, UseGuards, UseInterceptors } from '@nestjs/common';
-import { ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { ClientIdGuard } from '../clients/client-id.guard.js';
 import { DEFAULT_CLIENT_ID_HEADER } from '../clients/client-id-options.js';
 import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
@@ -39,6 +39,10 @@ const EXAMPLES = {
 
 const ETAG = { description: 'Strong validator of the exact body; send it back as If-None-Match.', schema: { type: 'string' as const } };
 const CACHE_CONTROL = { description: 'Always `no-cache`.', schema: { type: 'string' as const, enum: ['no-cache'] } };
+const PREFERENCE_APPLIED = {
+  description: 'Echoes the `wait=S` applied, when the wait came from `Prefer`.',
+  schema: { type: 'string' as const },
+};
 const RETRY_AFTER = { description: 'Seconds before polling again; present while queued or running.', schema: { type: 'integer' as const } };
 
 /**
@@ -68,8 +72,21 @@ export function TurnStatusRoute(path: string, summary: string, errors: ApiErrorC
     ApiHeader({
       name: 'If-None-Match',
       required: false,
-      description: 'ETag of a status seen before: 304 while it is still the answer.',
+      description: 'ETag of a status seen before: 304 while it is still the answer; with a wait, held until the answer changes.',
       schema: { type: 'string' },
+    }),
+    ApiQuery({
+      name: 'waitMs',
+      required: false,
+      description:
+        'Hold the request up to this many ms (at most limits.maxWaitMs): until the status is not queued/running, or — with If-None-Match — until its ETag changes. 0 or absent answers at once.',
+      schema: { type: 'integer', minimum: 0, maximum: 300000 },
+    }),
+    ApiHeader({
+      name: 'Prefer',
+      required: false,
+      description: 'RFC 7240 `wait=S` (seconds, capped at limits.maxWaitMs); waitMs wins when both are given.',
+      schema: { type: 'string', example: 'wait=30' },
     }),
     ApiExtraModels(...models),
     ApiOkResponse({
@@ -81,12 +98,18 @@ export function TurnStatusRoute(path: string, summary: string, errors: ApiErrorC
           mapping: Object.fromEntries(Object.entries(TurnStatusDto).map(([state, model]) => [state, getSchemaPath(model)])),
         },
       },
-      headers: { ETag: ETAG, 'Cache-Control': CACHE_CONTROL, 'Retry-After': RETRY_AFTER },
+      headers: { ETag: ETAG, 'Cache-Control': CACHE_CONTROL, 'Retry-After': RETRY_AFTER, 'Preference-Applied': PREFERENCE_APPLIED },
       examples: Object.fromEntries(Object.entries(EXAMPLES).map(([state, value]) => [state, { summary: state, value }])),
     }),
-    ApiResponse({ status: 304, description: 'If-None-Match matched the current ETag.', headers: { ETag: ETAG } }),
+    ApiResponse({
+      status: 304,
+      description: 'If-None-Match matched the current ETag (at once, or when the wait ran out).',
+      headers: { ETag: ETAG },
+    }),
     ApiErrorResponses(
       'invalid_client_id',
+      'invalid_wait_ms',
+      'too_many_waiters',
       ...errors,
       'transcript_snapshot_unavailable',
       'transcript_page_too_large',

@@ -1,26 +1,69 @@
-import { Controller, Param } from '@nestjs/common';
+import { Controller, Headers, Param, Query, Res } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { ApiParam, ApiTags } from '@nestjs/swagger';
-import { TurnStatusService } from './turn-status.service.js';
 import type { TurnStatus } from './turn-status.js';
 import { TurnStatusRoute } from './turn-status-route.decorator.js';
+import { clientGone } from './wait/client-gone.js';
+import { TurnWaitService } from './wait/turn-wait.service.js';
+import { parseWaitRequest } from './wait/wait-request.js';
 
-/** The two poll routes. `current` is declared first so it never reads as a promptId. */
+/**
+ * The two poll routes, each with an optional bounded wait. `current` is
+ * declared first so it never reads as a promptId.
+ */
 @ApiTags('turns')
 @Controller('session/:id/turns')
 export class TurnsController {
-  constructor(private readonly turns: TurnStatusService) {}
+  constructor(
+    private readonly waits: TurnWaitService,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
 
   @TurnStatusRoute('current', 'The running prompt, else the queued head, else the newest settled one, else idle', [
     'session_not_found',
     'invalid_transcript_cursor',
   ])
-  current(@Param('id') sessionId: string): Promise<TurnStatus> {
-    return this.turns.getCurrent(sessionId);
+  current(
+    @Param('id') sessionId: string,
+    @Query('waitMs') waitMs: unknown,
+    @Headers('prefer') prefer: string | undefined,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res({ passthrough: true }) response: unknown,
+  ): Promise<TurnStatus> {
+    return this.answer(sessionId, undefined, waitMs, prefer, ifNoneMatch, response);
   }
 
   @TurnStatusRoute(':promptId', 'The status of one prompt', ['session_not_found', 'prompt_not_found', 'invalid_transcript_cursor'])
   @ApiParam({ name: 'promptId', description: 'The promptId returned by POST /session/{id}/prompt.', schema: { type: 'string' } })
-  exact(@Param('id') sessionId: string, @Param('promptId') promptId: string): Promise<TurnStatus> {
-    return this.turns.getTurn(sessionId, promptId);
+  exact(
+    @Param('id') sessionId: string,
+    @Param('promptId') promptId: string,
+    @Query('waitMs') waitMs: unknown,
+    @Headers('prefer') prefer: string | undefined,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res({ passthrough: true }) response: unknown,
+  ): Promise<TurnStatus> {
+    return this.answer(sessionId, promptId, waitMs, prefer, ifNoneMatch, response);
+  }
+
+  private async answer(
+    sessionId: string,
+    promptId: string | undefined,
+    waitMs: unknown,
+    prefer: string | undefined,
+    ifNoneMatch: string | undefined,
+    response: unknown,
+  ): Promise<TurnStatus> {
+    const wait = parseWaitRequest(waitMs, prefer, this.waits.maxWaitMs);
+    if (wait.preferenceApplied !== undefined) {
+      this.adapterHost.httpAdapter.setHeader(response, 'Preference-Applied', `wait=${wait.preferenceApplied}`);
+    }
+    if (wait.waitMs === 0) return this.waits.answer({ sessionId, promptId, waitMs: 0 });
+    const gone = clientGone(response);
+    try {
+      return await this.waits.answer({ sessionId, promptId, waitMs: wait.waitMs, ifNoneMatch, signal: gone.signal });
+    } finally {
+      gone.done();
+    }
   }
 }

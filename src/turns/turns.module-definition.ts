@@ -12,6 +12,10 @@ export interface TurnsModuleOptions {
   clientIdHeader?: string;
   /** Refuse anonymous polls and prompts (no or empty client id header). @default false */
   requireClientId?: boolean;
+  /** Longest a turn request may be held (`?waitMs=`, `Prefer: wait=`). @default 30000 */
+  maxWaitMs?: number;
+  /** Held turn requests at once; more → `503 too_many_waiters`. @default 10000 */
+  maxWaiters?: number;
 }
 
 /**

@@ -6,6 +6,7 @@ import { BridgeOverlayProvider } from './bridge-overlay.provider.js';
 import { TurnStatusHttpInterceptor } from './turn-status-http.interceptor.js';
 import { TurnStatusService } from './turn-status.service.js';
 import { TurnsController } from './turns.controller.js';
+import { TurnWaitService } from './wait/turn-wait.service.js';
 import { TURNS_MODULE_OPTIONS, TurnsConfigurableModule, type TurnsModuleOptions } from './turns.module-definition.js';
 
 /**
@@ -26,6 +27,7 @@ import { TURNS_MODULE_OPTIONS, TurnsConfigurableModule, type TurnsModuleOptions 
   controllers: [TurnsController],
   providers: [
     TurnStatusService,
+    TurnWaitService,
     TurnStatusHttpInterceptor,
     ClientIdGuard,
     { provide: SessionClientLookup, useExisting: BridgeOverlayProvider },
@@ -38,6 +40,6 @@ import { TURNS_MODULE_OPTIONS, TurnsConfigurableModule, type TurnsModuleOptions 
       }),
     },
   ],
-  exports: [TurnStatusService, ClientIdGuard, ClientIdOptions, SessionClientLookup, TurnStatusHttpInterceptor],
+  exports: [TurnStatusService, TurnWaitService, ClientIdGuard, ClientIdOptions, SessionClientLookup, TurnStatusHttpInterceptor],
 })
 export class TurnsModule extends TurnsConfigurableModule {}

@@ -1,0 +1,131 @@
+import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
+import { ApiErrors } from '../../common/api-errors.js';
+import { BridgeOverlayProvider } from '../bridge-overlay.provider.js';
+import { serializeTurnStatus } from '../serialized-turn-status.js';
+import { TurnStatusService } from '../turn-status.service.js';
+import { isLiveStatus, type TurnStatus } from '../turn-status.js';
+import { TURNS_MODULE_OPTIONS, type TurnsModuleOptions } from '../turns.module-definition.js';
+import { TurnWaiters, type Waiter } from './turn-waiters.js';
+
+/** Defaults of the wait bounds. */
+export const WAIT_DEFAULTS = { maxWaitMs: 30_000, maxWaiters: 10_000 } as const;
+
+/** What a held request waits for. */
+export interface TurnWait {
+  sessionId: string;
+  /** The prompt, or `undefined` for `current`. */
+  promptId?: string;
+  waitMs: number;
+  /** The client's `If-None-Match`: wait until the answer's ETag differs. */
+  ifNoneMatch?: string;
+  /** Aborted when the client goes away: the waiter is released at once. */
+  signal?: AbortSignal;
+}
+
+function etagMatches(ifNoneMatch: string, etag: string): boolean {
+  return ifNoneMatch.split(',').some((tag) => {
+    const candidate = tag.trim();
+    return candidate === '*' || candidate === etag || candidate === `W/${etag}`;
+  });
+}
+
+/**
+ * Bounded long-poll over the turn routes. A request is answered at once when
+ * its answer is already what it waits for (not live; or, with
+ * `If-None-Match`, a different ETag); otherwise it is held until the bridge
+ * reports a change that makes it so, or the wait runs out. Every answer —
+ * at once, after a wake-up, at the deadline — is computed as a fresh poll by
+ * {@link TurnStatusService}, so it is exactly what a poll would see. Wake-ups
+ * come from `BridgeOverlayProvider.watch`; no timer runs per waiter.
+ *
+ * @publicApi
+ */
+@Injectable()
+export class TurnWaitService implements BeforeApplicationShutdown {
+  readonly maxWaitMs: number;
+  private readonly waiters: TurnWaiters;
+
+  constructor(
+    private readonly turns: TurnStatusService,
+    private readonly bridge: BridgeOverlayProvider,
+    @Inject(TURNS_MODULE_OPTIONS) options: TurnsModuleOptions,
+  ) {
+    this.maxWaitMs = options.maxWaitMs ?? WAIT_DEFAULTS.maxWaitMs;
+    this.waiters = new TurnWaiters(options.maxWaiters ?? WAIT_DEFAULTS.maxWaiters);
+  }
+
+  /** Requests held right now (a metric: it returns to 0 when clients go away). */
+  get waiting(): number {
+    return this.waiters.count;
+  }
+
+  /** The answer of a (possibly held) turn request. */
+  async answer(wait: TurnWait): Promise<TurnStatus> {
+    const first = await this.poll(wait);
+    if (wait.waitMs <= 0 || this.satisfied(wait, first) || wait.signal?.aborted) return first;
+    return new Promise<TurnStatus>((resolve, reject) => {
+      let latest = first;
+      let settled = false;
+      let polling = false;
+      let again = false;
+      const finish = (outcome: { status: TurnStatus } | { error: unknown }) => {
+        if (settled) return;
+        settled = true;
+        unwatch?.();
+        this.waiters.remove(waiter);
+        wait.signal?.removeEventListener('abort', onAbort);
+        if ('error' in outcome) reject(outcome.error);
+        else resolve(outcome.status);
+      };
+      // One fresh poll at a time; a change during it polls once more after.
+      const repoll = (final: boolean) => {
+        if (settled) return;
+        if (polling) {
+          again = true;
+          return;
+        }
+        polling = true;
+        this.poll(wait).then(
+          (status) => {
+            polling = false;
+            latest = status;
+            if (final || this.satisfied(wait, status)) return finish({ status });
+            if (again) {
+              again = false;
+              repoll(false);
+            }
+          },
+          (error: unknown) => finish({ error }),
+        );
+      };
+      const waiter: Waiter = {
+        deadline: Date.now() + wait.waitMs,
+        wake: () => repoll(false),
+        expire: () => repoll(true),
+      };
+      const onAbort = () => finish({ status: latest });
+      this.waiters.add(waiter);
+      const unwatch = this.bridge.watch(wait.sessionId, waiter.wake);
+      if (!unwatch) return finish({ status: first }); // the provider cannot notify: answer as a poll
+      wait.signal?.addEventListener('abort', onAbort, { once: true });
+      // A change between the first poll and the watch would be missed: look once more.
+      repoll(false);
+    });
+  }
+
+  /** Shutdown wakes every held request; each answers at once and none holds the server. */
+  beforeApplicationShutdown(): void {
+    this.waiters.closeAll();
+  }
+
+  /** A fresh poll, exactly as the routes answer it; a session that went away is `404 session_not_found`. */
+  private poll({ sessionId, promptId }: TurnWait): Promise<TurnStatus> {
+    if (!this.bridge.hasSession(sessionId)) return Promise.reject(ApiErrors.sessionNotFound(sessionId));
+    return promptId === undefined ? this.turns.getCurrent(sessionId) : this.turns.getTurn(sessionId, promptId);
+  }
+
+  private satisfied(wait: TurnWait, status: TurnStatus): boolean {
+    if (wait.ifNoneMatch) return !etagMatches(wait.ifNoneMatch, serializeTurnStatus(status).etag);
+    return !isLiveStatus(status);
+  }
+}
