@@ -57,7 +57,9 @@ describe.each(ADAPTERS)('OpenAPI document and Swagger UI (%s)', (httpAdapter) =>
     expect(schema.discriminator.propertyName).toBe('state');
     expect(Object.keys(ok.content['application/json'].examples)).toEqual(['idle', 'queued', 'running', 'completed', 'cancelled', 'error']);
     expect(Object.keys(ok.headers)).toEqual(['ETag', 'Cache-Control', 'Retry-After', 'Preference-Applied']);
-    expect(doc.paths['/session/{id}/turns/current'].get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['waitMs', 'Prefer']));
+    expect(doc.paths['/session/{id}/turns/current'].get.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['waitMs', 'Prefer']),
+    );
     const notFound = doc.paths['/session/{id}/turns/{promptId}'].get.responses['404'].content['application/json'].examples;
     expect(notFound.prompt_not_found.value).toMatchObject({ code: 'prompt_not_found', promptId: expect.any(String) });
     expect(notFound.session_not_found.value).toMatchObject({ code: 'session_not_found' });

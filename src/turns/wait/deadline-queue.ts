@@ -15,7 +15,7 @@ export class DeadlineQueue<T extends Expiring> {
   private timer?: NodeJS.Timeout;
   private timerAt = Infinity;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly now: () => number = () => Date.now()) {}
 
   add(item: T): void {
     this.heap.push(item);

@@ -19,7 +19,7 @@ export class TurnWaiters {
 
   constructor(
     private readonly maxWaiters: number,
-    now: () => number = Date.now,
+    now: () => number = () => Date.now(),
   ) {
     this.deadlines = new DeadlineQueue<Waiter>(now);
   }

@@ -1,0 +1,150 @@
+import { TerminalOverlay } from '../../bridge/terminal-overlay.js';
+import { deferred } from '../../../test/support/controlled-engine.js';
+import type { LooseStatus } from '../../../test/support/loose-status.js';
+import { BridgeOverlayProvider, type OverlayEntry } from '../bridge-overlay.provider.js';
+import { TranscriptScanService } from '../transcript-scan.service.js';
+import { TurnStatusService } from '../turn-status.service.js';
+import { TurnWaitService } from './turn-wait.service.js';
+
+/** A bridge whose state and notifications the test drives by hand. */
+class ScriptedBridge extends BridgeOverlayProvider {
+  live = new Map<string, LooseStatus>();
+  overlay = new TerminalOverlay(64);
+  listeners = new Set<() => void>();
+  live_session = true;
+  notifications = true;
+  hasSession = () => this.live_session;
+  isClientRegistered = () => true;
+  getLive = (_s: string, promptId?: string) => (promptId ? this.live.get(promptId) : [...this.live.values()][0]);
+  getOverlay = (_s: string, promptId: string): OverlayEntry | undefined => this.overlay.get(promptId);
+  getNewestOverlay = () => this.overlay.newest();
+  writeBack = () => undefined;
+  rewindGeneration = () => 0;
+  override watch(_s: string, listener: () => void) {
+    if (!this.notifications) return undefined;
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  notify() {
+    for (const listener of [...this.listeners]) listener();
+  }
+  settle(promptId: string) {
+    this.live.delete(promptId);
+    this.overlay.set(promptId, { status: { sessionId: 's', state: 'completed', promptId, endedAt: 2 }, combined: true });
+    this.notify();
+  }
+}
+
+class NoScan extends TranscriptScanService {
+  findTurnResult = async () => undefined;
+  findNewestTurnResult = async () => undefined;
+}
+
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('TurnWaitService', () => {
+  let bridge: ScriptedBridge;
+  let waits: TurnWaitService;
+  const running = (promptId: string) => ({ sessionId: 's', state: 'running', promptId, queuedAt: 1, startedAt: 1 });
+
+  beforeEach(() => {
+    bridge = new ScriptedBridge();
+    waits = new TurnWaitService(new TurnStatusService(bridge, new NoScan()), bridge, { maxWaitMs: 60_000, maxWaiters: 2 });
+    bridge.live.set('p', running('p'));
+  });
+  afterEach(() => waits.beforeApplicationShutdown());
+
+  it('holds until a notification makes the answer terminal; notifications that change nothing keep it held', async () => {
+    const answer = waits.answer({ sessionId: 's', promptId: 'p', waitMs: 60_000 });
+    let done = false;
+    void answer.then(() => (done = true));
+    await flush();
+    expect(waits.waiting).toBe(1);
+    bridge.notify(); // still running
+    await flush();
+    expect(done).toBe(false);
+    bridge.settle('p');
+    await expect(answer).resolves.toMatchObject({ state: 'completed', promptId: 'p' });
+    expect(waits.waiting).toBe(0);
+    expect(bridge.listeners.size).toBe(0);
+  });
+
+  it('does not miss a change that lands between the first poll and the watch', async () => {
+    const answer = waits.answer({ sessionId: 's', promptId: 'p', waitMs: 60_000 });
+    bridge.live.delete('p'); // settles silently before the waiter is registered
+    bridge.overlay.set('p', { status: { sessionId: 's', state: 'completed', promptId: 'p', endedAt: 2 } as never, combined: true });
+    await expect(answer).resolves.toMatchObject({ state: 'completed' });
+  });
+
+  it('caps waiters, and a released waiter frees its place', async () => {
+    const controller = new AbortController();
+    const first = waits.answer({ sessionId: 's', promptId: 'p', waitMs: 60_000, signal: controller.signal });
+    const second = waits.answer({ sessionId: 's', promptId: 'p', waitMs: 60_000 });
+    await flush();
+    await expect(waits.answer({ sessionId: 's', promptId: 'p', waitMs: 60_000 })).rejects.toMatchObject({
+      status: 503,
+      code: 'too_many_waiters',
+    });
+    controller.abort();
+    await expect(first).resolves.toMatchObject({ state: 'running' });
+    expect(waits.waiting).toBe(1);
+    bridge.settle('p');
+    await expect(second).resolves.toMatchObject({ state: 'completed' });
+  });
+
+  it('answers at the deadline with a fresh poll', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+    try {
+      const answer = waits.answer({ sessionId: 's', promptId: 'p', waitMs: 1_000 });
+      await flush();
+      bridge.live.set('p', { ...running('p'), startedAt: 5 }); // changed without a notification
+      jest.advanceTimersByTime(1_000);
+      await expect(answer).resolves.toMatchObject({ state: 'running', startedAt: 5 });
+      expect(waits.waiting).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('answers 404 session_not_found when the session goes away during the wait', async () => {
+    const answer = waits.answer({ sessionId: 's', promptId: 'p', waitMs: 60_000 });
+    await flush();
+    bridge.live_session = false;
+    bridge.notify();
+    await expect(answer).rejects.toMatchObject({ status: 404, code: 'session_not_found' });
+    expect(waits.waiting).toBe(0);
+  });
+
+  it('wakes everything on shutdown, and a provider without notifications answers at once', async () => {
+    const held = waits.answer({ sessionId: 's', promptId: 'p', waitMs: 60_000 });
+    await flush();
+    waits.beforeApplicationShutdown();
+    await expect(held).resolves.toMatchObject({ state: 'running' });
+    await expect(waits.answer({ sessionId: 's', promptId: 'p', waitMs: 60_000 })).rejects.toMatchObject({ code: 'too_many_waiters' });
+
+    const silent = new ScriptedBridge();
+    silent.notifications = false;
+    silent.live.set('p', running('p'));
+    const plain = new TurnWaitService(new TurnStatusService(silent, new NoScan()), silent, {});
+    await expect(plain.answer({ sessionId: 's', promptId: 'p', waitMs: 60_000 })).resolves.toMatchObject({ state: 'running' });
+    expect(plain.waiting).toBe(0);
+  });
+
+  it('with If-None-Match, holds while the ETag is the same, even on a settled prompt', async () => {
+    bridge.settle('p');
+    const first = await waits.answer({ sessionId: 's', promptId: 'p', waitMs: 0 });
+    const { serializeTurnStatus } = await import('../serialized-turn-status.js');
+    const gate = deferred<void>();
+    const answer = waits.answer({ sessionId: 's', promptId: 'p', waitMs: 60_000, ifNoneMatch: serializeTurnStatus(first).etag });
+    void answer.then(() => gate.resolve());
+    await flush();
+    expect(waits.waiting).toBe(1);
+    bridge.overlay.set('p', {
+      status: { sessionId: 's', state: 'completed', promptId: 'p', endedAt: 2, resultText: 'more' } as never,
+      combined: true,
+    });
+    bridge.notify();
+    await gate.promise;
+    await expect(answer).resolves.toMatchObject({ resultText: 'more' });
+  });
+});
