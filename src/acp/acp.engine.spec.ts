@@ -33,7 +33,8 @@ describe('AcpEngine', () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     try {
-      const flood = `node -e "for (let i = 0; i < 500; i++) console.error('line ' + i); process.exit(1)"`;
+      // A shell writes each line before it exits (Node's process.exit could drop piped writes).
+      const flood = `sh -c 'for i in $(seq 0 499); do echo "line $i" >&2; done; exit 1'`;
       const session = await new AcpEngine(flood).openSession({ sessionId: 's2', cwd: '/tmp', resume: false });
       await expect(session.prompt(request('hi'))).rejects.toMatchObject({
         code: 'agent_start_failed',

@@ -73,6 +73,8 @@ class AgentProcess {
 
   /** The last lines the agent wrote to stderr: the reason given when it fails to start. */
   readonly stderrTail: string[] = [];
+  /** Settles once every stderr line has been read. */
+  stderrRead: Promise<void> = Promise.resolve();
 
   static spawn(command: string, cwd: string, updates: Map<string, (update: EngineUpdate) => void>, log: AgentLog): AgentProcess {
     const env = { ...process.env };
@@ -95,11 +97,13 @@ class AgentProcess {
       Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>,
     );
     const agent = new AgentProcess(child, app.connect(stream), updates);
-    createInterface({ input: child.stderr! }).on('line', (line) => {
+    const lines = createInterface({ input: child.stderr! });
+    lines.on('line', (line) => {
       agent.stderrTail.push(line);
       if (agent.stderrTail.length > STDERR_TAIL_LINES) agent.stderrTail.shift();
       log.line(line);
     });
+    agent.stderrRead = new Promise((resolve) => lines.once('close', () => resolve()));
     return agent;
   }
 
@@ -176,6 +180,7 @@ class AcpEngineSession implements EngineSession {
     } catch (error) {
       agent.kill();
       await agent.exited;
+      await agent.stderrRead;
       throw this.startFailure(agent, error);
     }
     try {
