@@ -1,6 +1,6 @@
 // Lint, and the package's layering: each layer (an `exports` subpath) may
 // import only the layers above it —
-//   root (turns, clients, common) → runtime → acp → daemon
+//   root (turns, clients, common) → client → runtime → acp → daemon
 // and the root loads no agent SDK and no HTTP platform. Specs are exempt from
 // the layering (they never ship); a reversed import in shipped code fails CI.
 import js from '@eslint/js';
@@ -15,8 +15,25 @@ const LAYERS = [
   {
     name: 'root',
     files: ['src/index.ts', 'src/turns/**/*.ts', 'src/clients/**/*.ts', 'src/common/**/*.ts'],
-    folders: folders('runtime', 'bridge', 'sessions', 'transcript', 'events', 'engines', 'acp', 'daemon'),
+    folders: folders('runtime', 'bridge', 'sessions', 'transcript', 'events', 'engines', 'acp', 'daemon', 'client'),
     packages: ['@agentclientprotocol/*', ...PLATFORMS],
+  },
+  // The client runs in browsers too: no Nest, no Node built-ins, and only the root's types.
+  {
+    name: 'client',
+    files: ['src/client/**/*.ts'],
+    folders: folders('runtime', 'bridge', 'sessions', 'transcript', 'events', 'engines', 'acp', 'daemon', 'clients'),
+    packages: [
+      '@nestjs/*',
+      'class-validator',
+      'class-transformer',
+      'rxjs',
+      'reflect-metadata',
+      'node:*',
+      '@agentclientprotocol/*',
+      ...PLATFORMS,
+    ],
+    typesOnly: '(^|/)(turns|common)/',
   },
   {
     name: 'runtime',
@@ -28,10 +45,10 @@ const LAYERS = [
       'src/events/**/*.ts',
       'src/engines/**/*.ts',
     ],
-    folders: folders('acp', 'daemon'),
+    folders: folders('acp', 'daemon', 'client'),
     packages: ['@agentclientprotocol/*', ...PLATFORMS],
   },
-  { name: 'acp', files: ['src/acp/**/*.ts'], folders: folders('daemon'), packages: PLATFORMS },
+  { name: 'acp', files: ['src/acp/**/*.ts'], folders: folders('daemon', 'client'), packages: PLATFORMS },
   // The daemon loads the ACP engine and the Fastify platform only when chosen: dynamic import() only.
   {
     name: 'daemon',
@@ -71,12 +88,15 @@ export default tseslint.config(
           patterns: [
             {
               group: layer.folders,
-              message: `The ${layer.name} layer may import only the layers above it (root → runtime → acp → daemon).`,
+              message: `The ${layer.name} layer may import only the layers above it (root → client → runtime → acp → daemon).`,
             },
             {
               group: layer.packages,
               message: `The ${layer.name} layer must load without this package installed (load it dynamically where it is chosen).`,
             },
+            ...(layer.typesOnly
+              ? [{ regex: layer.typesOnly, allowTypeImports: true, message: `The ${layer.name} layer may take only types from the root.` }]
+              : []),
           ],
         },
       ],

@@ -1,7 +1,7 @@
 import { Clock } from '../common/clock.js';
 import type { TurnOutcome } from '../common/turn-outcome.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
-import type { SessionEventType } from '../events/session-event.js';
+import type { SessionEventType } from '../common/session-event.js';
 import { effectiveDeadlineMs } from './bridge-options.js';
 import { PromptBridge } from './prompt-bridge.js';
 import { SessionRunner, type SessionPrompt } from './session-runner.js';

@@ -57,8 +57,8 @@ export const LIMIT_DEFAULTS = {
   requestTimeoutMs: 30_000,
 } as const;
 
-/** `TURNS_DATA_DIR` ⇄ `--data-dir`: every variable has a flag of the same name. */
-const VARIABLES = [
+/** `TURNS_DATA_DIR` ⇄ `--data-dir`: every variable has a flag of the same name. @publicApi */
+export const DAEMON_VARIABLES = [
   'HOST',
   'PORT',
   'DATA_DIR',
@@ -82,9 +82,11 @@ const VARIABLES = [
   'HEADERS_TIMEOUT_MS',
   'REQUEST_TIMEOUT_MS',
 ] as const;
+const VARIABLES = DAEMON_VARIABLES;
 type Variable = (typeof VARIABLES)[number];
 
-const flagOf = (name: Variable) => name.toLowerCase().replaceAll('_', '-');
+/** The command-line flag of a variable (`DATA_DIR` → `data-dir`). */
+export const flagOf = (name: Variable) => name.toLowerCase().replaceAll('_', '-');
 
 function integer(name: string, raw: string, min: number, max: number): number {
   const value = Number(raw);

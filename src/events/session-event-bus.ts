@@ -4,7 +4,7 @@ import { RuntimeSettings } from '../runtime/runtime-settings.js';
 import { randomUUID } from 'node:crypto';
 import { Observable, Subject, concat, from } from 'rxjs';
 import { Clock } from '../common/clock.js';
-import type { SessionEvent, SessionEventType } from './session-event.js';
+import type { SessionEvent, SessionEventType } from '../common/session-event.js';
 
 /** Events kept per session for `Last-Event-ID` replay. */
 export const EVENT_RING_SIZE = 1_000;

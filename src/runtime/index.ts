@@ -9,7 +9,7 @@ export { SessionsService, type CreatedSession } from '../sessions/sessions.servi
 export type { Workspace } from '../sessions/workspace.js';
 export { JsonlTranscriptScanService, type TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
 export { SessionEventBus } from '../events/session-event-bus.js';
-export type { SessionEvent, SessionEventType } from '../events/session-event.js';
+export type { SessionEvent, SessionEventType } from '../common/session-event.js';
 export {
   AgentEngine,
   type EngineSession,

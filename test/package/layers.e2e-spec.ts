@@ -36,12 +36,18 @@ describe('package layers (lint rule)', () => {
     ['src/acp/x.ts', "import { createApp } from '../daemon/create-app.js';"],
     ['src/daemon/x.ts', "import { FastifyAdapter } from '@nestjs/platform-fastify';"],
     ['src/daemon/x.ts', "import { AcpEngine } from '../acp/acp.engine.js';"],
+    ['src/client/x.ts', "import { Injectable } from '@nestjs/common';"],
+    ['src/client/x.ts', "import { readFile } from 'node:fs/promises';"],
+    ['src/client/x.ts', "import { TURN_STATES } from '../turns/turn-status.js';"],
+    ['src/turns/x.ts', "import { TurnsClient } from '../client/turns-client.js';"],
   ];
   const downward: Array<[string, string]> = [
     ['src/bridge/x.ts', "import { ApiErrors } from '../common/api-errors.js';"],
     ['src/acp/x.ts', "import { AgentEngine } from '../engines/agent-engine.js';"],
     ['src/daemon/x.ts', "import { RuntimeModule } from '../runtime/runtime.module.js';"],
     ['src/daemon/x.ts', "export const load = () => import('@nestjs/platform-fastify');"],
+    ['src/client/x.ts', "import type { TurnStatus } from '../turns/turn-status.js';"],
+    ['src/daemon/x.ts', "import { TurnsClient } from '../client/turns-client.js';"],
   ];
   let results: string[][];
   beforeAll(() => {

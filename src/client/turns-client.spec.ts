@@ -1,0 +1,124 @@
+import { TurnsApiError, TurnWaitTimeoutError, TurnWindowExpiredError } from './errors.js';
+import { pollDelayMs, TurnsClient } from './turns-client.js';
+
+type Answer = { status: number; body?: unknown; headers?: Record<string, string> };
+
+/** A fetch that answers from a script and records what it was asked. */
+function stubFetch(answers: Array<Answer | ((url: string, init: RequestInit) => Answer)>) {
+  const calls: Array<{ url: string; init: RequestInit }> = [];
+  const fetch = async (url: string | URL | Request, init: RequestInit = {}) => {
+    calls.push({ url: String(url), init });
+    const next = answers.shift();
+    if (!next) throw new Error(`unexpected request ${String(url)}`);
+    const answer = typeof next === 'function' ? next(String(url), init) : next;
+    return new Response(answer.body === undefined ? null : JSON.stringify(answer.body), { status: answer.status, headers: answer.headers });
+  };
+  return { fetch: fetch as typeof globalThis.fetch, calls };
+}
+
+const caps = (features: string[]) => ({
+  status: 200,
+  body: { v: 1, features, workspaceCwd: '/', limits: { maxWaitMs: 30_000 }, workspaces: [] },
+});
+const status = (state: string, extra: object = {}) => ({ sessionId: 's', promptId: 'p', state, queuedAt: 1, ...extra });
+const header = (init: RequestInit, name: string) => new Headers(init.headers).get(name);
+
+describe('TurnsClient', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('sends the token and the client id, encodes path ids, and turns error bodies into TurnsApiError', async () => {
+    const { fetch, calls } = stubFetch([
+      { status: 404, body: { error: 'Session not found', code: 'session_not_found', sessionId: 'a/b' } },
+    ]);
+    const client = new TurnsClient({ baseUrl: 'http://daemon/', token: 't', clientId: 'client_1', fetch });
+    const error = await client.getCurrent('a/b').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TurnsApiError);
+    expect(error).toMatchObject({ status: 404, code: 'session_not_found', body: { sessionId: 'a/b' } });
+    expect(calls[0]!.url).toBe('http://daemon/session/a%2Fb/turns/current');
+    expect(header(calls[0]!.init, 'authorization')).toBe('Bearer t');
+    expect(header(calls[0]!.init, 'x-qwen-client-id')).toBe('client_1');
+  });
+
+  it('long-polls when the daemon can hold requests: one request per change, ETag sent back', async () => {
+    const { fetch, calls } = stubFetch([
+      caps(['session_turn_wait']),
+      { status: 200, body: status('running', { startedAt: 2 }), headers: { etag: '"r"' } },
+      { status: 304, headers: { etag: '"r"' } },
+      { status: 200, body: status('completed', { endedAt: 3, resultText: 'hi' }), headers: { etag: '"c"' } },
+    ]);
+    const seen: string[] = [];
+    const client = new TurnsClient({ baseUrl: 'http://daemon', fetch });
+    const result = await client.waitForTurn('s', 'p', { onUpdate: (s) => seen.push(s.state) });
+    expect(result).toMatchObject({ state: 'completed', resultText: 'hi' });
+    expect(seen).toEqual(['running', 'completed']);
+    expect(calls.slice(1).every((c) => /\?waitMs=\d+$/.test(c.url))).toBe(true);
+    expect(header(calls[2]!.init, 'if-none-match')).toBe('"r"');
+  });
+
+  it('polls with If-None-Match against a daemon without long-poll, honoring Retry-After with backoff', async () => {
+    jest.useFakeTimers();
+    const { fetch, calls } = stubFetch([
+      caps(['session_turn_status']),
+      { status: 200, body: status('queued'), headers: { etag: '"q"', 'retry-after': '2' } },
+      { status: 304, headers: { 'retry-after': '2' } },
+      { status: 200, body: status('completed', { endedAt: 3 }), headers: { etag: '"c"' } },
+    ]);
+    const client = new TurnsClient({ baseUrl: 'http://daemon', fetch });
+    const result = client.waitForTurn('s', 'p');
+    for (let i = 0; i < 10 && calls.length < 4; i += 1) await jest.advanceTimersByTimeAsync(5_000);
+    await expect(result).resolves.toMatchObject({ state: 'completed' });
+    expect(calls.slice(1).every((c) => !c.url.includes('waitMs'))).toBe(true);
+    expect(header(calls[2]!.init, 'if-none-match')).toBe('"q"');
+  });
+
+  it('throws TurnWindowExpiredError for a 404 after the prompt was seen, and TurnsApiError before', async () => {
+    const notFound = { status: 404, body: { error: 'Prompt not found', code: 'prompt_not_found' } };
+    const seen = stubFetch([caps(['session_turn_wait']), { status: 200, body: status('running'), headers: { etag: '"r"' } }, notFound]);
+    await expect(new TurnsClient({ baseUrl: 'http://d', fetch: seen.fetch }).waitForTurn('s', 'p')).rejects.toBeInstanceOf(
+      TurnWindowExpiredError,
+    );
+    const never = stubFetch([caps(['session_turn_wait']), notFound]);
+    await expect(new TurnsClient({ baseUrl: 'http://d', fetch: never.fetch }).waitForTurn('s', 'p')).rejects.toBeInstanceOf(TurnsApiError);
+  });
+
+  it('throws TurnWaitTimeoutError with the last status when time runs out', async () => {
+    jest.useFakeTimers();
+    const answers = [
+      caps(['session_turn_status']),
+      ...Array.from({ length: 50 }, () => ({ status: 200, body: status('running'), headers: { 'retry-after': '1' } })),
+    ];
+    const { fetch } = stubFetch(answers);
+    const result = new TurnsClient({ baseUrl: 'http://d', fetch }).waitForTurn('s', 'p', { timeoutMs: 3_000 }).catch((e: unknown) => e);
+    await jest.advanceTimersByTimeAsync(10_000);
+    const error = await result;
+    expect(error).toBeInstanceOf(TurnWaitTimeoutError);
+    expect((error as TurnWaitTimeoutError).lastStatus).toMatchObject({ state: 'running' });
+  });
+
+  it('stops waiting when its signal aborts', async () => {
+    jest.useFakeTimers();
+    const { fetch } = stubFetch([caps([]), { status: 200, body: status('running'), headers: { 'retry-after': '1' } }]);
+    const controller = new AbortController();
+    const result = new TurnsClient({ baseUrl: 'http://d', fetch })
+      .waitForTurn('s', 'p', { signal: controller.signal })
+      .catch((e: unknown) => e);
+    await jest.advanceTimersByTimeAsync(10);
+    controller.abort(new Error('stop'));
+    await expect(result).resolves.toMatchObject({ message: 'stop' });
+  });
+});
+
+describe('pollDelayMs', () => {
+  it('never polls faster than Retry-After, backs off, stays under 10 s, and jitters within ±20%', () => {
+    expect(pollDelayMs('1', 0, () => 0.5)).toBe(1_000);
+    expect(pollDelayMs('2', 0, () => 0)).toBe(2_000); // jitter never goes under the server's hint
+    expect(pollDelayMs('1', 3, () => 0.5)).toBe(3_375);
+    expect(pollDelayMs('1', 20, () => 1)).toBe(10_000);
+    expect(pollDelayMs(null, 0, () => 0.5)).toBe(1_000);
+    for (let i = 0; i < 100; i += 1) {
+      const delay = pollDelayMs('1', 2, Math.random);
+      expect(delay).toBeGreaterThanOrEqual(1_800);
+      expect(delay).toBeLessThanOrEqual(2_700);
+    }
+  });
+});

@@ -1,0 +1,319 @@
+import type { SessionEvent } from '../common/session-event.js';
+import type { PromptBlock } from '../common/turn-fields.js';
+import type { TurnStatus } from '../turns/turn-status.js';
+import { TurnsApiError, TurnWaitTimeoutError, TurnWindowExpiredError } from './errors.js';
+import { SseParser } from './sse-parser.js';
+
+/** @publicApi */
+export interface TurnsClientOptions {
+  /** The daemon, e.g. `http://127.0.0.1:4170`. */
+  baseUrl: string;
+  /** Bearer token (`TURNS_TOKEN`). */
+  token?: string;
+  /** Sent as `X-Qwen-Client-Id` on session routes. */
+  clientId?: string;
+  /** A `fetch` to use instead of the platform's. */
+  fetch?: typeof fetch;
+  /** Header carrying the client id. @default 'X-Qwen-Client-Id' */
+  clientIdHeader?: string;
+}
+
+/** @publicApi */
+export interface CreatedSession {
+  sessionId: string;
+  workspaceCwd: string;
+  attached: boolean;
+  clientId: string;
+  createdAt: string;
+}
+
+/** @publicApi */
+export interface AdmittedPrompt {
+  promptId: string;
+  lastEventId: number;
+  eventEpoch: string;
+}
+
+/** @publicApi */
+export interface PendingPrompt {
+  promptId: string;
+  text: string;
+  queuedAt: number;
+  state: 'queued' | 'running';
+  originatorClientId?: string;
+}
+
+/** @publicApi */
+export interface Capabilities {
+  v: number;
+  features: string[];
+  workspaceCwd: string;
+  limits: Record<string, number>;
+  workspaces: Array<{ id: string; cwd: string; primary: boolean }>;
+}
+
+/** @publicApi */
+export interface WaitOptions {
+  /** Give up after this long (`TurnWaitTimeoutError`). @default 10 minutes */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Called with every new status seen (queued → running → terminal). */
+  onUpdate?: (status: TurnStatus) => void;
+}
+
+/** @publicApi */
+export interface EventsOptions {
+  /** Resume after this event id (otherwise from now). */
+  lastEventId?: string;
+  signal?: AbortSignal;
+}
+
+const TERMINAL = new Set(['completed', 'cancelled', 'error']);
+/** Polling without long-poll: never faster than the server's hint, never slower than this. */
+const MAX_POLL_DELAY_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * The next poll delay without long-poll: the server's `Retry-After` (seconds)
+ * as the floor, growing by half each unchanged answer up to 10 s, with ±20%
+ * jitter so clients do not poll in step.
+ *
+ * @internal exported for its spec
+ */
+export function pollDelayMs(retryAfter: string | null, unchangedPolls: number, random: () => number = Math.random): number {
+  const hinted = retryAfter && /^\d+$/.test(retryAfter) ? Number(retryAfter) * 1000 : 1000;
+  const base = Math.min(MAX_POLL_DELAY_MS, Math.max(hinted, 250) * 1.5 ** Math.min(unchangedPolls, 10));
+  return Math.round(Math.min(MAX_POLL_DELAY_MS, Math.max(hinted, base * (0.8 + 0.4 * random()))));
+}
+
+/**
+ * A typed client of the daemon's routes on the platform `fetch` (Node >= 20
+ * and browsers; no dependencies). `waitForTurn` takes one request per outcome
+ * when the daemon can hold requests (`session_turn_wait`), and otherwise
+ * polls with `If-None-Match`, honoring `Retry-After` — so it also works
+ * against a plain `qwen serve` daemon.
+ *
+ * ```ts
+ * const client = new TurnsClient({ baseUrl: 'http://127.0.0.1:4170' });
+ * const { sessionId } = await client.createSession();
+ * const status = await client.promptAndWait(sessionId, 'hello');
+ * ```
+ *
+ * @publicApi
+ */
+export class TurnsClient {
+  private readonly baseUrl: string;
+  private readonly fetcher: typeof fetch;
+  private capabilitiesCache?: Promise<Capabilities>;
+
+  constructor(private readonly options: TurnsClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.fetcher = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  }
+
+  /** `GET /capabilities` (remembered per client). */
+  capabilities(): Promise<Capabilities> {
+    this.capabilitiesCache ??= this.json<Capabilities>('GET', '/capabilities').catch((error: unknown) => {
+      this.capabilitiesCache = undefined;
+      throw error;
+    });
+    return this.capabilitiesCache;
+  }
+
+  createSession(body: { cwd?: string; sessionScope?: 'single' | 'thread'; sessionId?: string } = {}): Promise<CreatedSession> {
+    return this.json('POST', '/session', body);
+  }
+
+  loadSession(sessionId: string): Promise<{ sessionId: string; workspaceCwd: string; clientId: string }> {
+    return this.json('POST', `/session/${this.id(sessionId)}/load`);
+  }
+
+  /** Admits a prompt: a string becomes one text block. */
+  prompt(sessionId: string, prompt: string | PromptBlock[], options: { deadlineMs?: number } = {}): Promise<AdmittedPrompt> {
+    const blocks = typeof prompt === 'string' ? [{ type: 'text', text: prompt }] : prompt;
+    return this.json('POST', `/session/${this.id(sessionId)}/prompt`, { prompt: blocks, ...options });
+  }
+
+  getTurn(sessionId: string, promptId: string): Promise<TurnStatus> {
+    return this.json('GET', `/session/${this.id(sessionId)}/turns/${this.id(promptId)}`);
+  }
+
+  getCurrent(sessionId: string): Promise<TurnStatus> {
+    return this.json('GET', `/session/${this.id(sessionId)}/turns/current`);
+  }
+
+  async listPending(sessionId: string): Promise<PendingPrompt[]> {
+    return (await this.json<{ pendingPrompts: PendingPrompt[] }>('GET', `/session/${this.id(sessionId)}/pending-prompts`)).pendingPrompts;
+  }
+
+  async removePending(sessionId: string, promptId: string): Promise<boolean> {
+    return (await this.json<{ removed: boolean }>('DELETE', `/session/${this.id(sessionId)}/pending-prompts/${this.id(promptId)}`)).removed;
+  }
+
+  async cancel(sessionId: string): Promise<void> {
+    await this.json('POST', `/session/${this.id(sessionId)}/cancel`);
+  }
+
+  async rewind(sessionId: string, promptId: string): Promise<void> {
+    await this.json('POST', `/session/${this.id(sessionId)}/rewind`, { promptId });
+  }
+
+  fork(sessionId: string): Promise<{ sessionId: string; clientId: string }> {
+    return this.json('POST', `/session/${this.id(sessionId)}/fork`);
+  }
+
+  async closeSession(sessionId: string): Promise<void> {
+    await this.json('DELETE', `/session/${this.id(sessionId)}`);
+  }
+
+  /** Admits a prompt and waits for its terminal status. */
+  async promptAndWait(
+    sessionId: string,
+    prompt: string | PromptBlock[],
+    options: WaitOptions & { deadlineMs?: number } = {},
+  ): Promise<TurnStatus> {
+    const { promptId } = await this.prompt(sessionId, prompt, { deadlineMs: options.deadlineMs });
+    return this.waitForTurn(sessionId, promptId, options);
+  }
+
+  /**
+   * Resolves with the prompt's terminal status. Throws
+   * `TurnWindowExpiredError` when a prompt seen before answers 404,
+   * `TurnWaitTimeoutError` when `timeoutMs` runs out, `TurnsApiError` for
+   * any other error answer.
+   */
+  async waitForTurn(sessionId: string, promptId: string, options: WaitOptions = {}): Promise<TurnStatus> {
+    const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const capabilities = await this.capabilities().catch(() => undefined);
+    const longPoll = capabilities?.features.includes('session_turn_wait') ?? false;
+    const maxWaitMs = capabilities?.limits.maxWaitMs ?? 30_000;
+    let last: TurnStatus | undefined;
+    let etag: string | undefined;
+    let unchanged = 0;
+    for (;;) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new TurnWaitTimeoutError(sessionId, promptId, last);
+      const waitMs = longPoll ? Math.max(0, Math.min(remaining, maxWaitMs)) : 0;
+      const query = waitMs > 0 ? `?waitMs=${waitMs}` : '';
+      const response = await this.request('GET', `/session/${this.id(sessionId)}/turns/${this.id(promptId)}${query}`, undefined, {
+        signal: options.signal,
+        headers: etag ? { 'If-None-Match': etag } : {},
+      });
+      if (response.status === 304) {
+        unchanged += 1;
+      } else if (response.ok) {
+        const status = (await response.json()) as TurnStatus;
+        etag = response.headers.get('etag') ?? undefined;
+        last = status;
+        unchanged = 0;
+        options.onUpdate?.(status);
+        if (TERMINAL.has(status.state)) return status;
+      } else {
+        const body = await response.json().catch(() => undefined);
+        const code = (body as { code?: string } | undefined)?.code;
+        if (response.status === 404 && code === 'prompt_not_found' && last) throw new TurnWindowExpiredError(sessionId, promptId, last);
+        throw new TurnsApiError(response.status, code, body);
+      }
+      if (!longPoll) {
+        const delay = Math.min(pollDelayMs(response.headers.get('retry-after'), unchanged), Math.max(0, deadline - Date.now()));
+        await sleep(delay, options.signal);
+      }
+    }
+  }
+
+  /**
+   * The session's events as they come, typed; reconnects with
+   * `Last-Event-ID` after the server's `retry` delay when the stream drops,
+   * until `signal` aborts or the session answers an error.
+   */
+  async *events(sessionId: string, options: EventsOptions = {}): AsyncGenerator<SessionEvent> {
+    let lastEventId = options.lastEventId;
+    let retryMs = 3_000;
+    for (;;) {
+      if (options.signal?.aborted) return;
+      let response: Response;
+      try {
+        response = await this.request('GET', `/session/${this.id(sessionId)}/events`, undefined, {
+          signal: options.signal,
+          headers: { Accept: 'text/event-stream', ...(lastEventId !== undefined && { 'Last-Event-ID': lastEventId }) },
+        });
+      } catch (error) {
+        if (options.signal?.aborted) return;
+        if (error instanceof TurnsApiError) throw error;
+        await sleep(retryMs, options.signal).catch(() => undefined);
+        continue;
+      }
+      if (!response.ok || !response.body) {
+        const body = await response.json().catch(() => undefined);
+        throw new TurnsApiError(response.status, (body as { code?: string } | undefined)?.code, body);
+      }
+      const queue: SessionEvent[] = [];
+      const parser = new SseParser(
+        (event) => queue.push(JSON.parse(event.data) as SessionEvent),
+        (ms) => (retryMs = ms),
+        (id) => (lastEventId = id),
+      );
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          parser.push(value);
+          while (queue.length > 0) yield queue.shift()!;
+        }
+      } catch {
+        if (options.signal?.aborted) return;
+      } finally {
+        reader.releaseLock();
+      }
+      await sleep(retryMs, options.signal).catch(() => undefined);
+    }
+  }
+
+  /** Path segments are the caller's ids: encoded, so none can change the route. */
+  private id(value: string): string {
+    return encodeURIComponent(value);
+  }
+
+  private async json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await this.request(method, path, body);
+    const text = await response.text();
+    const parsed: unknown = text ? JSON.parse(text) : undefined;
+    if (!response.ok) throw new TurnsApiError(response.status, (parsed as { code?: string } | undefined)?.code, parsed);
+    return parsed as T;
+  }
+
+  private request(
+    method: string,
+    path: string,
+    body?: unknown,
+    extra: { signal?: AbortSignal; headers?: Record<string, string> } = {},
+  ): Promise<Response> {
+    const headers: Record<string, string> = { ...extra.headers };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (this.options.token) headers.Authorization = `Bearer ${this.options.token}`;
+    if (this.options.clientId && path.startsWith('/session/'))
+      headers[this.options.clientIdHeader ?? 'X-Qwen-Client-Id'] = this.options.clientId;
+    return this.fetcher(`${this.baseUrl}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: extra.signal,
+    });
+  }
+}

@@ -1,0 +1,199 @@
+import { Command, CommanderError, Option } from 'commander';
+import { DAEMON_VARIABLES, flagOf } from './daemon-config.js';
+import { TurnsApiError, TurnsClient, TurnWaitTimeoutError, TurnWindowExpiredError, type TurnStatus } from '../client/index.js';
+
+/**
+ * Exit codes of the command line: the outcome of the prompt waited for.
+ *
+ * @publicApi
+ */
+export const EXIT = { completed: 0, error: 1, cancelled: 2, expired: 3, usage: 4 } as const;
+
+interface Io {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+}
+
+interface ClientFlags {
+  url?: string;
+  token?: string;
+  json?: boolean;
+  timeout?: string;
+}
+
+/** The exit code of a terminal status. */
+function exitCodeOf(status: TurnStatus): number {
+  switch (status.state) {
+    case 'completed':
+      return EXIT.completed;
+    case 'cancelled':
+      return EXIT.cancelled;
+    case 'error':
+      return EXIT.error;
+    case 'idle':
+    case 'queued':
+    case 'running':
+      return EXIT.completed;
+    default: {
+      const exhaustive: never = status;
+      return exhaustive;
+    }
+  }
+}
+
+/** Shows the state and elapsed time while waiting: a live line on a TTY, plain lines otherwise. */
+class Progress {
+  private readonly started = Date.now();
+  private last = '';
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly stderr: Io['stderr']) {}
+
+  update(status: TurnStatus): void {
+    if (status.state === this.last) return;
+    this.last = status.state;
+    if (this.stderr.isTTY) {
+      this.draw();
+      this.timer ??= setInterval(() => this.draw(), 1_000);
+      this.timer.unref?.();
+    } else {
+      this.stderr.write(`${status.state} ${this.elapsed()}\n`);
+    }
+  }
+
+  done(): void {
+    clearInterval(this.timer);
+    if (this.stderr.isTTY && this.last) this.stderr.write('\n');
+  }
+
+  private draw(): void {
+    this.stderr.write(`\r\u001b[2K${this.last} ${this.elapsed()}`);
+  }
+
+  private elapsed(): string {
+    return `${((Date.now() - this.started) / 1000).toFixed(1)}s`;
+  }
+}
+
+/**
+ * The `nest-turn-status` command line: `serve` (the daemon), `prompt`,
+ * `wait` and `status` (on the client). Resolves with the exit code.
+ *
+ * @publicApi
+ */
+export async function runCli(
+  argv: string[],
+  io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env },
+): Promise<number> {
+  let code: number = EXIT.completed;
+  const program = new Command('nest-turn-status')
+    .description('Poll and wait for turns of an AI-agent daemon; or run the daemon.')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .showHelpAfterError();
+
+  const clientOptions = (command: Command) =>
+    command
+      .addOption(new Option('--url <url>', 'daemon URL').env('TURNS_URL').default('http://127.0.0.1:4170'))
+      .addOption(new Option('--token <token>', 'bearer token').env('TURNS_TOKEN'))
+      .option('--json', 'print the status as JSON instead of the result text')
+      .option('--timeout <ms>', 'give up waiting after this many ms', '600000');
+  const client = (flags: ClientFlags) => new TurnsClient({ baseUrl: flags.url!, token: flags.token });
+
+  const finish = async (flags: ClientFlags, wait: (progress: Progress) => Promise<TurnStatus>) => {
+    const progress = new Progress(io.stderr);
+    try {
+      const status = await wait(progress);
+      progress.done();
+      if (flags.json) io.stdout.write(`${JSON.stringify(status)}\n`);
+      else if ('resultText' in status && status.resultText !== undefined) io.stdout.write(`${status.resultText}\n`);
+      if (status.state === 'error')
+        io.stderr.write(`error: ${status.error.message}${status.error.code ? ` (${status.error.code})` : ''}\n`);
+      return exitCodeOf(status);
+    } finally {
+      progress.done();
+    }
+  };
+
+  clientOptions(
+    program
+      .command('prompt')
+      .description('admit a prompt (in a new session unless --session); with --wait, wait for its result')
+      .argument('<text>', 'the prompt text')
+      .option('--session <id>', 'an existing session')
+      .option('--wait', 'wait for the result and print it'),
+  ).action(async (text: string, flags: ClientFlags & { session?: string; wait?: boolean }) => {
+    const turns = client(flags);
+    const sessionId = flags.session ?? (await turns.createSession({ sessionScope: 'thread' })).sessionId;
+    const { promptId } = await turns.prompt(sessionId, text);
+    if (!flags.wait) {
+      io.stdout.write(flags.json ? `${JSON.stringify({ sessionId, promptId })}\n` : `${sessionId} ${promptId}\n`);
+      return;
+    }
+    io.stderr.write(`session ${sessionId} prompt ${promptId}\n`);
+    code = await finish(flags, (progress) =>
+      turns.waitForTurn(sessionId, promptId, { timeoutMs: Number(flags.timeout), onUpdate: (s) => progress.update(s) }),
+    );
+  });
+
+  clientOptions(
+    program.command('wait').description('wait for a prompt to settle and print its result').argument('<session>').argument('<prompt>'),
+  ).action(async (sessionId: string, promptId: string, flags: ClientFlags) => {
+    code = await finish(flags, (progress) =>
+      client(flags).waitForTurn(sessionId, promptId, { timeoutMs: Number(flags.timeout), onUpdate: (s) => progress.update(s) }),
+    );
+  });
+
+  clientOptions(
+    program
+      .command('status')
+      .description('print the status of a prompt, or of the current turn')
+      .argument('<session>')
+      .argument('[prompt]'),
+  ).action(async (sessionId: string, promptId: string | undefined, flags: ClientFlags) => {
+    const turns = client(flags);
+    const status = promptId ? await turns.getTurn(sessionId, promptId) : await turns.getCurrent(sessionId);
+    if (flags.json) io.stdout.write(`${JSON.stringify(status)}\n`);
+    else
+      io.stdout.write(
+        `${status.state}${'promptId' in status ? ` ${status.promptId}` : ''}${'resultText' in status && status.resultText !== undefined ? `\n${status.resultText}` : ''}\n`,
+      );
+  });
+
+  program
+    .command('serve')
+    .description('run the daemon (flags as TURNS_* variables: --port, --host, --data-dir, --agent, ...)')
+    .allowUnknownOption()
+    .helpOption(false)
+    .argument('[flags...]')
+    .action(async (flags: string[]) => {
+      if (flags.includes('--help') || flags.includes('-h')) {
+        const lines = DAEMON_VARIABLES.map((name) => `  --${flagOf(name)} <value>`.padEnd(40) + `TURNS_${name}`);
+        io.stdout.write(
+          `Usage: nest-turn-status serve [flags]\n\nRuns the daemon. Every flag is also an environment variable; flags win.\n\n${lines.join('\n')}\n`,
+        );
+        return;
+      }
+      const { main } = await import('./main.js');
+      await main(flags);
+      code = -1; // the daemon keeps running
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.completed : EXIT.usage;
+    if (error instanceof TurnWindowExpiredError || error instanceof TurnWaitTimeoutError) {
+      io.stderr.write(`${error.message}\n`);
+      return EXIT.expired;
+    }
+    if (error instanceof TurnsApiError) {
+      io.stderr.write(`${error.message}\n`);
+      return EXIT.usage;
+    }
+    io.stderr.write(`cannot reach the daemon: ${(error as Error).message}\n`);
+    return EXIT.usage;
+  }
+  return code;
+}

@@ -1,0 +1,95 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import { compileSources } from './support/compiled.js';
+
+const AGENT = `node ${join(__dirname, 'fixtures', 'acp-fixture-agent.mjs')}`;
+
+/** The command line as users run it, against a real daemon driving the fixture ACP agent. */
+describe('nest-turn-status command line', () => {
+  jest.setTimeout(120_000);
+  let bin: string;
+  let daemon: ChildProcess;
+  let url: string;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    bin = join(compileSources('cli'), 'daemon', 'bin.js');
+    dataDir = mkdtempSync(join(tmpdir(), 'turns-cli-'));
+    daemon = spawn(process.execPath, [bin, 'serve', '--port', '0'], {
+      env: {
+        ...process.env,
+        TURNS_DATA_DIR: dataDir,
+        TURNS_WORKSPACES: dataDir,
+        TURNS_AGENT: 'acp',
+        TURNS_AGENT_COMMAND: AGENT,
+        TURNS_LOG: '',
+      },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    url = await new Promise<string>((resolve, reject) => {
+      createInterface({ input: daemon.stdout! }).on('line', (line) => {
+        const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1];
+        if (found) resolve(found);
+      });
+      daemon.once('exit', (code) => reject(new Error(`daemon exited with ${code}`)));
+    });
+  });
+  afterAll(() => {
+    daemon.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    try {
+      const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], {
+        env: { ...process.env, TURNS_URL: url },
+        timeout: 60_000,
+      });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string; stderr: string };
+      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+    }
+  }
+
+  it('prompt --wait prints the result text on stdout and exits 0; progress goes to stderr as plain lines', async () => {
+    const run = await cli('prompt', 'tools please', '--wait');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('There are two entries.\n');
+    expect(run.stderr).toMatch(/^session \S+ prompt \S+\n/);
+    expect(run.stderr).toMatch(/completed \d+\.\ds\n/);
+  });
+
+  it('exits 1 for an error, with the error on stderr; --json prints the status', async () => {
+    const run = await cli('prompt', 'error please', '--wait', '--json');
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ state: 'error', error: { code: '-32603' } });
+    expect(run.stderr).toContain('(-32603)');
+  });
+
+  it('prompt without --wait prints the ids; wait exits 2 once the prompt is cancelled, 3 when it times out', async () => {
+    const admitted = await cli('prompt', 'slow job');
+    expect(admitted.code).toBe(0);
+    const [sessionId, promptId] = admitted.stdout.trim().split(' ');
+    const timedOut = await cli('wait', sessionId!, promptId!, '--timeout', '300');
+    expect(timedOut.code).toBe(3);
+    const waiting = cli('wait', sessionId!, promptId!);
+    await fetch(`${url}/session/${sessionId}/cancel`, { method: 'POST' });
+    const cancelled = await waiting;
+    expect(cancelled.code).toBe(2);
+    const status = await cli('status', sessionId!, promptId!, '--json');
+    expect(JSON.parse(status.stdout)).toMatchObject({ state: 'cancelled', promptId });
+  });
+
+  it('exits 4 for usage errors and an unreachable daemon', async () => {
+    expect((await cli('wait')).code).toBe(4);
+    expect((await cli('status', 'x', '--url', 'http://127.0.0.1:9')).code).toBe(4);
+    const help = await cli('prompt', '--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--session <id>');
+  });
+});
