@@ -74,9 +74,10 @@ export class SystemController {
   }
 
   @Get('debug/stats')
-  @ApiOperation({ summary: 'Live counters: held turn requests', operationId: 'debugStats' })
+  @ApiOperation({ summary: 'Live counters: held turn requests, memory', operationId: 'debugStats' })
   @ApiOkResponse({ type: StatsDto })
   stats(): StatsDto {
-    return { waiters: this.waits.waiting };
+    const memory = process.memoryUsage();
+    return { waiters: this.waits.waiting, heapUsedBytes: memory.heapUsed, rssBytes: memory.rss };
   }
 }

@@ -28,6 +28,8 @@ export class LimitsDto {
 
 export class StatsDto {
   @ApiProperty({ description: 'Turn requests being held right now.' }) waiters!: number;
+  @ApiProperty({ description: 'V8 heap in use, bytes.' }) heapUsedBytes!: number;
+  @ApiProperty({ description: 'Resident set size, bytes.' }) rssBytes!: number;
 }
 
 export class WorkspaceDto {

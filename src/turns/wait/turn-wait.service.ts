@@ -44,6 +44,8 @@ function etagMatches(ifNoneMatch: string, etag: string): boolean {
 export class TurnWaitService implements BeforeApplicationShutdown {
   readonly maxWaitMs: number;
   private readonly waiters: TurnWaiters;
+  /** Polls in flight by session and prompt: waiters woken together share one. */
+  private readonly polls = new Map<string, Promise<TurnStatus>>();
 
   constructor(
     private readonly turns: TurnStatusService,
@@ -118,10 +120,26 @@ export class TurnWaitService implements BeforeApplicationShutdown {
     this.waiters.closeAll();
   }
 
-  /** A fresh poll, exactly as the routes answer it; a session that went away is `404 session_not_found`. */
+  /**
+   * A fresh poll, exactly as the routes answer it; a session that went away
+   * is `404 session_not_found`. Waiters of one prompt woken by the same
+   * change share the poll that is in flight: it began after their wake-up and
+   * decides from the view after its scan, so it is as fresh for each of them
+   * — and ten thousand waiters cost one transcript read, not ten thousand.
+   */
   private poll({ sessionId, promptId }: TurnWait): Promise<TurnStatus> {
     if (!this.bridge.hasSession(sessionId)) return Promise.reject(ApiErrors.sessionNotFound(sessionId));
-    return promptId === undefined ? this.turns.getCurrent(sessionId) : this.turns.getTurn(sessionId, promptId);
+    const key = `${sessionId}\u0000${promptId ?? ''}`;
+    let poll = this.polls.get(key);
+    if (!poll) {
+      poll = promptId === undefined ? this.turns.getCurrent(sessionId) : this.turns.getTurn(sessionId, promptId);
+      this.polls.set(key, poll);
+      const forget = () => {
+        if (this.polls.get(key) === poll) this.polls.delete(key);
+      };
+      poll.then(forget, forget);
+    }
+    return poll;
   }
 
   private satisfied(wait: TurnWait, status: TurnStatus): boolean {

@@ -1,0 +1,228 @@
+// Held requests (long-poll) at scale, against the daemon (built from dist/,
+// a child process) on each adapter. Prints, per adapter:
+//   - 10,000 waiters on one running prompt: answered, p50/p99 ms after its
+//     terminal transition, daemon RSS growth while they wait, daemon CPU
+//     while they wait;
+//   - waiters on 1,000 prompts across 100 sessions (10,000 in all): the same;
+//   - 10,000 waits that are aborted: waiters left (debug counter) and RSS;
+//   - requests a client sends for one 30 s prompt: long-poll vs polling at
+//     Retry-After: 1 (WAIT_PROMPT_MS to change the 30 s).
+// Loopback only; every phase is bounded in time.
+import { spawn } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { TurnsClient } from '../dist/client/index.js';
+
+const WAITERS = Number(process.env.WAITERS ?? 10_000);
+const PROMPT_MS = Number(process.env.WAIT_PROMPT_MS ?? 30_000);
+const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+
+const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+const cpuTicks = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks (100/s)
+};
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+};
+
+async function startDaemon(httpAdapter, env) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'turns-waiters-'));
+  const child = spawn(process.execPath, ['dist/daemon/bin.js'], {
+    env: {
+      ...process.env,
+      TURNS_PORT: '0',
+      TURNS_DATA_DIR: dataDir,
+      TURNS_WORKSPACES: dataDir,
+      TURNS_HTTP_ADAPTER: httpAdapter,
+      TURNS_LOG: '',
+      TURNS_MAX_WAITERS: '20000',
+      TURNS_MAX_WAIT_MS: '300000',
+      TURNS_MAX_SESSIONS: '200',
+      TURNS_MAX_PENDING_PROMPTS: '20',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1];
+      if (found) resolve(found);
+    });
+    child.once('exit', (code) => reject(new Error(`daemon exited with ${code}`)));
+  });
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { child, url, stop };
+}
+
+/** One held GET; resolves with its status code, body and arrival time. */
+function hold(url, signal) {
+  return new Promise((resolve) => {
+    const req = request(url, { agent, signal }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode, body, at: Date.now() }));
+      res.on('error', () => resolve({ status: 0, body: '', at: Date.now() }));
+    });
+    req.on('error', () => resolve({ status: 0, body: '', at: Date.now() }));
+    req.end();
+  });
+}
+
+async function json(base, path, init) {
+  const res = await fetch(`${base}${path}`, init);
+  return res.json();
+}
+const post = (body) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+async function waitForCount(base, count, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { waiters } = await json(base, '/debug/stats');
+    if (waiters === count || Date.now() > deadline) return waiters;
+    await sleep(50);
+  }
+}
+
+/** Holds `urls` at once, measures while they wait, then reports how fast they were answered after each prompt ended. */
+async function heldPhase(daemon, urls) {
+  const rssBefore = rssMb(daemon.child.pid);
+  const answers = urls.map((url) => hold(url));
+  const held = await waitForCount(daemon.url, urls.length);
+  const rssHeld = rssMb(daemon.child.pid);
+  const cpu0 = cpuTicks(daemon.child.pid);
+  await sleep(2_000);
+  const cpuPercent = (cpuTicks(daemon.child.pid) - cpu0) / 2; // ticks over 2 s → % of one core
+  const results = await Promise.all(answers);
+  const after = results
+    .filter((r) => r.status === 200)
+    .map((r) => r.at - JSON.parse(r.body).endedAt)
+    .filter(Number.isFinite);
+  return {
+    held,
+    answered: after.length,
+    p50: percentile(after, 50),
+    p99: percentile(after, 99),
+    rssGrowth: rssHeld - rssBefore,
+    cpuPercent,
+  };
+}
+
+async function bench(httpAdapter) {
+  const lines = [];
+  // One running prompt, 10,000 waiters.
+  {
+    const daemon = await startDaemon(httpAdapter, { TURNS_ECHO_DELAY_MS: '8000' });
+    try {
+      const { sessionId } = await json(daemon.url, '/session', post({ sessionScope: 'thread' }));
+      const { promptId } = await json(daemon.url, `/session/${sessionId}/prompt`, post({ prompt: [{ type: 'text', text: 'one' }] }));
+      const r = await heldPhase(
+        daemon,
+        Array.from({ length: WAITERS }, () => `${daemon.url}/session/${sessionId}/turns/${promptId}?waitMs=120000`),
+      );
+      lines.push(
+        `${WAITERS} waiters, 1 prompt: held ${r.held}, answered ${r.answered}, after the terminal p50 ${r.p50} ms p99 ${r.p99} ms, RSS +${r.rssGrowth.toFixed(1)} MB, CPU while waiting ${r.cpuPercent.toFixed(1)}%`,
+      );
+    } finally {
+      await daemon.stop();
+    }
+  }
+  // 1,000 prompts across 100 sessions.
+  {
+    // Each prompt runs 3 s, so all waiters are held before the first one ends.
+    const daemon = await startDaemon(httpAdapter, { TURNS_ECHO_DELAY_MS: '3000' });
+    try {
+      const urls = [];
+      for (let s = 0; s < 100; s += 1) {
+        const { sessionId } = await json(daemon.url, '/session', post({ sessionScope: 'thread' }));
+        for (let p = 0; p < 10; p += 1) {
+          const { promptId } = await json(daemon.url, `/session/${sessionId}/prompt`, post({ prompt: [{ type: 'text', text: `p${p}` }] }));
+          for (let w = 0; w < WAITERS / 1_000; w += 1) urls.push(`${daemon.url}/session/${sessionId}/turns/${promptId}?waitMs=120000`);
+        }
+      }
+      const r = await heldPhase(daemon, urls);
+      lines.push(
+        `${urls.length} waiters, 1,000 prompts in 100 sessions: held at once ${r.held}, answered ${r.answered}, after each terminal p50 ${r.p50} ms p99 ${r.p99} ms, RSS +${r.rssGrowth.toFixed(1)} MB, CPU while waiting ${r.cpuPercent.toFixed(1)}%`,
+      );
+    } finally {
+      await daemon.stop();
+    }
+  }
+  // Clients that vanish.
+  {
+    const daemon = await startDaemon(httpAdapter, { TURNS_ECHO_DELAY_MS: '600000' });
+    try {
+      const { sessionId } = await json(daemon.url, '/session', post({ sessionScope: 'thread' }));
+      const { promptId } = await json(daemon.url, `/session/${sessionId}/prompt`, post({ prompt: [{ type: 'text', text: 'long' }] }));
+      await sleep(500);
+      const heap = async () => (await json(daemon.url, '/debug/stats')).heapUsedBytes / 1024 / 1024;
+      const heapBefore = await heap();
+      const rssBefore = rssMb(daemon.child.pid);
+      const controller = new AbortController();
+      setMaxListeners(0, controller.signal);
+      const answers = Array.from({ length: WAITERS }, () =>
+        hold(`${daemon.url}/session/${sessionId}/turns/${promptId}?waitMs=120000`, controller.signal),
+      );
+      const held = await waitForCount(daemon.url, WAITERS);
+      const rssHeld = rssMb(daemon.child.pid);
+      controller.abort();
+      await Promise.all(answers);
+      const left = await waitForCount(daemon.url, 0, 10_000);
+      await sleep(3_000);
+      lines.push(
+        `${WAITERS} aborted waits: held ${held}, waiters left ${left}; RSS before ${rssBefore.toFixed(0)} MB, held ${rssHeld.toFixed(0)} MB, after ${rssMb(daemon.child.pid).toFixed(0)} MB; V8 heap before ${heapBefore.toFixed(0)} MB, after ${(await heap()).toFixed(0)} MB`,
+      );
+    } finally {
+      await daemon.stop();
+    }
+  }
+  // Requests per outcome: one client long-polls, one polls like a plain daemon's client.
+  {
+    const daemon = await startDaemon(httpAdapter, { TURNS_ECHO_DELAY_MS: String(PROMPT_MS) });
+    try {
+      const counted = (strip) => {
+        let count = 0;
+        const f = async (url, init) => {
+          const response = await fetch(url, init);
+          if (String(url).includes('/turns/')) count += 1;
+          if (strip && String(url).endsWith('/capabilities')) {
+            const body = await response.json();
+            return new Response(JSON.stringify({ ...body, features: body.features.filter((f) => f !== 'session_turn_wait') }), {
+              status: 200,
+            });
+          }
+          return response;
+        };
+        return { client: new TurnsClient({ baseUrl: daemon.url, fetch: f }), count: () => count };
+      };
+      const longPoll = counted(false);
+      const polling = counted(true);
+      const a = await longPoll.client.createSession({ sessionScope: 'thread' });
+      const b = await polling.client.createSession({ sessionScope: 'thread' });
+      await Promise.all([longPoll.client.promptAndWait(a.sessionId, 'long-poll'), polling.client.promptAndWait(b.sessionId, 'polling')]);
+      lines.push(
+        `one ${PROMPT_MS / 1000} s prompt: ${longPoll.count()} request(s) with long-poll, ${polling.count()} polling with If-None-Match and Retry-After`,
+      );
+    } finally {
+      await daemon.stop();
+    }
+  }
+  return lines;
+}
+
+for (const adapter of ['express', 'fastify']) {
+  console.log(`\n${adapter}`);
+  for (const line of await bench(adapter)) console.log(`  ${line}`);
+}
+process.exit(0);
