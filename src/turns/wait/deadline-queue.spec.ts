@@ -41,3 +41,20 @@ describe('DeadlineQueue', () => {
     );
   });
 });
+
+describe('DeadlineQueue removal', () => {
+  it('keeps nothing of a removed item, and rebuilds the heap once most slots are empty', () => {
+    let now = 0;
+    const queue = new DeadlineQueue(() => now);
+    const expired: number[] = [];
+    const items = Array.from({ length: 200 }, (_, i) => ({ deadline: 1_000 + i, expire: () => expired.push(i) }));
+    for (const item of items) queue.add(item);
+    for (const item of items.slice(0, 150)) queue.remove(item);
+    expect(queue.size).toBe(50);
+    expect(queue.slotCount).toBeLessThan(200);
+    now = 5_000;
+    queue.run();
+    queue.stop();
+    expect(expired).toEqual(Array.from({ length: 50 }, (_, i) => 150 + i));
+  });
+});
