@@ -42,7 +42,7 @@ describe.each(ADAPTERS)('daemon shutdown (%s)', (httpAdapter) => {
 
   afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('exits within 5 s on SIGTERM with an SSE stream, a running prompt and a half-sent request open', async () => {
+  it('exits within 5 s on SIGTERM with an SSE stream, a held long-poll, a running prompt and a half-sent request open', async () => {
     const { child, url, exited } = await start();
     const session = (await (
       await fetch(`${url}/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
@@ -58,6 +58,10 @@ describe.each(ADAPTERS)('daemon shutdown (%s)', (httpAdapter) => {
     const reader = stream.body!.getReader();
     await reader.read(); // the stream is open
     const { port } = new URL(url);
+    const held = fetch(`${url}/session/${session.sessionId}/turns/current?waitMs=30000`).then(
+      (res) => res.status,
+      () => 'reset',
+    );
     const slow = connect(Number(port), '127.0.0.1');
     slow.on('error', () => undefined);
     slow.write(`POST /session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
@@ -80,6 +84,8 @@ describe.each(ADAPTERS)('daemon shutdown (%s)', (httpAdapter) => {
     slow.destroy();
     expect(took).toBeLessThan(5_000);
     expect(code).toBe(0);
+    // The held long-poll was answered (or its connection closed), not left hanging.
+    expect([200, 'reset']).toContain(await held);
   });
 
   it('exits at once on a second signal', async () => {

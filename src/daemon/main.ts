@@ -1,10 +1,24 @@
 import 'reflect-metadata';
 import { Logger, type INestApplication } from '@nestjs/common';
+import { createServer } from 'node:net';
 import { ConfigError, loadDaemonConfig } from './daemon-config.js';
 import { createApp } from './create-app.js';
 
 /** How long a graceful shutdown may take before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 5_000;
+
+/**
+ * Fails fast, before Nest starts (and logs), when the port is taken: the
+ * operator gets one line. A port freed in between is simply used.
+ */
+function assertPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
+}
 
 /** One line for the operator, and exit code 1 (2 for bad configuration). */
 function fail(message: string, code = 1): never {
@@ -53,6 +67,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   }
   let app: INestApplication;
   try {
+    await assertPortFree(config.host, config.port);
     app = await createApp(config);
     exitOnSignals(app);
     await app.listen(config.port, config.host);
