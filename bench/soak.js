@@ -5,11 +5,10 @@
 //
 //   npm run soak                  (both adapters, 60 s each)
 //   SOAK_SECONDS=10 npm run soak
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { startDaemonProcess } from './support/daemon-process.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
 const POLLERS = 20;
@@ -17,32 +16,14 @@ const SESSIONS = 10;
 
 const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
-async function startDaemon(httpAdapter, dataDir) {
-  const child = spawn(process.execPath, ['dist/daemon/bin.js'], {
-    env: {
-      ...process.env,
-      TURNS_PORT: '0',
-      TURNS_DATA_DIR: dataDir,
-      TURNS_WORKSPACES: dataDir,
-      TURNS_HTTP_ADAPTER: httpAdapter,
-      TURNS_ECHO_DELAY_MS: '20',
-      TURNS_LOG: '',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1];
-      if (found) resolve(found);
-    });
-    child.once('exit', (code) => reject(new Error(`daemon exited with ${code}`)));
-  });
-  return { child, url };
-}
-
 async function soak(httpAdapter) {
   const dataDir = mkdtempSync(join(tmpdir(), 'turns-soak-'));
-  const { child, url } = await startDaemon(httpAdapter, dataDir);
+  const { child, url, stop } = await startDaemonProcess({
+    TURNS_DATA_DIR: dataDir,
+    TURNS_WORKSPACES: dataDir,
+    TURNS_HTTP_ADAPTER: httpAdapter,
+    TURNS_ECHO_DELAY_MS: '20',
+  });
   const counts = { admitted: 0, settled: 0, full: 0, polls: 0, serverErrors: 0, otherErrors: 0 };
   const pending = [];
   const rss = [];
@@ -108,8 +89,7 @@ async function soak(httpAdapter) {
     }
   } finally {
     clearInterval(sampler);
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
   const fmt = (n) => n.toFixed(0);

@@ -8,28 +8,21 @@
 //   npm run bench                 (3 s a case)
 //   BENCH_SECONDS=10 npm run bench
 import autocannon from 'autocannon';
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { startProcess } from './support/daemon-process.js';
 import { workspaceKey } from '../dist/transcript/chat-recording.service.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONNECTIONS = 20;
 const children = [];
 
-function spawnServer(args, env = {}) {
-  const child = spawn(process.execPath, args, { env: { ...process.env, TURNS_LOG: '', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1];
-      if (url) resolve(url);
-    });
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
-  });
+async function spawnServer(args, env = {}) {
+  const server = await startProcess(args, env);
+  children.push(server);
+  return server.url;
 }
 
 async function load(url, options = {}) {
@@ -136,7 +129,7 @@ for (const kind of ['http', 'express', 'fastify']) {
 }
 const results = {};
 for (const adapter of ['express', 'fastify']) results[adapter] = await benchAdapter(adapter);
-await Promise.all(children.map((child) => new Promise((resolve) => child.once('exit', resolve).kill('SIGTERM'))));
+await Promise.all(children.map((server) => server.stop()));
 
 const label = {
   health: 'GET /health',

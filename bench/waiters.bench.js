@@ -8,13 +8,12 @@
 //   - requests a client sends for one 30 s prompt: long-poll vs polling at
 //     Retry-After: 1 (WAIT_PROMPT_MS to change the 30 s).
 // Loopback only; every phase is bounded in time.
-import { spawn } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { startDaemonProcess } from './support/daemon-process.js';
 import { TurnsClient } from '../dist/client/index.js';
 
 const WAITERS = Number(process.env.WAITERS ?? 10_000);
@@ -34,35 +33,21 @@ const percentile = (values, p) => {
 
 async function startDaemon(httpAdapter, env) {
   const dataDir = mkdtempSync(join(tmpdir(), 'turns-waiters-'));
-  const child = spawn(process.execPath, ['dist/daemon/bin.js'], {
-    env: {
-      ...process.env,
-      TURNS_PORT: '0',
-      TURNS_DATA_DIR: dataDir,
-      TURNS_WORKSPACES: dataDir,
-      TURNS_HTTP_ADAPTER: httpAdapter,
-      TURNS_LOG: '',
-      TURNS_MAX_WAITERS: '20000',
-      TURNS_MAX_WAIT_MS: '300000',
-      TURNS_MAX_SESSIONS: '200',
-      TURNS_MAX_PENDING_PROMPTS: '20',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1];
-      if (found) resolve(found);
-    });
-    child.once('exit', (code) => reject(new Error(`daemon exited with ${code}`)));
+  const daemon = await startDaemonProcess({
+    TURNS_DATA_DIR: dataDir,
+    TURNS_WORKSPACES: dataDir,
+    TURNS_HTTP_ADAPTER: httpAdapter,
+    TURNS_MAX_WAITERS: '20000',
+    TURNS_MAX_WAIT_MS: '300000',
+    TURNS_MAX_SESSIONS: '200',
+    TURNS_MAX_PENDING_PROMPTS: '20',
+    ...env,
   });
   const stop = async () => {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await daemon.stop();
     rmSync(dataDir, { recursive: true, force: true });
   };
-  return { child, url, stop };
+  return { ...daemon, stop };
 }
 
 /** One held GET; resolves with its status code, body and arrival time. */

@@ -51,3 +51,5 @@ export { truncateCodeUnits } from './common/truncate-code-units.js';
 export { normalizeTurnError, type TurnError } from './common/normalize-turn-error.js';
 export { limitTurnFields, promptTextOf, type PromptBlock } from './common/turn-fields.js';
 export type { TurnOutcome } from './common/turn-outcome.js';
+export type { CreatedSession, AdmittedPrompt, PendingPrompt } from './common/wire-types.js';
+export type { SessionEvent, SessionEventType } from './common/session-event.js';

@@ -1,10 +1,10 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { compileSources } from './support/compiled.js';
+import { startDaemonProcess } from './support/daemon-process.js';
 
 const AGENT = `node ${join(__dirname, 'fixtures', 'acp-fixture-agent.mjs')}`;
 
@@ -19,24 +19,11 @@ describe('nest-turn-status command line', () => {
   beforeAll(async () => {
     bin = join(compileSources('cli'), 'daemon', 'bin.js');
     dataDir = mkdtempSync(join(tmpdir(), 'turns-cli-'));
-    daemon = spawn(process.execPath, [bin, 'serve', '--port', '0'], {
-      env: {
-        ...process.env,
-        TURNS_DATA_DIR: dataDir,
-        TURNS_WORKSPACES: dataDir,
-        TURNS_AGENT: 'acp',
-        TURNS_AGENT_COMMAND: AGENT,
-        TURNS_LOG: '',
-      },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    url = await new Promise<string>((resolve, reject) => {
-      createInterface({ input: daemon.stdout! }).on('line', (line) => {
-        const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1];
-        if (found) resolve(found);
-      });
-      daemon.once('exit', (code) => reject(new Error(`daemon exited with ${code}`)));
-    });
+    ({ child: daemon, url } = await startDaemonProcess(
+      bin,
+      { TURNS_DATA_DIR: dataDir, TURNS_WORKSPACES: dataDir, TURNS_AGENT: 'acp', TURNS_AGENT_COMMAND: AGENT },
+      ['serve'],
+    ));
   });
   afterAll(() => {
     daemon.kill('SIGKILL');

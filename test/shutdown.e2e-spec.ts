@@ -1,10 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { compileSources } from './support/compiled.js';
+import { startDaemonProcess } from './support/daemon-process.js';
 import { ADAPTERS } from './support/test-daemon.js';
 
 /** The daemon as operators run it: a child process, stopped by a signal. */
@@ -16,27 +15,13 @@ describe.each(ADAPTERS)('daemon shutdown (%s)', (httpAdapter) => {
     dist = compileSources(`shutdown-${httpAdapter}`);
   });
 
-  function start(): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
+  function start() {
     dataDir = mkdtempSync(join(tmpdir(), 'turns-shutdown-'));
-    const child = spawn(process.execPath, [join(dist, 'daemon', 'bin.js')], {
-      env: {
-        ...process.env,
-        TURNS_PORT: '0',
-        TURNS_DATA_DIR: dataDir,
-        TURNS_WORKSPACES: dataDir,
-        TURNS_HTTP_ADAPTER: httpAdapter,
-        TURNS_ECHO_DELAY_MS: '60000',
-        TURNS_LOG: '',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    return new Promise((resolve, reject) => {
-      createInterface({ input: child.stdout! }).on('line', (line) => {
-        const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1];
-        if (url) resolve({ child, url, exited });
-      });
-      child.once('exit', (code) => reject(new Error(`daemon exited early with ${code}`)));
+    return startDaemonProcess(join(dist, 'daemon', 'bin.js'), {
+      TURNS_DATA_DIR: dataDir,
+      TURNS_WORKSPACES: dataDir,
+      TURNS_HTTP_ADAPTER: httpAdapter,
+      TURNS_ECHO_DELAY_MS: '60000',
     });
   }
 

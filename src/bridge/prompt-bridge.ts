@@ -5,6 +5,7 @@ import { Clock } from '../common/clock.js';
 import { TERMINAL_OVERLAY_SIZE } from '../common/limits.js';
 import { limitPromptText, promptChars, promptTextOf, type PromptBlock } from '../common/turn-fields.js';
 import type { TurnOutcome } from '../common/turn-outcome.js';
+import type { AdmittedPrompt, PendingPrompt } from '../common/wire-types.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { BridgeOverlayProvider, type OverlayEntry } from '../turns/bridge-overlay.provider.js';
 import type { LiveTurnStatus, SettledTurnStatus } from '../turns/turn-status.js';
@@ -12,30 +13,6 @@ import { BRIDGE_OPTIONS, effectiveDeadlineMs, type BridgeOptions } from './bridg
 import { PromptQueue, type LiveEntry } from './prompt-queue.js';
 import { SessionRunner } from './session-runner.js';
 import { liveStatus, settledStatus, type TerminalFields } from './turn-status-projection.js';
-
-/**
- * What `POST /session/:id/prompt` answers.
- *
- * @publicApi
- */
-export interface AdmittedPrompt {
-  promptId: string;
-  lastEventId: number;
-  eventEpoch: string;
-}
-
-/**
- * One row of `GET /session/:id/pending-prompts`.
- *
- * @publicApi
- */
-export interface PendingPrompt {
-  promptId: string;
-  text: string;
-  queuedAt: number;
-  state: 'queued' | 'running';
-  originatorClientId?: string;
-}
 
 /**
  * The reference {@link BridgeOverlayProvider} and the one owner of admission:

@@ -7,7 +7,8 @@ import { ClientIdGuard } from '../clients/client-id.guard.js';
 import type { PromptBlock } from '../common/turn-fields.js';
 import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
 import { AdmittedPromptDto, PendingPromptsDto, PromptRequestDto, RemovedDto } from './prompt.dto.js';
-import { PromptBridge, type AdmittedPrompt } from './prompt-bridge.js';
+import type { AdmittedPrompt } from '../common/wire-types.js';
+import { PromptBridge } from './prompt-bridge.js';
 
 /** Prompt admission and the live queue of one session. */
 @ApiTags('prompts')

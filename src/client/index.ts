@@ -1,16 +1,7 @@
 // nest-turn-status/client: a typed client of the daemon on the platform fetch
 // (Node >= 20 and browsers). Loads nothing of Nest.
 
-export {
-  TurnsClient,
-  type TurnsClientOptions,
-  type CreatedSession,
-  type AdmittedPrompt,
-  type PendingPrompt,
-  type Capabilities,
-  type WaitOptions,
-  type EventsOptions,
-} from './turns-client.js';
+export { TurnsClient, type TurnsClientOptions, type Capabilities, type WaitOptions, type EventsOptions } from './turns-client.js';
 export { TurnsApiError, TurnWindowExpiredError, TurnWaitTimeoutError } from './errors.js';
 export type {
   TurnStatus,
@@ -27,3 +18,4 @@ export type {
 export type { TurnError } from '../common/normalize-turn-error.js';
 export type { PromptBlock } from '../common/turn-fields.js';
 export type { SessionEvent, SessionEventType } from '../common/session-event.js';
+export type { CreatedSession, AdmittedPrompt, PendingPrompt } from '../common/wire-types.js';

@@ -1,4 +1,5 @@
 import type { SessionEvent } from '../common/session-event.js';
+import type { AdmittedPrompt, CreatedSession, PendingPrompt } from '../common/wire-types.js';
 import type { PromptBlock } from '../common/turn-fields.js';
 import type { TurnStatus } from '../turns/turn-status.js';
 import { TurnsApiError, TurnWaitTimeoutError, TurnWindowExpiredError } from './errors.js';
@@ -16,31 +17,6 @@ export interface TurnsClientOptions {
   fetch?: typeof fetch;
   /** Header carrying the client id. @default 'X-Qwen-Client-Id' */
   clientIdHeader?: string;
-}
-
-/** @publicApi */
-export interface CreatedSession {
-  sessionId: string;
-  workspaceCwd: string;
-  attached: boolean;
-  clientId: string;
-  createdAt: string;
-}
-
-/** @publicApi */
-export interface AdmittedPrompt {
-  promptId: string;
-  lastEventId: number;
-  eventEpoch: string;
-}
-
-/** @publicApi */
-export interface PendingPrompt {
-  promptId: string;
-  text: string;
-  queuedAt: number;
-  state: 'queued' | 'running';
-  originatorClientId?: string;
 }
 
 /** @publicApi */

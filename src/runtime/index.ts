@@ -3,9 +3,9 @@
 export { RuntimeModule } from './runtime.module.js';
 export type { RuntimeModuleOptions, RuntimeModuleExtras, AgentEngineProvider } from './runtime.module-definition.js';
 export { RuntimeSettings } from './runtime-settings.js';
-export { PromptBridge, type AdmittedPrompt, type PendingPrompt } from '../bridge/prompt-bridge.js';
+export { PromptBridge } from '../bridge/prompt-bridge.js';
 export { SessionRunner, type SessionPrompt } from '../bridge/session-runner.js';
-export { SessionsService, type CreatedSession } from '../sessions/sessions.service.js';
+export { SessionsService } from '../sessions/sessions.service.js';
 export type { Workspace } from '../sessions/workspace.js';
 export { JsonlTranscriptScanService, type TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
 export { SessionEventBus } from '../events/session-event-bus.js';

@@ -5,7 +5,8 @@ import { ApiOkResponse, ApiNoContentResponse, ApiTags, ApiOperation } from '@nes
 import { ClientIdGuard } from '../clients/client-id.guard.js';
 import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
 import { CreatedSessionDto, CreateSessionDto, ForkedSessionDto, LoadedSessionDto, RewindDto, RewoundDto } from './session.dto.js';
-import { SessionsService, type CreatedSession } from './sessions.service.js';
+import type { CreatedSession } from '../common/wire-types.js';
+import { SessionsService } from './sessions.service.js';
 
 @ApiTags('sessions')
 @Controller('session')

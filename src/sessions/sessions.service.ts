@@ -3,6 +3,7 @@ import { RuntimeSettings } from '../runtime/runtime-settings.js';
 import { randomUUID } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import { apiError, ApiErrors } from '../common/api-errors.js';
+import type { CreatedSession } from '../common/wire-types.js';
 import { Clock } from '../common/clock.js';
 import { SESSION_ID_PATTERN } from '../common/limits.js';
 import { PromptBridge } from '../bridge/prompt-bridge.js';
@@ -12,15 +13,6 @@ import { ChatRecordingService } from '../transcript/chat-recording.service.js';
 import { SessionRegistry } from './session-registry.js';
 import { Session } from './session.js';
 import type { Workspace } from './workspace.js';
-
-/** @publicApi */
-export interface CreatedSession {
-  sessionId: string;
-  workspaceCwd: string;
-  attached: boolean;
-  clientId: string;
-  createdAt: string;
-}
 
 /**
  * Session lifecycle: create or attach, load after a restart, close, rewind and

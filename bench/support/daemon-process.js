@@ -1,0 +1,28 @@
+// The daemon (or any server that prints its URL) as a child process, for the
+// benchmark scripts: resolves once it prints its URL; `stop()` ends it.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+/** Spawns `node ...args` and waits for the first `http://127.0.0.1:<port>` it prints. */
+export async function startProcess(args, env = {}) {
+  const child = spawn(process.execPath, args, { env: { ...process.env, TURNS_LOG: '', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const found = /(http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1];
+      if (found) resolve(found);
+    });
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+  });
+  const stop = () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return { child, url, stop };
+}
+
+/** The built daemon on an ephemeral port with the given TURNS_* settings. */
+export function startDaemonProcess(env) {
+  return startProcess(['dist/daemon/bin.js'], { TURNS_PORT: '0', ...env });
+}

@@ -1,0 +1,42 @@
+// Bodies of the daemon's session and prompt routes, as they travel: shared by
+// the runtime that answers them and the client that reads them.
+
+/**
+ * What `POST /session` answers.
+ *
+ * @publicApi
+ */
+export interface CreatedSession {
+  sessionId: string;
+  workspaceCwd: string;
+  attached: boolean;
+  clientId: string;
+  /** ISO 8601. */
+  createdAt: string;
+}
+
+/**
+ * What `POST /session/:id/prompt` answers.
+ *
+ * @publicApi
+ */
+export interface AdmittedPrompt {
+  promptId: string;
+  /** Id of the `pending_prompt_added` event; subscribe after it. */
+  lastEventId: number;
+  /** Event id space of this daemon process. */
+  eventEpoch: string;
+}
+
+/**
+ * One row of `GET /session/:id/pending-prompts`.
+ *
+ * @publicApi
+ */
+export interface PendingPrompt {
+  promptId: string;
+  text: string;
+  queuedAt: number;
+  state: 'queued' | 'running';
+  originatorClientId?: string;
+}
