@@ -27,7 +27,18 @@ async function soak(httpAdapter) {
   const counts = { admitted: 0, settled: 0, full: 0, polls: 0, serverErrors: 0, otherErrors: 0 };
   const pending = [];
   const rss = [];
-  const sampler = setInterval(() => rss.push(rssMb(child.pid)), 1_000);
+  const heap = [];
+  const sampler = setInterval(() => {
+    rss.push(rssMb(child.pid));
+    if (rss.length % 10 === 0) {
+      fetch(`${url}/debug/stats`)
+        .then((res) => res.json())
+        .then(
+          (stats) => heap.push(stats.heapUsedBytes / 1024 / 1024),
+          () => undefined,
+        );
+    }
+  }, 1_000);
   const deadline = Date.now() + SECONDS * 1_000;
   const call = async (path, init) => {
     const res = await fetch(`${url}${path}`, init);
@@ -95,7 +106,7 @@ async function soak(httpAdapter) {
   const fmt = (n) => n.toFixed(0);
   console.log(
     `${httpAdapter.padEnd(8)} admitted ${counts.admitted}, settled ${counts.settled}, queue-full 503s ${counts.full}, polls ${counts.polls}, 5xx ${counts.serverErrors}, other errors ${counts.otherErrors}; ` +
-      `RSS MB first ${fmt(rss[0] ?? 0)} / last ${fmt(rss.at(-1) ?? 0)} / max ${fmt(Math.max(...rss))}`,
+      `RSS MB first ${fmt(rss[0] ?? 0)} / last ${fmt(rss.at(-1) ?? 0)} / max ${fmt(Math.max(...rss))}; V8 heap MB every 10 s ${heap.map(fmt).join(' ')}`,
   );
   return counts.admitted === counts.settled && counts.serverErrors === 0;
 }
