@@ -31,6 +31,8 @@ export class PromptsController {
     'session_not_found',
     'session_busy',
     'prompt_queue_full',
+    'prompt_too_large',
+    'payload_too_large',
   )
   prompt(@Param('id') sessionId: string, @Body() body: PromptRequestDto, @ClientId() clientId?: string): AdmittedPrompt {
     return this.bridge.admit(sessionId, body.prompt as PromptBlock[], clientId, body.deadlineMs);

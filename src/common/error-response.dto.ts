@@ -38,4 +38,13 @@ export class ErrorResponseDto {
 
   @ApiPropertyOptional({ description: 'workspace_mismatch: the cwd asked for.' })
   cwd?: string;
+
+  @ApiPropertyOptional({ description: 'invalid_wait_ms: the longest wait allowed.' })
+  maxWaitMs?: number;
+
+  @ApiPropertyOptional({ description: 'prompt_too_large: the size of the prompt, and the bound (UTF-16 code units).' })
+  promptChars?: number;
+
+  @ApiPropertyOptional()
+  maxChars?: number;
 }

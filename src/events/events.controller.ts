@@ -28,7 +28,7 @@ export class EventsController {
   ) {}
 
   @ApiOperation({ summary: 'Stream the session events (SSE)' })
-  @ApiErrorResponses('invalid_client_id', 'session_not_found')
+  @ApiErrorResponses('invalid_client_id', 'session_not_found', 'too_many_streams')
   @Sse('events')
   @UseGuards(ClientIdGuard)
   @ApiHeader({ name: 'Last-Event-ID', required: false })

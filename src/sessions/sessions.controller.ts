@@ -19,7 +19,7 @@ export class SessionsController {
   @Post()
   @HttpCode(200)
   @ApiOkResponse({ type: CreatedSessionDto })
-  @ApiErrorResponses('workspace_mismatch', 'invalid_session_id', 'invalid_request', 'invalid_json')
+  @ApiErrorResponses('workspace_mismatch', 'invalid_session_id', 'invalid_request', 'invalid_json', 'too_many_sessions')
   create(@Body() body: CreateSessionDto = {}): Promise<CreatedSession> {
     return this.sessions.create(body ?? {});
   }
@@ -28,7 +28,7 @@ export class SessionsController {
   @Post(':id/load')
   @HttpCode(200)
   @ApiOkResponse({ type: LoadedSessionDto })
-  @ApiErrorResponses('session_not_found')
+  @ApiErrorResponses('session_not_found', 'transcript_unavailable', 'transcript_too_large', 'too_many_sessions')
   load(@Param('id') sessionId: string): Promise<LoadedSessionDto> {
     return this.sessions.load(sessionId);
   }
@@ -38,7 +38,14 @@ export class SessionsController {
   @HttpCode(200)
   @UseGuards(ClientIdGuard)
   @ApiOkResponse({ type: RewoundDto })
-  @ApiErrorResponses('invalid_client_id', 'invalid_request', 'session_not_found', 'prompt_not_found', 'session_busy')
+  @ApiErrorResponses(
+    'invalid_client_id',
+    'invalid_request',
+    'session_not_found',
+    'prompt_not_found',
+    'session_busy',
+    'transcript_too_large',
+  )
   async rewind(@Param('id') sessionId: string, @Body() body: RewindDto): Promise<RewoundDto> {
     await this.sessions.rewind(sessionId, body.promptId);
     return { rewound: true };
