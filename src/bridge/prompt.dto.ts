@@ -1,3 +1,4 @@
+import type { AdmittedPrompt, PendingPrompt } from '../common/wire-types.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -51,13 +52,13 @@ export class PromptRequestDto {
   deadlineMs?: number;
 }
 
-export class AdmittedPromptDto {
+export class AdmittedPromptDto implements AdmittedPrompt {
   @ApiProperty({ format: 'uuid' }) promptId!: string;
   @ApiProperty({ description: 'Id of the pending_prompt_added event; subscribe after it.' }) lastEventId!: number;
   @ApiProperty({ description: 'Event id space of this daemon process.' }) eventEpoch!: string;
 }
 
-export class PendingPromptDto {
+export class PendingPromptDto implements PendingPrompt {
   @ApiProperty() promptId!: string;
   @ApiProperty() text!: string;
   @ApiProperty() queuedAt!: number;

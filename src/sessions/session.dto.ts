@@ -1,3 +1,4 @@
+import type { CreatedSession } from '../common/wire-types.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 
@@ -22,7 +23,7 @@ export class CreateSessionDto {
   sessionId?: string;
 }
 
-export class CreatedSessionDto {
+export class CreatedSessionDto implements CreatedSession {
   @ApiProperty({ format: 'uuid' }) sessionId!: string;
   @ApiProperty() workspaceCwd!: string;
   @ApiProperty() attached!: boolean;
