@@ -27,6 +27,15 @@ export const TRANSCRIPT_SCAN_OPTIONS = Symbol('TRANSCRIPT_SCAN_OPTIONS');
 
 const TURN_RESULT = Buffer.from(TURN_RESULT_SUBTYPE);
 
+/**
+ * A cheap test before a parse: a record of our layout whose top-level type is
+ * not `system` is never a turn_result, so its (often long) text is not searched.
+ */
+function mayBeTurnResult(line: SnapshotLine): boolean {
+  const type = line.headType();
+  return (type === undefined || type === 'system') && line.includes(TURN_RESULT);
+}
+
 /** The query key of `findNewestTurnResult` (a promptId is never this). */
 const NEWEST = '\u0000newest';
 
@@ -55,7 +64,7 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
     return this.scan(
       sessionId,
       promptId,
-      (line) => line.includes(TURN_RESULT) && line.includes(needle),
+      (line) => mayBeTurnResult(line) && line.includes(needle),
       (p) => p.promptId === promptId,
     );
   }
@@ -64,7 +73,7 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
     return this.scan(
       sessionId,
       NEWEST,
-      (line) => line.includes(TURN_RESULT),
+      (line) => mayBeTurnResult(line),
       () => true,
     );
   }

@@ -12,6 +12,9 @@ const CLOSE = 0x7d;
 const UUID_KEY = Buffer.from('{"uuid":"');
 const PARENT_KEY = Buffer.from(',"parentUuid":');
 const NULL = Buffer.from('null');
+const SESSION_KEY = Buffer.from(',"sessionId":"');
+const TIMESTAMP_KEY = Buffer.from(',"timestamp":"');
+const TYPE_KEY = Buffer.from(',"type":"');
 const MAX_ID_BYTES = 256;
 
 /** True when `bytes[at…]` starts with `key`, compared in place. */
@@ -41,6 +44,8 @@ function plainStringEnd(bytes: Buffer, from: number, end: number): number {
  */
 export class SnapshotLine {
   private parsed?: TranscriptRecord | null;
+  /** Where our head (uuid and parentUuid) ends, once `links()` has read it. */
+  private headEnd = -1;
 
   constructor(
     /** The buffer holding the line; `undefined` for an oversized line that was skipped. */
@@ -79,6 +84,27 @@ export class SnapshotLine {
     return record && { uuid: record.uuid, parentUuid: record.parentUuid };
   }
 
+  /**
+   * The record's `type`, read in place when the line has our recorder's
+   * layout — `uuid`, `parentUuid`, `sessionId`, `timestamp`, then `type`, all
+   * plain strings — so it is the top-level key; `undefined` for any other
+   * layout (the caller then looks at the whole line). Call after `links()`.
+   */
+  headType(): string | undefined {
+    const bytes = this.chunk;
+    if (!bytes || this.headEnd < 0) return undefined;
+    let at = this.headEnd;
+    for (const key of [SESSION_KEY, TIMESTAMP_KEY]) {
+      if (!startsWith(bytes, at, this.end, key)) return undefined;
+      const valueEnd = plainStringEnd(bytes, at + key.length, this.end);
+      if (valueEnd < 0) return undefined;
+      at = valueEnd + 1;
+    }
+    if (!startsWith(bytes, at, this.end, TYPE_KEY)) return undefined;
+    const typeEnd = plainStringEnd(bytes, at + TYPE_KEY.length, this.end);
+    return typeEnd < 0 ? undefined : bytes.toString('latin1', at + TYPE_KEY.length, typeEnd);
+  }
+
   /** True when the raw line contains `needle`, encoded once by the caller (a cheap filter before a parse). */
   includes(needle: Buffer): boolean {
     return this.chunk !== undefined && this.chunk.subarray(this.begin, this.end).includes(needle);
@@ -92,9 +118,14 @@ export class SnapshotLine {
     if (uuidEnd < 0 || !startsWith(bytes, uuidEnd + 1, end, PARENT_KEY)) return undefined;
     const uuid = bytes.toString('latin1', uuidStart, uuidEnd);
     const at = uuidEnd + 1 + PARENT_KEY.length;
-    if (startsWith(bytes, at, end, NULL)) return { uuid, parentUuid: null };
+    if (startsWith(bytes, at, end, NULL)) {
+      this.headEnd = at + NULL.length;
+      return { uuid, parentUuid: null };
+    }
     if (bytes[at] !== QUOTE) return undefined;
     const parentEnd = plainStringEnd(bytes, at + 1, end);
-    return parentEnd < 0 ? undefined : { uuid, parentUuid: bytes.toString('latin1', at + 1, parentEnd) };
+    if (parentEnd < 0) return undefined;
+    this.headEnd = parentEnd + 1;
+    return { uuid, parentUuid: bytes.toString('latin1', at + 1, parentEnd) };
   }
 }
