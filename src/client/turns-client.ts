@@ -228,9 +228,9 @@ export class TurnsClient {
           signal: options.signal,
           headers: { Accept: 'text/event-stream', ...(lastEventId !== undefined && { 'Last-Event-ID': lastEventId }) },
         });
-      } catch (error) {
+      } catch {
+        // A network failure: try again after the server's retry delay.
         if (options.signal?.aborted) return;
-        if (error instanceof TurnsApiError) throw error;
         await sleep(retryMs, options.signal).catch(() => undefined);
         continue;
       }

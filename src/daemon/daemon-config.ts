@@ -82,8 +82,7 @@ export const DAEMON_VARIABLES = [
   'HEADERS_TIMEOUT_MS',
   'REQUEST_TIMEOUT_MS',
 ] as const;
-const VARIABLES = DAEMON_VARIABLES;
-type Variable = (typeof VARIABLES)[number];
+type Variable = (typeof DAEMON_VARIABLES)[number];
 
 /** The command-line flag of a variable (`DATA_DIR` → `data-dir`). */
 export const flagOf = (name: Variable) => name.toLowerCase().replaceAll('_', '-');
@@ -118,7 +117,7 @@ export function loadDaemonConfig(env: NodeJS.ProcessEnv, argv: string[] = [], cw
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: Object.fromEntries(VARIABLES.map((name) => [flagOf(name), { type: 'string' as const }])),
+      options: Object.fromEntries(DAEMON_VARIABLES.map((name) => [flagOf(name), { type: 'string' as const }])),
       strict: true,
     }) as { values: Record<string, string | undefined> });
   } catch (error) {

@@ -26,6 +26,15 @@ export function serializeTurnStatus(status: TurnStatus): SerializedTurnStatus {
   return entry;
 }
 
+/** True when an `If-None-Match` value names `etag` (or `*`); weak forms of it count too. */
+export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(',').some((tag) => {
+    const candidate = tag.trim();
+    return candidate === '*' || candidate === etag || candidate === `W/${etag}`;
+  });
+}
+
 /** A strong validator of exactly the JSON the client receives. */
 export function turnStatusEtag(status: TurnStatus): string {
   return serializeTurnStatus(status).etag;

@@ -2,21 +2,13 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import { HttpAdapterHost } from '@nestjs/core';
 import { map, Observable } from 'rxjs';
 import { NotModifiedException } from '../common/not-modified.exception.js';
-import { serializeTurnStatus } from './serialized-turn-status.js';
+import { etagMatches, serializeTurnStatus } from './serialized-turn-status.js';
 import type { TurnStatus } from './turn-status.js';
 
 export { turnStatusEtag } from './serialized-turn-status.js';
 
 /** Seconds a client is asked to wait before polling a live prompt again. */
 export const LIVE_POLL_HINT_SECONDS = 1;
-
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  return ifNoneMatch.split(',').some((tag) => {
-    const candidate = tag.trim();
-    return candidate === '*' || candidate === etag || candidate === `W/${etag}`;
-  });
-}
 
 /**
  * HTTP conventions of the turn routes: `Cache-Control: no-cache`, an `ETag`
@@ -42,7 +34,7 @@ export class TurnStatusHttpInterceptor implements NestInterceptor<TurnStatus, st
         if (status.state === 'queued' || status.state === 'running') {
           adapter.setHeader(response, 'Retry-After', String(LIVE_POLL_HINT_SECONDS));
         }
-        if (matches(request.headers['if-none-match'], etag)) throw new NotModifiedException(etag);
+        if (etagMatches(request.headers['if-none-match'], etag)) throw new NotModifiedException(etag);
         adapter.setHeader(response, 'Content-Type', 'application/json; charset=utf-8');
         return body;
       }),

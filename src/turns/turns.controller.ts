@@ -1,9 +1,10 @@
-import { Controller, Headers, Param, Query, Res } from '@nestjs/common';
+import { Controller, Param } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { ApiParam, ApiTags } from '@nestjs/swagger';
 import type { TurnStatus } from './turn-status.js';
 import { TurnStatusRoute } from './turn-status-route.decorator.js';
 import { clientGone } from './wait/client-gone.js';
+import { TurnWait, type TurnWaitParams } from './wait/turn-wait.decorator.js';
 import { TurnWaitService } from './wait/turn-wait.service.js';
 import { parseWaitRequest } from './wait/wait-request.js';
 
@@ -23,45 +24,25 @@ export class TurnsController {
     'session_not_found',
     'invalid_transcript_cursor',
   ])
-  current(
-    @Param('id') sessionId: string,
-    @Query('waitMs') waitMs: unknown,
-    @Headers('prefer') prefer: string | undefined,
-    @Headers('if-none-match') ifNoneMatch: string | undefined,
-    @Res({ passthrough: true }) response: unknown,
-  ): Promise<TurnStatus> {
-    return this.answer(sessionId, undefined, waitMs, prefer, ifNoneMatch, response);
+  current(@Param('id') sessionId: string, @TurnWait() wait: TurnWaitParams): Promise<TurnStatus> {
+    return this.answer(sessionId, undefined, wait);
   }
 
   @TurnStatusRoute(':promptId', 'The status of one prompt', ['session_not_found', 'prompt_not_found', 'invalid_transcript_cursor'])
   @ApiParam({ name: 'promptId', description: 'The promptId returned by POST /session/{id}/prompt.', schema: { type: 'string' } })
-  exact(
-    @Param('id') sessionId: string,
-    @Param('promptId') promptId: string,
-    @Query('waitMs') waitMs: unknown,
-    @Headers('prefer') prefer: string | undefined,
-    @Headers('if-none-match') ifNoneMatch: string | undefined,
-    @Res({ passthrough: true }) response: unknown,
-  ): Promise<TurnStatus> {
-    return this.answer(sessionId, promptId, waitMs, prefer, ifNoneMatch, response);
+  exact(@Param('id') sessionId: string, @Param('promptId') promptId: string, @TurnWait() wait: TurnWaitParams): Promise<TurnStatus> {
+    return this.answer(sessionId, promptId, wait);
   }
 
-  private async answer(
-    sessionId: string,
-    promptId: string | undefined,
-    waitMs: unknown,
-    prefer: string | undefined,
-    ifNoneMatch: string | undefined,
-    response: unknown,
-  ): Promise<TurnStatus> {
-    const wait = parseWaitRequest(waitMs, prefer, this.waits.maxWaitMs);
+  private async answer(sessionId: string, promptId: string | undefined, params: TurnWaitParams): Promise<TurnStatus> {
+    const wait = parseWaitRequest(params.waitMs, params.prefer, this.waits.maxWaitMs);
     if (wait.preferenceApplied !== undefined) {
-      this.adapterHost.httpAdapter.setHeader(response, 'Preference-Applied', `wait=${wait.preferenceApplied}`);
+      this.adapterHost.httpAdapter.setHeader(params.response, 'Preference-Applied', `wait=${wait.preferenceApplied}`);
     }
     if (wait.waitMs === 0) return this.waits.answer({ sessionId, promptId, waitMs: 0 });
-    const gone = clientGone(response);
+    const gone = clientGone(params.response);
     try {
-      return await this.waits.answer({ sessionId, promptId, waitMs: wait.waitMs, ifNoneMatch, signal: gone.signal });
+      return await this.waits.answer({ sessionId, promptId, waitMs: wait.waitMs, ifNoneMatch: params.ifNoneMatch, signal: gone.signal });
     } finally {
       gone.done();
     }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import { ApiErrors } from '../../common/api-errors.js';
 import { BridgeOverlayProvider } from '../bridge-overlay.provider.js';
-import { serializeTurnStatus } from '../serialized-turn-status.js';
+import { etagMatches, serializeTurnStatus } from '../serialized-turn-status.js';
 import { TurnStatusService } from '../turn-status.service.js';
 import { isLiveStatus, type TurnStatus } from '../turn-status.js';
 import { TURNS_MODULE_OPTIONS, type TurnsModuleOptions } from '../turns.module-definition.js';
@@ -20,13 +20,6 @@ export interface TurnWait {
   ifNoneMatch?: string;
   /** Aborted when the client goes away: the waiter is released at once. */
   signal?: AbortSignal;
-}
-
-function etagMatches(ifNoneMatch: string, etag: string): boolean {
-  return ifNoneMatch.split(',').some((tag) => {
-    const candidate = tag.trim();
-    return candidate === '*' || candidate === etag || candidate === `W/${etag}`;
-  });
 }
 
 /**
