@@ -1,6 +1,6 @@
 // Lint, and the package's layering: each layer (an `exports` subpath) may
 // import only the layers above it —
-//   root (turns, clients, common) → client → runtime → acp → daemon
+//   root (turns, clients, common) → client → runtime → acp → cluster → daemon
 // and the root loads no agent SDK and no HTTP platform. Specs are exempt from
 // the layering (they never ship); a reversed import in shipped code fails CI.
 import js from '@eslint/js';
@@ -8,6 +8,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 const PLATFORMS = ['@nestjs/platform-*', 'fastify', '@fastify/*'];
+const CLUSTER_PACKAGES = ['ioredis', 'undici'];
 const folders = (...names) => names.map((name) => `**/${name}/**`);
 
 /** One layer: its files, the folders and packages it must not import. */
@@ -15,14 +16,14 @@ const LAYERS = [
   {
     name: 'root',
     files: ['src/index.ts', 'src/turns/**/*.ts', 'src/clients/**/*.ts', 'src/common/**/*.ts'],
-    folders: folders('runtime', 'bridge', 'sessions', 'transcript', 'events', 'engines', 'acp', 'daemon', 'client'),
-    packages: ['@agentclientprotocol/*', ...PLATFORMS],
+    folders: folders('runtime', 'bridge', 'sessions', 'transcript', 'events', 'engines', 'acp', 'cluster', 'daemon', 'client'),
+    packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES],
   },
   // The client runs in browsers too: no Nest, no Node built-ins, and only the root's types.
   {
     name: 'client',
     files: ['src/client/**/*.ts'],
-    folders: folders('runtime', 'bridge', 'sessions', 'transcript', 'events', 'engines', 'acp', 'daemon', 'clients'),
+    folders: folders('runtime', 'bridge', 'sessions', 'transcript', 'events', 'engines', 'acp', 'cluster', 'daemon', 'clients'),
     packages: [
       '@nestjs/*',
       'class-validator',
@@ -32,6 +33,7 @@ const LAYERS = [
       'node:*',
       '@agentclientprotocol/*',
       ...PLATFORMS,
+      ...CLUSTER_PACKAGES,
     ],
     typesOnly: '(^|/)(turns|common)/',
   },
@@ -45,16 +47,28 @@ const LAYERS = [
       'src/events/**/*.ts',
       'src/engines/**/*.ts',
     ],
+    folders: folders('acp', 'cluster', 'daemon', 'client'),
+    packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES],
+  },
+  {
+    name: 'acp',
+    files: ['src/acp/**/*.ts'],
+    folders: folders('cluster', 'daemon', 'client'),
+    packages: [...PLATFORMS, ...CLUSTER_PACKAGES],
+  },
+  // Cluster mode: the Redis directory and the forwarding router, on top of the runtime's ports.
+  {
+    name: 'cluster',
+    files: ['src/cluster/**/*.ts'],
     folders: folders('acp', 'daemon', 'client'),
     packages: ['@agentclientprotocol/*', ...PLATFORMS],
   },
-  { name: 'acp', files: ['src/acp/**/*.ts'], folders: folders('daemon', 'client'), packages: PLATFORMS },
-  // The daemon loads the ACP engine and the Fastify platform only when chosen: dynamic import() only.
+  // The daemon loads the ACP engine, the Fastify platform and cluster mode only when chosen: dynamic import() only.
   {
     name: 'daemon',
     files: ['src/daemon/**/*.ts'],
-    folders: folders('acp'),
-    packages: ['@nestjs/platform-fastify', '@agentclientprotocol/*'],
+    folders: folders('acp', 'cluster'),
+    packages: ['@nestjs/platform-fastify', '@agentclientprotocol/*', ...CLUSTER_PACKAGES],
   },
 ];
 
@@ -88,7 +102,7 @@ export default tseslint.config(
           patterns: [
             {
               group: layer.folders,
-              message: `The ${layer.name} layer may import only the layers above it (root → client → runtime → acp → daemon).`,
+              message: `The ${layer.name} layer may import only the layers above it (root → client → runtime → acp → cluster → daemon).`,
             },
             {
               group: layer.packages,

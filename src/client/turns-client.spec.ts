@@ -71,6 +71,26 @@ describe('TurnsClient', () => {
     expect(header(calls[2]!.init, 'if-none-match')).toBe('"q"');
   });
 
+  it('waits out a 503 that carries Retry-After (a cluster failing over, too many held requests), and gives up on one without', async () => {
+    jest.useFakeTimers();
+    const unavailable = { status: 503, body: { error: 'x', code: 'cluster_unavailable' }, headers: { 'retry-after': '1' } };
+    const { fetch, calls } = stubFetch([
+      caps(['session_turn_wait']),
+      unavailable,
+      unavailable,
+      { status: 200, body: status('completed', { endedAt: 3 }), headers: { etag: '"c"' } },
+    ]);
+    const client = new TurnsClient({ baseUrl: 'http://daemon', fetch });
+    const result = client.waitForTurn('s', 'p');
+    await jest.advanceTimersByTimeAsync(799);
+    expect(calls).toHaveLength(2);
+    for (let i = 0; i < 10 && calls.length < 4; i += 1) await jest.advanceTimersByTimeAsync(2_000);
+    await expect(result).resolves.toMatchObject({ state: 'completed' });
+
+    const { fetch: plain } = stubFetch([caps(['session_turn_wait']), { status: 503, body: { error: 'x', code: 'internal' } }]);
+    await expect(new TurnsClient({ baseUrl: 'http://daemon', fetch: plain }).waitForTurn('s', 'p')).rejects.toMatchObject({ status: 503 });
+  });
+
   it('throws TurnWindowExpiredError for a 404 after the prompt was seen, and TurnsApiError before', async () => {
     const notFound = { status: 404, body: { error: 'Prompt not found', code: 'prompt_not_found' } };
     const seen = stubFetch([caps(['session_turn_wait']), { status: 200, body: status('running'), headers: { etag: '"r"' } }, notFound]);

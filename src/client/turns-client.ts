@@ -181,6 +181,7 @@ export class TurnsClient {
     let last: TurnStatus | undefined;
     let etag: string | undefined;
     let unchanged = 0;
+    let unavailable = 0;
     for (;;) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new TurnWaitTimeoutError(sessionId, promptId, last);
@@ -203,8 +204,15 @@ export class TurnsClient {
         const body = await response.json().catch(() => undefined);
         const code = (body as { code?: string } | undefined)?.code;
         if (response.status === 404 && code === 'prompt_not_found' && last) throw new TurnWindowExpiredError(sessionId, promptId, last);
+        // Transient (too many held requests, a cluster failing over): try again when the server says.
+        if (response.status === 503 && response.headers.has('retry-after') && deadline - Date.now() > 0) {
+          const delay = pollDelayMs(response.headers.get('retry-after'), ++unavailable);
+          await sleep(Math.min(delay, Math.max(0, deadline - Date.now())), options.signal);
+          continue;
+        }
         throw new TurnsApiError(response.status, code, body);
       }
+      unavailable = 0;
       if (!longPoll) {
         const delay = Math.min(pollDelayMs(response.headers.get('retry-after'), unchanged), Math.max(0, deadline - Date.now()));
         await sleep(delay, options.signal);

@@ -31,6 +31,11 @@ export const API_ERRORS = {
   session_not_found: { status: 404, message: 'Session not found', example: { sessionId: SID } },
   prompt_not_found: { status: 404, message: 'Prompt not found', example: { sessionId: SID, promptId: PID } },
   not_found: { status: 404, message: 'Not found' },
+  session_on_other_node: {
+    status: 409,
+    message: 'The session is live on another node; load it (POST /session/:id/load) through any node to attach',
+    example: { sessionId: SID, node: 'node-b' },
+  },
   session_busy: { status: 409, message: 'A prompt is queued or running, or a rewind is in progress', example: { sessionId: SID } },
   transcript_unavailable: { status: 409, message: 'The transcript is not a regular file', example: { sessionId: SID } },
   transcript_snapshot_unavailable: {
@@ -53,6 +58,11 @@ export const API_ERRORS = {
     status: 503,
     message: 'Too many pending prompts for this session',
     example: { sessionId: SID, limit: 5, pendingCount: 5 },
+  },
+  cluster_unavailable: {
+    status: 503,
+    message: 'The cluster directory or the owner node is unreachable',
+    example: { sessionId: SID },
   },
   too_many_waiters: { status: 503, message: 'Too many held requests', example: { limit: 10000 } },
   too_many_sessions: { status: 503, message: 'Too many live sessions', example: { limit: 1000 } },
@@ -95,6 +105,8 @@ export const ApiErrors = {
   transcriptCursorInvalid: (sessionId: string) => apiError('invalid_transcript_cursor', { sessionId }),
   transcriptSnapshotUnavailable: (sessionId: string) => apiError('transcript_snapshot_unavailable', { sessionId }),
   transcriptUnavailable: (sessionId: string) => apiError('transcript_unavailable', { sessionId }),
+  clusterUnavailable: (details: Record<string, unknown> = {}) =>
+    apiError('cluster_unavailable', details, { headers: { 'Retry-After': '1' } }),
   tooManyWaiters: (limit: number) => apiError('too_many_waiters', { limit }, { headers: { 'Retry-After': '1' } }),
   tooManySessions: (limit: number) => apiError('too_many_sessions', { limit }, { headers: { 'Retry-After': '1' } }),
   tooManyStreams: (limit: number) => apiError('too_many_streams', { limit }, { headers: { 'Retry-After': '1' } }),

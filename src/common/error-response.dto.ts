@@ -47,4 +47,7 @@ export class ErrorResponseDto {
 
   @ApiPropertyOptional()
   maxChars?: number;
+
+  @ApiPropertyOptional({ description: 'session_on_other_node, cluster_unavailable: the node that owns the session.' })
+  node?: string;
 }

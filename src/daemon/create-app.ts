@@ -3,7 +3,8 @@ import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { DaemonConfig } from './daemon-config.js';
-import { DaemonModule, type DaemonOverrides } from './daemon.module.js';
+import { BearerToken } from './bearer-token.js';
+import { DaemonModule, type DaemonCluster, type DaemonOverrides } from './daemon.module.js';
 import { fastifyOptions, hardenApp } from './http-hardening.js';
 import { buildOpenApiDocument } from './openapi.js';
 
@@ -23,6 +24,27 @@ async function createAdapter(config: DaemonConfig) {
 }
 
 /**
+ * Cluster mode, when `TURNS_REDIS_URL` is set. Loaded only then, so a single
+ * daemon runs without the Redis client and undici installed.
+ */
+async function loadCluster(config: DaemonConfig): Promise<DaemonCluster | undefined> {
+  if (!config.redisUrl) return undefined;
+  const { ClusterModule, RedisSessionOwnership } = await import('../cluster/index.js');
+  const token = config.token ? new BearerToken(config.token) : undefined;
+  return {
+    module: ClusterModule.forRoot({
+      redisUrl: config.redisUrl,
+      nodeId: config.nodeId!,
+      nodeUrl: config.nodeUrl,
+      leaseMs: config.leaseMs,
+      maxWaitMs: config.maxWaitMs,
+      authorize: token && ((authorization) => token.accepts(authorization)),
+    }),
+    ownership: RedisSessionOwnership,
+  };
+}
+
+/**
  * Builds the daemon on the configured HTTP adapter, with the OpenAPI document
  * at `/docs-json` and Swagger UI at `/docs`. Not yet listening; signals are
  * the caller's to handle (`main` closes the app on SIGINT/SIGTERM).
@@ -30,7 +52,7 @@ async function createAdapter(config: DaemonConfig) {
  * @publicApi
  */
 export async function createApp(config: DaemonConfig, overrides: DaemonOverrides = {}): Promise<INestApplication> {
-  const app = await NestFactory.create(DaemonModule.forRoot(config, overrides), await createAdapter(config), {
+  const app = await NestFactory.create(DaemonModule.forRoot(config, overrides, await loadCluster(config)), await createAdapter(config), {
     logger: process.env.TURNS_LOG === 'silent' ? false : ['error', 'warn', 'log'],
     // Express's JSON parser is registered by hardenApp, with the configured limit.
     bodyParser: config.httpAdapter === 'fastify',

@@ -64,6 +64,35 @@ describe('loadDaemonConfig', () => {
     expect(loadDaemonConfig({}, ['--max-sessions', '3']).maxSessions).toBe(3);
   });
 
+  it('is a single daemon unless TURNS_REDIS_URL is set; cluster settings alone are refused', () => {
+    expect(loadDaemonConfig({}).redisUrl).toBeUndefined();
+    expect(() => loadDaemonConfig({ TURNS_NODE_ID: 'a' })).toThrow('TURNS_NODE_ID needs TURNS_REDIS_URL (cluster mode)');
+    expect(() => loadDaemonConfig({ TURNS_LEASE_MS: '5000' })).toThrow(/TURNS_LEASE_MS needs TURNS_REDIS_URL/);
+  });
+
+  it('reads cluster mode: defaults, checks, and a node URL when bound to every interface', () => {
+    const config = loadDaemonConfig({ TURNS_REDIS_URL: 'redis://127.0.0.1:6379' });
+    expect(config).toMatchObject({ redisUrl: 'redis://127.0.0.1:6379', leaseMs: 10_000, nodeUrl: undefined });
+    expect(config.nodeId).toMatch(/^[A-Za-z0-9._:-]+-[0-9a-f]{6}$/);
+    expect(
+      loadDaemonConfig({
+        TURNS_REDIS_URL: 'rediss://r:6380/2',
+        TURNS_NODE_ID: 'node-a',
+        TURNS_NODE_URL: 'http://10.0.0.5:4170/',
+        TURNS_LEASE_MS: '3000',
+      }),
+    ).toMatchObject({ nodeId: 'node-a', nodeUrl: 'http://10.0.0.5:4170', leaseMs: 3000 });
+    expect(() => loadDaemonConfig({ TURNS_REDIS_URL: 'http://r' })).toThrow(/TURNS_REDIS_URL/);
+    expect(() => loadDaemonConfig({ TURNS_REDIS_URL: 'redis://r', TURNS_NODE_ID: 'a b' })).toThrow(/TURNS_NODE_ID/);
+    expect(() => loadDaemonConfig({ TURNS_REDIS_URL: 'redis://r', TURNS_NODE_URL: 'http://h/path' })).toThrow(/TURNS_NODE_URL/);
+    expect(() => loadDaemonConfig({ TURNS_REDIS_URL: 'redis://r', TURNS_LEASE_MS: '999' })).toThrow(/TURNS_LEASE_MS/);
+    expect(() => loadDaemonConfig({ TURNS_REDIS_URL: 'redis://r', TURNS_HOST: '0.0.0.0', TURNS_TOKEN: 't' })).toThrow(/TURNS_NODE_URL/);
+    expect(
+      loadDaemonConfig({ TURNS_REDIS_URL: 'redis://r', TURNS_HOST: '0.0.0.0', TURNS_TOKEN: 't', TURNS_NODE_URL: 'http://10.0.0.5:4170' })
+        .host,
+    ).toBe('0.0.0.0');
+  });
+
   it('knows loopback addresses', () => {
     expect(['127.0.0.1', '127.1.2.3', 'localhost', '::1'].every(isLoopback)).toBe(true);
     expect(['0.0.0.0', '10.0.0.1', '::'].some(isLoopback)).toBe(false);

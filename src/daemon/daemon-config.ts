@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -36,6 +38,13 @@ export interface DaemonConfig {
   /** Time a client has to send its request headers, and its whole request. */
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /** Cluster mode: the shared directory (unset: a single daemon). */
+  redisUrl?: string;
+  /** This node's id in the cluster, and the URL other nodes forward to (default: the bound address). */
+  nodeId?: string;
+  nodeUrl?: string;
+  /** Lease time of session ownership in a cluster. */
+  leaseMs?: number;
 }
 
 /** @publicApi */
@@ -56,6 +65,9 @@ export const LIMIT_DEFAULTS = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
 } as const;
+
+/** Lease time of session ownership in a cluster, unless `TURNS_LEASE_MS` says otherwise. */
+const DEFAULT_LEASE_MS = 10_000;
 
 /** `TURNS_DATA_DIR` ⇄ `--data-dir`: every variable has a flag of the same name. @publicApi */
 export const DAEMON_VARIABLES = [
@@ -81,6 +93,10 @@ export const DAEMON_VARIABLES = [
   'MAX_WAITERS',
   'HEADERS_TIMEOUT_MS',
   'REQUEST_TIMEOUT_MS',
+  'REDIS_URL',
+  'NODE_ID',
+  'NODE_URL',
+  'LEASE_MS',
 ] as const;
 type Variable = (typeof DAEMON_VARIABLES)[number];
 
@@ -103,6 +119,35 @@ function oneOf<T extends string>(name: string, raw: string, allowed: readonly T[
 /** True for addresses only this machine can reach. */
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+const NODE_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** The cluster settings; all unset unless `TURNS_REDIS_URL` is. */
+function clusterConfig(read: (name: Variable) => string | undefined): Partial<DaemonConfig> {
+  const redisUrl = read('REDIS_URL');
+  if (redisUrl === undefined) {
+    const stray = (['NODE_ID', 'NODE_URL', 'LEASE_MS'] as const).find((name) => read(name) !== undefined);
+    if (stray) throw new ConfigError(`TURNS_${stray} needs TURNS_REDIS_URL (cluster mode)`);
+    return {};
+  }
+  if (!/^rediss?:\/\/[^\s]+$/.test(redisUrl)) throw new ConfigError('TURNS_REDIS_URL must be a redis:// or rediss:// URL');
+  const nodeId =
+    read('NODE_ID') ??
+    `${hostname()
+      .replace(/[^A-Za-z0-9._:-]/g, '-')
+      .slice(0, 48)}-${randomBytes(3).toString('hex')}`;
+  if (!NODE_ID.test(nodeId)) throw new ConfigError(`TURNS_NODE_ID must match ${NODE_ID.source} (got "${nodeId}")`);
+  const nodeUrl = read('NODE_URL');
+  if (nodeUrl !== undefined && !/^https?:\/\/[^\s/]+$/.test(nodeUrl.replace(/\/$/, ''))) {
+    throw new ConfigError(`TURNS_NODE_URL must be an http(s) origin such as http://10.0.0.5:4170 (got "${nodeUrl}")`);
+  }
+  return {
+    redisUrl,
+    nodeId,
+    nodeUrl: nodeUrl?.replace(/\/$/, ''),
+    leaseMs: integer('TURNS_LEASE_MS', read('LEASE_MS') ?? String(DEFAULT_LEASE_MS), 1_000, 600_000),
+  };
 }
 
 /**
@@ -162,10 +207,14 @@ export function loadDaemonConfig(env: NodeJS.ProcessEnv, argv: string[] = [], cw
     maxWaiters: number('MAX_WAITERS', LIMIT_DEFAULTS.maxWaiters, 1, 1_000_000),
     headersTimeoutMs: number('HEADERS_TIMEOUT_MS', LIMIT_DEFAULTS.headersTimeoutMs, 1, INT32_MAX),
     requestTimeoutMs: number('REQUEST_TIMEOUT_MS', LIMIT_DEFAULTS.requestTimeoutMs, 1, INT32_MAX),
+    ...clusterConfig(read),
   };
   if (config.agent === 'acp' && !config.agentCommand) throw new ConfigError('TURNS_AGENT=acp needs TURNS_AGENT_COMMAND');
   if (config.headersTimeoutMs! > config.requestTimeoutMs!)
     throw new ConfigError('TURNS_HEADERS_TIMEOUT_MS must not exceed TURNS_REQUEST_TIMEOUT_MS');
+  if (config.redisUrl && !config.nodeUrl && (config.host === '0.0.0.0' || config.host === '::')) {
+    throw new ConfigError(`TURNS_HOST=${config.host} is not an address other nodes can use: set TURNS_NODE_URL`);
+  }
   if (!isLoopback(config.host) && !config.token) {
     throw new ConfigError(`refusing to bind ${config.host} without TURNS_TOKEN: only loopback addresses may run unauthenticated`);
   }

@@ -1,10 +1,11 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ApiExceptionFilter } from '../common/api-exception.filter.js';
 import type { Clock } from '../common/clock.js';
 import type { AgentEngine } from '../engines/agent-engine.js';
 import type { AgentEngineProvider } from '../runtime/runtime.module-definition.js';
 import { RuntimeModule } from '../runtime/runtime.module.js';
+import type { SessionOwnership } from '../sessions/session-ownership.js';
 import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
 import { TurnsModule } from '../turns/turns.module.js';
 import { BEARER_TOKEN, BearerTokenGuard } from './bearer-token.guard.js';
@@ -23,6 +24,12 @@ export interface DaemonOverrides {
   scanLimits?: Partial<TranscriptScanLimits>;
 }
 
+/** Cluster mode as `createApp` loads it: the module, and the ownership it gives the runtime. */
+export interface DaemonCluster {
+  module: DynamicModule;
+  ownership: Type<SessionOwnership>;
+}
+
 /**
  * The runnable daemon: the reference runtime with its routes, `TurnsModule`,
  * the daemon's own routes, the bearer token and the exception filter.
@@ -31,7 +38,7 @@ export interface DaemonOverrides {
  */
 @Module({})
 export class DaemonModule {
-  static forRoot(config: DaemonConfig, overrides: DaemonOverrides = {}): DynamicModule {
+  static forRoot(config: DaemonConfig, overrides: DaemonOverrides = {}, cluster?: DaemonCluster): DynamicModule {
     const engine: AgentEngineProvider = overrides.engine ? { useValue: overrides.engine } : { useFactory: () => createEngine(config) };
     const runtime = RuntimeModule.forRoot({
       workspaces: config.workspaces,
@@ -47,6 +54,7 @@ export class DaemonModule {
       clock: overrides.clock,
       scanLimits: overrides.scanLimits,
       engine,
+      ...(cluster && { imports: [cluster.module], ownership: { useExisting: cluster.ownership } }),
     });
     return {
       module: DaemonModule,

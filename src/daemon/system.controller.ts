@@ -47,7 +47,7 @@ export class SystemController {
     const { workspaces, maxPendingPrompts, promptDeadlineMs, overlaySize, scanLimits } = this.settings;
     return {
       v: 1,
-      features: [...FEATURES],
+      features: this.config.redisUrl ? [...FEATURES, 'cluster'] : [...FEATURES],
       workspaceCwd: this.settings.primary.cwd,
       limits: {
         maxPendingPromptsPerSession: maxPendingPrompts,
@@ -70,6 +70,7 @@ export class SystemController {
         requestTimeoutMs: this.config.requestTimeoutMs ?? LIMIT_DEFAULTS.requestTimeoutMs,
       },
       workspaces: workspaces.map(({ id, cwd, primary }) => ({ id, cwd, primary })),
+      ...(this.config.redisUrl && { cluster: { nodeId: this.config.nodeId!, leaseMs: this.config.leaseMs! } }),
     };
   }
 

@@ -38,10 +38,16 @@ export class WorkspaceDto {
   @ApiProperty() primary!: boolean;
 }
 
+export class ClusterInfoDto {
+  @ApiProperty({ example: 'node-a', description: 'The node that answered (also in the X-Turns-Node header).' }) nodeId!: string;
+  @ApiProperty({ example: 10000, description: 'Lease time of session ownership (TURNS_LEASE_MS).' }) leaseMs!: number;
+}
+
 export class CapabilitiesDto {
   @ApiProperty({ enum: [1] }) v!: 1;
   @ApiProperty({ type: [String], example: ['session_prompt', 'session_turn_status'] }) features!: string[];
   @ApiProperty({ description: 'The primary workspace.' }) workspaceCwd!: string;
   @ApiProperty({ type: LimitsDto }) limits!: LimitsDto;
   @ApiProperty({ type: [WorkspaceDto] }) workspaces!: WorkspaceDto[];
+  @ApiPropertyOptional({ type: ClusterInfoDto, description: 'Present in cluster mode (feature "cluster").' }) cluster?: ClusterInfoDto;
 }

@@ -1,11 +1,17 @@
 // nest-turn-status/runtime: the reference runtime behind TurnsModule.
 
 export { RuntimeModule } from './runtime.module.js';
-export type { RuntimeModuleOptions, RuntimeModuleExtras, AgentEngineProvider } from './runtime.module-definition.js';
+export type {
+  RuntimeModuleOptions,
+  RuntimeModuleExtras,
+  AgentEngineProvider,
+  SessionOwnershipProvider,
+} from './runtime.module-definition.js';
 export { RuntimeSettings } from './runtime-settings.js';
 export { PromptBridge } from '../bridge/prompt-bridge.js';
 export { SessionRunner, type SessionPrompt } from '../bridge/session-runner.js';
 export { SessionsService } from '../sessions/sessions.service.js';
+export { SessionOwnership, LocalSessionOwnership } from '../sessions/session-ownership.js';
 export type { Workspace } from '../sessions/workspace.js';
 export { JsonlTranscriptScanService, type TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
 export { SessionEventBus } from '../events/session-event-bus.js';

@@ -9,6 +9,7 @@ import { SessionEventBus } from '../events/session-event-bus.js';
 import { SessionRegistry } from '../sessions/session-registry.js';
 import { SessionsController } from '../sessions/sessions.controller.js';
 import { SessionsService } from '../sessions/sessions.service.js';
+import { SessionOwnership } from '../sessions/session-ownership.js';
 import { CHAT_RECORDING_OPTIONS, ChatRecordingService, type ChatRecordingOptions } from '../transcript/chat-recording.service.js';
 import { JsonlTranscriptScanService, TRANSCRIPT_SCAN_OPTIONS } from '../transcript/jsonl-transcript-scan.service.js';
 import { BridgeOverlayProvider } from '../turns/bridge-overlay.provider.js';
@@ -53,11 +54,12 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
     },
     {
       provide: CHAT_RECORDING_OPTIONS,
-      inject: [RuntimeSettings],
-      useFactory: (s: RuntimeSettings): ChatRecordingOptions => ({
+      inject: [RuntimeSettings, SessionOwnership],
+      useFactory: (s: RuntimeSettings, ownership: SessionOwnership): ChatRecordingOptions => ({
         dataDir: s.dataDir,
         enabled: s.chatRecording,
         maxTranscriptBytes: s.maxTranscriptBytes,
+        mayWrite: (sessionId) => ownership.confirm(sessionId),
       }),
     },
     { provide: TRANSCRIPT_SCAN_OPTIONS, inject: [RuntimeSettings], useFactory: (s: RuntimeSettings) => s.scanLimits },

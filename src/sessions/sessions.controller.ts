@@ -19,7 +19,15 @@ export class SessionsController {
   @Post()
   @HttpCode(200)
   @ApiOkResponse({ type: CreatedSessionDto })
-  @ApiErrorResponses('workspace_mismatch', 'invalid_session_id', 'invalid_request', 'invalid_json', 'too_many_sessions')
+  @ApiErrorResponses(
+    'workspace_mismatch',
+    'invalid_session_id',
+    'invalid_request',
+    'invalid_json',
+    'session_on_other_node',
+    'too_many_sessions',
+    'cluster_unavailable',
+  )
   create(@Body() body: CreateSessionDto = {}): Promise<CreatedSession> {
     return this.sessions.create(body ?? {});
   }
@@ -28,7 +36,7 @@ export class SessionsController {
   @Post(':id/load')
   @HttpCode(200)
   @ApiOkResponse({ type: LoadedSessionDto })
-  @ApiErrorResponses('session_not_found', 'transcript_unavailable', 'transcript_too_large', 'too_many_sessions')
+  @ApiErrorResponses('session_not_found', 'transcript_unavailable', 'transcript_too_large', 'too_many_sessions', 'cluster_unavailable')
   load(@Param('id') sessionId: string): Promise<LoadedSessionDto> {
     return this.sessions.load(sessionId);
   }
@@ -56,7 +64,7 @@ export class SessionsController {
   @HttpCode(200)
   @UseGuards(ClientIdGuard)
   @ApiOkResponse({ type: ForkedSessionDto })
-  @ApiErrorResponses('invalid_client_id', 'session_not_found')
+  @ApiErrorResponses('invalid_client_id', 'session_not_found', 'cluster_unavailable')
   fork(@Param('id') sessionId: string): Promise<ForkedSessionDto> {
     return this.sessions.fork(sessionId);
   }

@@ -10,6 +10,7 @@ import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { AgentEngine } from '../engines/agent-engine.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { ChatRecordingService } from '../transcript/chat-recording.service.js';
+import { SessionOwnership } from './session-ownership.js';
 import { SessionRegistry } from './session-registry.js';
 import { Session } from './session.js';
 import type { Workspace } from './workspace.js';
@@ -33,7 +34,10 @@ export class SessionsService implements OnApplicationShutdown {
     private readonly events: SessionEventBus,
     private readonly clock: Clock,
     private readonly settings: RuntimeSettings,
-  ) {}
+    private readonly ownership: SessionOwnership,
+  ) {
+    ownership.onLoss((sessionId) => void this.evict(sessionId));
+  }
 
   private get workspaces(): readonly Workspace[] {
     return this.settings.workspaces;
@@ -65,7 +69,11 @@ export class SessionsService implements OnApplicationShutdown {
     let session = this.registry.get(sessionId);
     if (!session) {
       const workspace = SESSION_ID_PATTERN.test(sessionId) ? await this.workspaceWithTranscript(sessionId) : undefined;
-      if (!workspace) throw ApiErrors.sessionNotFound(sessionId);
+      if (!workspace) {
+        // A cluster router may have claimed the id for this load; nothing is left holding it.
+        await this.ownership.release(sessionId);
+        throw ApiErrors.sessionNotFound(sessionId);
+      }
       session = await this.start(sessionId, workspace, true);
     }
     return { sessionId: session.id, workspaceCwd: session.workspace.cwd, clientId: this.registry.issueClientId(session.id) };
@@ -77,6 +85,21 @@ export class SessionsService implements OnApplicationShutdown {
     this.bridge.closeSession(sessionId);
     this.events.close(sessionId);
     await this.recorder.detach(sessionId);
+    await session.close();
+    await this.ownership.release(sessionId);
+  }
+
+  /**
+   * Closes a session whose ownership moved to another node: nothing more is
+   * written to its transcript, its prompts end in `error session_closed`.
+   */
+  async evict(sessionId: string): Promise<void> {
+    const session = this.registry.get(sessionId);
+    if (!session) return;
+    this.recorder.abandon(sessionId);
+    this.registry.remove(sessionId);
+    this.bridge.closeSession(sessionId);
+    this.events.close(sessionId);
     await session.close();
   }
 
@@ -98,7 +121,7 @@ export class SessionsService implements OnApplicationShutdown {
     const source = this.require(sessionId);
     this.assertRoomForSession();
     const forkId = randomUUID();
-    await this.recorder.fork(sessionId, forkId, source.workspace.cwd);
+    await this.claimed(forkId, () => this.recorder.fork(sessionId, forkId, source.workspace.cwd));
     const session = this.addSession(forkId, source.workspace, true);
     return { sessionId: session.id, clientId: this.registry.issueClientId(session.id) };
   }
@@ -110,6 +133,8 @@ export class SessionsService implements OnApplicationShutdown {
     await Promise.all(sessions.map((session) => session.close()));
     // Agents are stopped: flush what they wrote, and write nothing after close resolves.
     await this.recorder.closeAll();
+    // Another node may load them at once rather than after the leases expire.
+    await Promise.all(sessions.map((session) => this.ownership.release(session.id)));
   }
 
   require(sessionId: string): Session {
@@ -140,13 +165,23 @@ export class SessionsService implements OnApplicationShutdown {
     this.assertRoomForSession();
     let starting = this.starting.get(sessionId);
     if (!starting) {
-      starting = this.recorder
-        .attach(sessionId, workspace.cwd)
+      starting = this.claimed(sessionId, () => this.recorder.attach(sessionId, workspace.cwd))
         .then(() => this.addSession(sessionId, workspace, resume))
         .finally(() => this.starting.delete(sessionId));
       this.starting.set(sessionId, starting);
     }
     return starting;
+  }
+
+  /** Claims the session for this node around `work`; a failed `work` gives the claim back. */
+  private async claimed<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
+    await this.ownership.claim(sessionId);
+    try {
+      return await work();
+    } catch (error) {
+      await this.ownership.release(sessionId);
+      throw error;
+    }
   }
 
   /** `503 too_many_sessions` at the configured bound (sessions being started count). */

@@ -88,6 +88,35 @@ describe('ChatRecordingService', () => {
     warn.mockRestore();
   });
 
+  it('asks mayWrite before each write and drops a refused one, also when the answer comes later', async () => {
+    const id = randomUUID();
+    let answer: (allowed: boolean) => void = () => undefined;
+    const verdicts: Array<boolean | Promise<boolean>> = [true, new Promise((resolve) => (answer = resolve)), false, true];
+    const fenced = new ChatRecordingService({ dataDir, enabled: true, mayWrite: () => verdicts.shift()! }, new SystemClock());
+    await fenced.attach(id, workspace);
+    const writes = ['one', 'two', 'three', 'four'].map((text) =>
+      fenced.append(id, { type: 'user', message: { role: 'user', parts: [{ text }] } }),
+    );
+    // The second write waits for its verdict, and the later ones wait behind it.
+    await writes[0];
+    answer(false);
+    const written = await Promise.all(writes);
+    expect(written.map((r) => r !== undefined)).toEqual([true, false, false, true]);
+    expect(read(id).map((r) => r.message?.parts[0])).toEqual([{ text: 'one' }, { text: 'four' }]);
+    expect(read(id)[1]!.parentUuid).toBe(read(id)[0]!.uuid);
+  });
+
+  it('abandon drops the writes not yet made; detach would have flushed them', async () => {
+    const id = randomUUID();
+    await recorder.attach(id, workspace);
+    await recorder.append(id, { type: 'user', message: { role: 'user', parts: [{ text: 'kept' }] } });
+    const late = recorder.append(id, { type: 'user', message: { role: 'user', parts: [{ text: 'dropped' }] } });
+    recorder.abandon(id);
+    expect(await late).toBeUndefined();
+    expect(await recorder.append(id, { type: 'user', message: { role: 'user', parts: [{ text: 'after' }] } })).toBeUndefined();
+    expect(read(id).map((r) => r.message?.parts[0])).toEqual([{ text: 'kept' }]);
+  });
+
   it('rewinds by appending a system/rewind record parented before the prompt', async () => {
     const id = randomUUID();
     await recorder.attach(id, workspace);

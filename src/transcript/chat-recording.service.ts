@@ -18,6 +18,12 @@ export interface ChatRecordingOptions {
   enabled: boolean;
   /** Rewind, fork and load refuse a larger transcript (`413 transcript_too_large`). @default 256 MiB */
   maxTranscriptBytes?: number;
+  /**
+   * Asked before each write; `false` drops it. A cluster node that lost a
+   * session's lease must not append to the transcript its new owner writes.
+   * @default always true
+   */
+  mayWrite?: (sessionId: string) => boolean | Promise<boolean>;
 }
 
 export const CHAT_RECORDING_OPTIONS = Symbol('CHAT_RECORDING_OPTIONS');
@@ -124,7 +130,8 @@ export class ChatRecordingService implements OnApplicationShutdown {
     const transcript = this.open.get(sessionId);
     if (!transcript || !this.options.enabled || this.closed) return Promise.resolve(undefined);
     const write = transcript.tail.then(async () => {
-      if (this.closed) return undefined;
+      if (this.closed || this.open.get(sessionId) !== transcript) return undefined;
+      if ((await (this.options.mayWrite?.(sessionId) ?? true)) === false) return undefined;
       const record: TranscriptRecord = {
         uuid: randomUUID(),
         parentUuid: parentUuid === undefined ? transcript.lastUuid : parentUuid,
@@ -154,6 +161,11 @@ export class ChatRecordingService implements OnApplicationShutdown {
 
   async detach(sessionId: string): Promise<void> {
     await this.flush(sessionId);
+    this.open.delete(sessionId);
+  }
+
+  /** Stops recording at once: appends not yet written are dropped (the session is no longer this node's). */
+  abandon(sessionId: string): void {
     this.open.delete(sessionId);
   }
 

@@ -1,0 +1,65 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { ClusterNode } from './cluster-node.js';
+import { CLUSTER_SETTINGS, clusterSettings, type ClusterOptions, type ClusterSettings } from './cluster-options.js';
+import { ClusterRouter } from './cluster-router.js';
+import { ClusterController } from './cluster.controller.js';
+import { LeaseDirectory } from './lease-directory.js';
+import { RedisSessionOwnership } from './redis-session-ownership.js';
+import { RequestForwarder } from './request-forwarder.js';
+
+/** How long start-up waits for the first Redis connection before serving anyway. */
+const FIRST_CONNECT_MS = 2_000;
+
+/** A client that fails fast while disconnected and reconnects on its own. */
+function connect(url: string): Redis {
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 2_000,
+    commandTimeout: 2_000,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+  });
+  // Outages are reported (once) by the lease renewal; the URL may carry a password, so it is never logged.
+  redis.on('error', () => undefined);
+  return redis;
+}
+
+/**
+ * Cluster mode: session leases in Redis, the router that forwards a request
+ * to its session's owner, and `GET /cluster/nodes`. Pass its
+ * {@link RedisSessionOwnership} to the runtime as its `ownership`:
+ *
+ * ```ts
+ * const cluster = ClusterModule.forRoot({ redisUrl, nodeId });
+ * RuntimeModule.forRoot({ ... }, { imports: [cluster], ownership: { useExisting: RedisSessionOwnership } })
+ * ```
+ *
+ * @publicApi
+ */
+@Module({})
+export class ClusterModule {
+  static forRoot(options: ClusterOptions): DynamicModule {
+    return {
+      module: ClusterModule,
+      controllers: [ClusterController],
+      providers: [
+        { provide: CLUSTER_SETTINGS, useValue: clusterSettings(options) },
+        {
+          provide: LeaseDirectory,
+          inject: [CLUSTER_SETTINGS],
+          useFactory: async (settings: ClusterSettings) => {
+            const directory = new LeaseDirectory(connect(settings.redisUrl), settings.leaseMs, settings.keyPrefix);
+            await directory.ready(FIRST_CONNECT_MS);
+            return directory;
+          },
+        },
+        ClusterNode,
+        RedisSessionOwnership,
+        RequestForwarder,
+        ClusterRouter,
+      ],
+      exports: [RedisSessionOwnership, ClusterNode, CLUSTER_SETTINGS],
+    };
+  }
+}

@@ -1,0 +1,68 @@
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+
+/** Marks a request one node forwarded to another; such a request is never forwarded again. */
+export const FORWARDED_BY_HEADER = 'x-turns-forwarded-by';
+/** Names the node that answered. */
+export const NODE_HEADER = 'x-turns-node';
+/** On a forwarded answer: the node that received the request and forwarded it. */
+export const VIA_HEADER = 'x-turns-via';
+
+/** Headers of one connection, not of the message (RFC 9110 §7.6.1), plus those the proxy sets itself. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
+  'host',
+]);
+
+/** Header names a `Connection` header lists as hop-by-hop for this connection. */
+function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
+  const value = headers.connection;
+  return new Set(
+    (Array.isArray(value) ? value.join(',') : (value ?? ''))
+      .split(',')
+      .map((token) => token.trim().toLowerCase())
+      .filter(Boolean),
+  );
+}
+
+function endToEnd(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const listed = connectionTokens(headers);
+  const kept: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || listed.has(name)) continue;
+    kept[name] = value;
+  }
+  return kept;
+}
+
+/**
+ * The headers a forwarded request carries to the owner: every end-to-end
+ * header as the client sent it (the bearer token, the client id, conditional
+ * and `Prefer` headers, `Last-Event-ID`, the body's type and length), without
+ * hop-by-hop ones, plus the forwarding marker and `X-Forwarded-For`.
+ */
+export function forwardRequestHeaders(
+  headers: IncomingHttpHeaders,
+  via: { nodeId: string; remoteAddress?: string },
+): Record<string, string | string[]> {
+  const kept = endToEnd(headers);
+  kept[FORWARDED_BY_HEADER] = via.nodeId;
+  if (via.remoteAddress) {
+    const prior = headers['x-forwarded-for'];
+    kept['x-forwarded-for'] = prior ? `${Array.isArray(prior) ? prior.join(', ') : prior}, ${via.remoteAddress}` : via.remoteAddress;
+  }
+  return kept;
+}
+
+/** The owner's response headers as the client receives them: end-to-end ones only (the body is re-framed here). */
+export function forwardResponseHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+  return endToEnd(headers);
+}

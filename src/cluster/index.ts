@@ -1,0 +1,6 @@
+/** @module nest-turn-status/daemon — cluster mode, loaded by the daemon only when TURNS_REDIS_URL is set. */
+export { ClusterModule } from './cluster.module.js';
+export type { ClusterOptions } from './cluster-options.js';
+export { RedisSessionOwnership } from './redis-session-ownership.js';
+export { LeaseDirectory, type Lease, type NodeRecord, type ClaimResult } from './lease-directory.js';
+export { ClusterNode } from './cluster-node.js';

@@ -1,0 +1,208 @@
+import { Logger } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { HAS_REDIS, startRedis, type RedisProcess } from '../../test/support/redis-server.js';
+import type { ClusterNode } from './cluster-node.js';
+import { clusterSettings } from './cluster-options.js';
+import { LeaseDirectory } from './lease-directory.js';
+import { RedisSessionOwnership } from './redis-session-ownership.js';
+
+const S1 = '11111111-1111-4111-8111-111111111111';
+const S2 = '22222222-2222-4222-8222-222222222222';
+const A = { node: 'node-a', url: 'http://127.0.0.1:1' };
+const B = { node: 'node-b', url: 'http://127.0.0.1:2' };
+const LEASE_MS = 60_000;
+
+/** Lease and fencing rules against a real Redis the spec starts itself. */
+(HAS_REDIS ? describe : describe.skip)('cluster leases (real redis-server)', () => {
+  let redis: RedisProcess;
+  const clients: Redis[] = [];
+  const client = () => {
+    const c = new Redis(redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, lazyConnect: false });
+    c.on('error', () => undefined);
+    clients.push(c);
+    return c;
+  };
+  let admin: Redis;
+  let directory: LeaseDirectory;
+
+  beforeAll(async () => {
+    // Lease losses are logged as warnings; here they are the expected outcome.
+    Logger.overrideLogger(false);
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    for (const c of clients) if (c.status !== 'end') c.disconnect();
+    admin.disconnect();
+    await redis.kill();
+  });
+  beforeEach(async () => {
+    admin ??= new Redis(redis.url);
+    directory = new LeaseDirectory(client(), LEASE_MS);
+    await directory.ready(5_000);
+    await admin.flushall();
+  });
+
+  describe('LeaseDirectory', () => {
+    it('the first claim wins; another node gets the holder; the holder may claim again with a larger fence', async () => {
+      const first = await directory.claim(S1, A);
+      expect(first).toEqual({ won: true, fence: 1 });
+      expect(await directory.claim(S1, B)).toEqual({ won: false, owner: { ...A, fence: 1 } });
+      expect(await directory.claim(S1, A)).toEqual({ won: true, fence: 2 });
+      expect(await directory.owner(S1)).toEqual({ ...A, fence: 2 });
+      expect(await admin.pttl(`turns:lease:${S1}`)).toBeGreaterThan(LEASE_MS - 5_000);
+    });
+
+    it('concurrent claims from two nodes make exactly one owner', async () => {
+      const other = new LeaseDirectory(client(), LEASE_MS);
+      await other.ready(5_000);
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? directory.claim(S1, A) : other.claim(S1, B))));
+      const owner = (await directory.owner(S1))!;
+      for (const result of results) {
+        if (!result.won) expect(result.owner.node).toBe(owner.node);
+      }
+      // Every win went to the one node that owns it now.
+      const wonBy = results.flatMap((r, i) => (r.won ? [i % 2 ? 'node-a' : 'node-b'] : []));
+      expect(wonBy.length).toBeGreaterThan(0);
+      expect(new Set(wonBy)).toEqual(new Set([owner.node]));
+    });
+
+    it('renew keeps its own leases, reports a taken one, and re-creates one that vanished without moving the counter back', async () => {
+      const a1 = await directory.claim(S1, A);
+      const a2 = await directory.claim(S2, A);
+      if (!a1.won || !a2.won) throw new Error('claims should win');
+      await admin.del(`turns:lease:${S1}`);
+      const b1 = await directory.claim(S1, B);
+      expect(b1.won).toBe(true);
+      expect(
+        await directory.renew(
+          [
+            { sessionId: S1, fence: a1.fence },
+            { sessionId: S2, fence: a2.fence },
+          ],
+          A,
+        ),
+      ).toEqual([false, true]);
+      expect((await directory.owner(S1))!.node).toBe('node-b');
+
+      // Redis lost its data (a restart without persistence): the holder takes its lease back, and fences keep growing.
+      await admin.flushall();
+      expect(await directory.renew([{ sessionId: S2, fence: a2.fence }], A)).toEqual([true]);
+      expect(await directory.owner(S2)).toEqual({ ...A, fence: a2.fence });
+      const next = await directory.claim(S1, B);
+      expect(next.won && next.fence).toBeGreaterThan(a2.fence);
+    });
+
+    it('release deletes only the lease carrying the fence', async () => {
+      const a = await directory.claim(S1, A);
+      if (!a.won) throw new Error('claim should win');
+      await directory.release(S1, a.fence + 1);
+      expect(await directory.owner(S1)).toBeDefined();
+      await directory.release(S1, a.fence);
+      expect(await directory.owner(S1)).toBeUndefined();
+    });
+
+    it('lists nodes that heartbeat', async () => {
+      await directory.heartbeat({ nodeId: 'node-b', url: B.url, sessions: 2, startedAt: 1, heartbeatAt: 2 });
+      await directory.heartbeat({ nodeId: 'node-a', url: A.url, sessions: 0, startedAt: 1, heartbeatAt: 2 });
+      expect((await directory.nodes()).map((n) => [n.nodeId, n.sessions])).toEqual([
+        ['node-a', 0],
+        ['node-b', 2],
+      ]);
+      await directory.forgetNode('node-a');
+      expect((await directory.nodes()).map((n) => n.nodeId)).toEqual(['node-b']);
+    });
+  });
+
+  describe('RedisSessionOwnership', () => {
+    let now: number;
+    let lost: string[];
+    const ownershipOf = (self: typeof A, dir = directory) => {
+      const node = { id: self.node, url: self.url, listening: true, startedAt: 0 } as ClusterNode;
+      const ownership = new RedisSessionOwnership(dir, node, clusterSettings({ redisUrl: redis.url, nodeId: self.node, leaseMs: 1_000 }));
+      ownership.monotonic = () => now;
+      ownership.onLoss((sessionId) => lost.push(sessionId));
+      return ownership;
+    };
+    beforeEach(() => {
+      now = 0;
+      lost = [];
+    });
+
+    it('a fresh lease is confirmed without asking Redis', async () => {
+      const a = ownershipOf(A);
+      await a.claim(S1);
+      await admin.config('RESETSTAT');
+      now = 799;
+      expect(a.confirm(S1)).toBe(true);
+      const stats = await admin.info('commandstats');
+      expect(stats).not.toMatch(/cmdstat_(evalsha|eval|hmget|hget)/);
+    });
+
+    it('a node paused past its lease asks before serving, and closes the session another node took', async () => {
+      const a = ownershipOf(A);
+      await a.claim(S1);
+      // Paused: the lease expired in Redis and node-b claimed it.
+      now = 5_000;
+      await admin.del(`turns:lease:${S1}`);
+      const bDirectory = new LeaseDirectory(client(), 1_000);
+      await bDirectory.ready(5_000);
+      await ownershipOf(B, bDirectory).claim(S1);
+      const confirmed = a.confirm(S1);
+      expect(confirmed).toBeInstanceOf(Promise);
+      expect(await confirmed).toBe(false);
+      expect(lost).toEqual([S1]);
+      expect(a.holds(S1)).toBe(false);
+      // Asked again: not ours, no second loss.
+      expect(a.confirm(S1)).toBe(false);
+      expect(lost).toEqual([S1]);
+    });
+
+    it('a stale lease nobody took is renewed and served again', async () => {
+      const a = ownershipOf(A);
+      await a.claim(S1);
+      now = 5_000;
+      await admin.del(`turns:lease:${S1}`);
+      expect(await a.confirm(S1)).toBe(true);
+      expect(a.confirm(S1)).toBe(true);
+      expect(lost).toEqual([]);
+    });
+
+    it('a claim for a session another node owns is 409 session_on_other_node; the directory down is 503 cluster_unavailable', async () => {
+      const a = ownershipOf(A);
+      const b = ownershipOf(B);
+      await a.claim(S1);
+      await expect(b.claim(S1)).rejects.toMatchObject({ code: 'session_on_other_node', details: { sessionId: S1, node: 'node-a' } });
+      const down = client();
+      const c = ownershipOf({ node: 'node-c', url: 'http://c' }, new LeaseDirectory(down, 1_000));
+      down.disconnect();
+      await expect(c.claim(S2)).rejects.toMatchObject({ code: 'cluster_unavailable', headers: { 'Retry-After': '1' } });
+    });
+
+    it('with the directory unreachable, a stale lease keeps serving (nobody can claim it meanwhile)', async () => {
+      const own = client();
+      const dir = new LeaseDirectory(own, 1_000);
+      await dir.ready(5_000);
+      const a = ownershipOf(A, dir);
+      await a.claim(S1);
+      own.disconnect();
+      now = 5_000;
+      expect(await a.confirm(S1)).toBe(true);
+      expect(lost).toEqual([]);
+    });
+
+    it('renews every lease in one call per tick, and reports a taken one once', async () => {
+      const a = ownershipOf(A);
+      await a.claim(S1);
+      await a.claim(S2);
+      await admin.del(`turns:lease:${S2}`);
+      await ownershipOf(B).claim(S2);
+      await admin.config('RESETSTAT');
+      await a.tick();
+      const stats = await admin.info('commandstats');
+      expect(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1] ?? /cmdstat_eval:calls=(\d+)/.exec(stats)?.[1]).toBe('1');
+      expect(lost).toEqual([S2]);
+      expect([a.holds(S1), a.holds(S2)]).toEqual([true, false]);
+      expect((await directory.nodes()).find((n) => n.nodeId === 'node-a')?.sessions).toBe(1);
+    });
+  });
+});

@@ -1,0 +1,188 @@
+import type { Redis } from 'ioredis';
+
+/**
+ * A session's owner as the directory records it. `fence` comes from one
+ * counter that only grows: a later claim always carries a larger number.
+ *
+ * @publicApi
+ */
+export interface Lease {
+  node: string;
+  url: string;
+  fence: number;
+}
+
+/** A node as it heartbeats into the directory. @publicApi */
+export interface NodeRecord {
+  nodeId: string;
+  url: string;
+  sessions: number;
+  startedAt: number;
+  heartbeatAt: number;
+}
+
+/** Outcome of a claim: this node's fence, or the lease another node holds. @publicApi */
+export type ClaimResult = { won: true; fence: number } | { won: false; owner: Lease };
+
+// Each script reads and writes in one step, so two nodes never both win.
+// A lease is a hash {node, url, fence} with a TTL.
+
+/** KEYS: lease, fence counter. ARGV: node, url, ttl. Wins when absent or already this node's. */
+const CLAIM = `
+local node = redis.call('HGET', KEYS[1], 'node')
+if node and node ~= ARGV[1] then
+  return {0, node, redis.call('HGET', KEYS[1], 'url'), redis.call('HGET', KEYS[1], 'fence')}
+end
+local fence = redis.call('INCR', KEYS[2])
+redis.call('HSET', KEYS[1], 'node', ARGV[1], 'url', ARGV[2], 'fence', fence)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return {1, ARGV[1], ARGV[2], tostring(fence)}
+`;
+
+/**
+ * KEYS: fence counter, lease 1..n. ARGV: node, url, ttl, fence 1..n.
+ * Extends each lease still carrying this node's fence; re-creates one that is
+ * gone (expired while nobody claimed it, or Redis lost its data) and keeps
+ * the counter at least that high; reports 0 for a lease another claim took.
+ */
+const RENEW = `
+local out = {}
+for i = 2, #KEYS do
+  local fence = ARGV[i + 2]
+  local current = redis.call('HGET', KEYS[i], 'fence')
+  if current == fence then
+    redis.call('PEXPIRE', KEYS[i], ARGV[3])
+    out[i - 1] = 1
+  elseif not current then
+    redis.call('HSET', KEYS[i], 'node', ARGV[1], 'url', ARGV[2], 'fence', fence)
+    redis.call('PEXPIRE', KEYS[i], ARGV[3])
+    if tonumber(redis.call('GET', KEYS[1]) or '0') < tonumber(fence) then redis.call('SET', KEYS[1], fence) end
+    out[i - 1] = 1
+  else
+    out[i - 1] = 0
+  end
+end
+return out
+`;
+
+/** KEYS: lease. ARGV: fence. Deletes the lease only while it carries this fence. */
+const RELEASE = `
+if redis.call('HGET', KEYS[1], 'fence') == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+type Reply = [number, string, string, string];
+
+interface ScriptedRedis extends Redis {
+  turnsClaim(lease: string, counter: string, node: string, url: string, ttl: number): Promise<Reply>;
+  turnsRenew(...args: Array<string | number>): Promise<number[]>;
+  turnsRelease(lease: string, fence: number): Promise<number>;
+}
+
+/**
+ * The cluster's shared directory in Redis: session leases (claim, renew,
+ * release, look up) and node heartbeats. Every call is one round trip; a
+ * Redis that is down makes each call reject at once (no offline queue).
+ *
+ * @publicApi
+ */
+export class LeaseDirectory {
+  private readonly redis: ScriptedRedis;
+
+  constructor(
+    redis: Redis,
+    private readonly leaseMs: number,
+    private readonly prefix = 'turns:',
+  ) {
+    redis.defineCommand('turnsClaim', { numberOfKeys: 2, lua: CLAIM });
+    redis.defineCommand('turnsRenew', { lua: RENEW });
+    redis.defineCommand('turnsRelease', { numberOfKeys: 1, lua: RELEASE });
+    this.redis = redis as ScriptedRedis;
+  }
+
+  private leaseKey(sessionId: string): string {
+    return `${this.prefix}lease:${sessionId}`;
+  }
+
+  private get counterKey(): string {
+    return `${this.prefix}fence`;
+  }
+
+  async claim(sessionId: string, self: { node: string; url: string }): Promise<ClaimResult> {
+    const [won, node, url, fence] = await this.redis.turnsClaim(
+      this.leaseKey(sessionId),
+      this.counterKey,
+      self.node,
+      self.url,
+      this.leaseMs,
+    );
+    return won === 1 ? { won: true, fence: Number(fence) } : { won: false, owner: { node, url, fence: Number(fence) } };
+  }
+
+  /** Extends this node's leases; `false` at the index of each one another node took. */
+  async renew(leases: ReadonlyArray<{ sessionId: string; fence: number }>, self: { node: string; url: string }): Promise<boolean[]> {
+    if (leases.length === 0) return [];
+    const keys = leases.map((lease) => this.leaseKey(lease.sessionId));
+    const fences = leases.map((lease) => String(lease.fence));
+    const kept = await this.redis.turnsRenew(1 + keys.length, this.counterKey, ...keys, self.node, self.url, this.leaseMs, ...fences);
+    return kept.map((flag) => flag === 1);
+  }
+
+  async release(sessionId: string, fence: number): Promise<void> {
+    await this.redis.turnsRelease(this.leaseKey(sessionId), fence);
+  }
+
+  /** The current lease of a session, if any node holds one. */
+  async owner(sessionId: string): Promise<Lease | undefined> {
+    const [node, url, fence] = await this.redis.hmget(this.leaseKey(sessionId), 'node', 'url', 'fence');
+    return node && url && fence ? { node, url, fence: Number(fence) } : undefined;
+  }
+
+  /** True while connected; calls made otherwise reject at once. */
+  get available(): boolean {
+    return this.redis.status === 'ready';
+  }
+
+  /** Resolves once connected, or after `timeoutMs` either way. */
+  async ready(timeoutMs: number): Promise<void> {
+    if (this.available) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.redis.off('ready', done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.redis.once('ready', done);
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+
+  async heartbeat(node: NodeRecord): Promise<void> {
+    await this.redis.set(`${this.prefix}node:${node.nodeId}`, JSON.stringify(node), 'PX', this.leaseMs);
+  }
+
+  async forgetNode(nodeId: string): Promise<void> {
+    await this.redis.del(`${this.prefix}node:${nodeId}`);
+  }
+
+  /** Nodes whose heartbeat is younger than a lease. */
+  async nodes(): Promise<NodeRecord[]> {
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, batch] = await this.redis.scan(cursor, 'MATCH', `${this.prefix}node:*`, 'COUNT', 100);
+      keys.push(...batch);
+      cursor = next;
+    } while (cursor !== '0');
+    if (keys.length === 0) return [];
+    const values = await this.redis.mget(...keys);
+    return values
+      .filter((value): value is string => value !== null)
+      .map((value) => JSON.parse(value) as NodeRecord)
+      .sort((a, b) => a.nodeId.localeCompare(b.nodeId));
+  }
+}

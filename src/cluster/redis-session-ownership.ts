@@ -1,0 +1,190 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+import { apiError, ApiErrors } from '../common/api-errors.js';
+import { SessionOwnership } from '../sessions/session-ownership.js';
+import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
+import { ClusterNode } from './cluster-node.js';
+import { LeaseDirectory } from './lease-directory.js';
+
+interface HeldLease {
+  fence: number;
+  /** Monotonic time until which the lease is known to be ours without asking Redis. */
+  validUntil: number;
+}
+
+/**
+ * Session ownership by leases in the {@link LeaseDirectory}. Requests for a
+ * session whose lease is fresh cost no Redis call. Every third of a lease all
+ * leases are renewed in one call, and the node heartbeats.
+ *
+ * Fencing: a lease counts as ours only until `validUntil`, measured on the
+ * monotonic clock from when its last renewal was *sent* — a node paused
+ * (SIGSTOP) past its lease finds it stale on waking and asks Redis before it
+ * serves or writes anything; if another node's claim took it, the session is
+ * closed here. Redis being unreachable is not a loss: sessions held keep
+ * working (nobody else can claim while nobody reaches Redis).
+ *
+ * @publicApi
+ */
+@Injectable()
+export class RedisSessionOwnership extends SessionOwnership implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Cluster');
+  private readonly held = new Map<string, HeldLease>();
+  private readonly claiming = new Map<string, Promise<void>>();
+  private readonly rechecking = new Map<string, Promise<boolean>>();
+  private timer?: NodeJS.Timeout;
+  private announcing?: NodeJS.Timeout;
+  private stopping = false;
+  private directoryDown = false;
+  /** Milliseconds on a clock that keeps counting while the process is paused; tests drive it. */
+  monotonic: () => number = () => performance.now();
+
+  constructor(
+    private readonly directory: LeaseDirectory,
+    private readonly node: ClusterNode,
+    @Inject(CLUSTER_SETTINGS) private readonly settings: ClusterSettings,
+  ) {
+    super();
+  }
+
+  /** True when this node holds the session's lease (fresh or not). */
+  holds(sessionId: string): boolean {
+    return this.held.has(sessionId);
+  }
+
+  get count(): number {
+    return this.held.size;
+  }
+
+  claim(sessionId: string): Promise<void> {
+    if (this.held.has(sessionId)) return Promise.resolve();
+    let claiming = this.claiming.get(sessionId);
+    if (!claiming) {
+      claiming = this.claimOnce(sessionId).finally(() => this.claiming.delete(sessionId));
+      this.claiming.set(sessionId, claiming);
+    }
+    return claiming;
+  }
+
+  async release(sessionId: string): Promise<void> {
+    const lease = this.held.get(sessionId);
+    if (!lease) return;
+    this.held.delete(sessionId);
+    this.announceSoon();
+    // Unreachable: the lease simply expires.
+    await this.directory.release(sessionId, lease.fence).catch(() => undefined);
+    if (this.stopping && this.held.size === 0) await this.directory.close();
+  }
+
+  confirm(sessionId: string): boolean | Promise<boolean> {
+    const lease = this.held.get(sessionId);
+    if (!lease) return false;
+    if (this.monotonic() < lease.validUntil) return true;
+    let recheck = this.rechecking.get(sessionId);
+    if (!recheck) {
+      recheck = this.renew([sessionId]).then(() => this.held.has(sessionId));
+      recheck.finally(() => this.rechecking.delete(sessionId)).catch(() => undefined);
+      this.rechecking.set(sessionId, recheck);
+    }
+    return recheck;
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.tick(), Math.max(1, Math.floor(this.settings.leaseMs / 3)));
+    this.timer.unref();
+    // Announce the node as soon as it can be reached, not a third of a lease later.
+    this.node.whenListening(() => void this.tick());
+  }
+
+  /** Leases are released by the sessions' own shutdown; the connection closes after the last. */
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.timer);
+    clearTimeout(this.announcing);
+    await this.directory.forgetNode(this.node.id).catch(() => undefined);
+    if (this.held.size === 0) await this.directory.close();
+    else setTimeout(() => void this.directory.close(), 2_000).unref();
+  }
+
+  /** Renews every lease and heartbeats. Exposed for tests that drive time themselves. */
+  async tick(): Promise<void> {
+    if (this.stopping || !this.node.listening) return;
+    await this.renew([...this.held.keys()]);
+    await this.heartbeat();
+  }
+
+  /** A changed session count reaches `GET /cluster/nodes` within 100 ms, at most one write per 100 ms. */
+  private announceSoon(): void {
+    if (this.announcing || this.stopping) return;
+    this.announcing = setTimeout(() => {
+      this.announcing = undefined;
+      void this.heartbeat();
+    }, 100);
+    this.announcing.unref();
+  }
+
+  private async heartbeat(): Promise<void> {
+    if (!this.node.listening) return;
+    await this.directory
+      .heartbeat({
+        nodeId: this.node.id,
+        url: this.node.url,
+        sessions: this.held.size,
+        startedAt: this.node.startedAt,
+        heartbeatAt: Date.now(),
+      })
+      .catch(() => undefined);
+  }
+
+  private async claimOnce(sessionId: string): Promise<void> {
+    const sentAt = this.monotonic();
+    let result;
+    try {
+      result = await this.directory.claim(sessionId, { node: this.node.id, url: this.node.url });
+    } catch {
+      throw ApiErrors.clusterUnavailable({ sessionId });
+    }
+    if (!result.won) throw apiError('session_on_other_node', { sessionId, node: result.owner.node });
+    this.held.set(sessionId, { fence: result.fence, validUntil: this.freshUntil(sentAt) });
+    this.announceSoon();
+  }
+
+  /** Renews the given leases in one call; a lease another node took is dropped and its session closed. */
+  private async renew(sessionIds: string[]): Promise<void> {
+    const leases = sessionIds.flatMap((sessionId) => {
+      const lease = this.held.get(sessionId);
+      return lease ? [{ sessionId, lease }] : [];
+    });
+    if (leases.length === 0) return;
+    const sentAt = this.monotonic();
+    let kept: boolean[];
+    try {
+      kept = await this.directory.renew(
+        leases.map(({ sessionId, lease }) => ({ sessionId, fence: lease.fence })),
+        { node: this.node.id, url: this.node.url },
+      );
+      if (this.directoryDown) this.logger.log('directory reachable again');
+      this.directoryDown = false;
+    } catch {
+      if (!this.directoryDown) this.logger.warn('directory unreachable: sessions held here keep working; claims and forwarding answer 503');
+      this.directoryDown = true;
+      return;
+    }
+    leases.forEach(({ sessionId, lease }, index) => {
+      if (this.held.get(sessionId) !== lease) return;
+      if (kept[index]) {
+        lease.validUntil = this.freshUntil(sentAt);
+      } else {
+        this.held.delete(sessionId);
+        this.logger.warn(`lease of session ${sessionId} was taken by another node; closing it here`);
+        this.lost(sessionId);
+        this.announceSoon();
+      }
+    });
+  }
+
+  /** A lease set at `sentAt` is trusted for 80% of its time: Redis started counting later, clocks drift a little. */
+  private freshUntil(sentAt: number): number {
+    return sentAt + this.settings.leaseMs * 0.8;
+  }
+}

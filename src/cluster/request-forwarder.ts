@@ -1,0 +1,109 @@
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import { Pool } from 'undici';
+import type { ApiException } from '../common/api-exception.js';
+import { ApiErrors } from '../common/api-errors.js';
+import { parseWaitRequest } from '../turns/wait/wait-request.js';
+import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
+import { ClusterNode } from './cluster-node.js';
+import { forwardRequestHeaders, forwardResponseHeaders, NODE_HEADER, VIA_HEADER } from './forward-headers.js';
+import type { Lease } from './lease-directory.js';
+
+/** Keep-alive connections kept open to each peer. */
+const CONNECTIONS_PER_PEER = 128;
+
+/** Writes an API error on a raw response, as the exception filter would. */
+export function sendApiError(res: ServerResponse, error: ApiException, nodeId: string): void {
+  const body = JSON.stringify(error.toBody());
+  res.writeHead(error.getStatus(), {
+    ...error.headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    [NODE_HEADER]: nodeId,
+  });
+  res.end(body);
+}
+
+/**
+ * Forwards a request to the node that owns its session and streams the
+ * answer back as the owner sent it (status, end-to-end headers, body), so
+ * event streams and held turn requests pass through. One keep-alive pool per
+ * peer. A peer that cannot be reached, or does not answer in time, is
+ * `503 cluster_unavailable` with `Retry-After` — never a hang. A client that
+ * goes away aborts the forwarded request, so the owner releases what it held.
+ */
+@Injectable()
+export class RequestForwarder implements OnApplicationShutdown {
+  private readonly pools = new Map<string, Pool>();
+
+  constructor(
+    private readonly node: ClusterNode,
+    @Inject(CLUSTER_SETTINGS) private readonly settings: ClusterSettings,
+  ) {}
+
+  /** Resolves when the exchange is over; `false` when the owner could not be reached (nothing was sent from it). */
+  async forward(req: IncomingMessage, res: ServerResponse, owner: Lease, sessionId: string): Promise<boolean> {
+    const abort = new AbortController();
+    const onClose = () => {
+      if (!res.writableFinished) abort.abort();
+    };
+    res.once('close', onClose);
+    let upstream;
+    try {
+      upstream = await this.pool(owner.url).request({
+        path: req.url ?? '/',
+        method: req.method as 'GET',
+        headers: forwardRequestHeaders(req.headers, { nodeId: this.node.id, remoteAddress: req.socket.remoteAddress }),
+        body: hasBody(req) ? req : undefined,
+        signal: abort.signal,
+        headersTimeout: this.settings.forwardTimeoutMs + this.heldFor(req),
+        // Event streams and held requests may be quiet for long; a dead peer closes the socket.
+        bodyTimeout: 0,
+      });
+    } catch {
+      res.off('close', onClose);
+      if (!abort.signal.aborted && !res.headersSent) {
+        sendApiError(res, ApiErrors.clusterUnavailable({ sessionId, node: owner.node }), this.node.id);
+      }
+      return false;
+    }
+    res.writeHead(upstream.statusCode, { ...forwardResponseHeaders(upstream.headers), [VIA_HEADER]: this.node.id });
+    // SSE frames must reach the client as they come.
+    res.flushHeaders();
+    await pipeline(upstream.body, res).catch(() => undefined);
+    res.off('close', onClose);
+    return true;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((pool) => pool.destroy()));
+    this.pools.clear();
+  }
+
+  /** How long a turn request may be held by the owner before it answers. */
+  private heldFor(req: IncomingMessage): number {
+    if (req.method !== 'GET' || !req.url?.includes('/turns/')) return 0;
+    try {
+      const query = new URL(req.url, 'http://peer').searchParams.get('waitMs') ?? undefined;
+      const prefer = req.headers.prefer;
+      return parseWaitRequest(query, Array.isArray(prefer) ? prefer.join(',') : prefer, this.settings.maxWaitMs).waitMs;
+    } catch {
+      return 0;
+    }
+  }
+
+  private pool(url: string): Pool {
+    let pool = this.pools.get(url);
+    if (!pool) {
+      pool = new Pool(url, { connections: CONNECTIONS_PER_PEER, connect: { timeout: 2_000 }, keepAliveTimeout: 10_000 });
+      this.pools.set(url, pool);
+    }
+    return pool;
+  }
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  if (req.method === 'GET' || req.method === 'HEAD') return false;
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}

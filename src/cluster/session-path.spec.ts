@@ -1,0 +1,41 @@
+import { isLoadRequest, sessionIdOf } from './session-path.js';
+
+const ID = '0b9e3f6c-8a1d-4c2e-9f00-1234567890ab';
+
+describe('sessionIdOf', () => {
+  it.each([
+    [`/session/${ID}`, ID],
+    [`/session/${ID}/turns/current`, ID],
+    [`/session/${ID}/turns/current?waitMs=100`, ID],
+    [`/session/${ID}?x=1`, ID],
+    [`/session/${ID.toUpperCase()}/events`, ID.toUpperCase()],
+  ])('reads the session of %s', (url, expected) => {
+    expect(sessionIdOf(url)).toBe(expected);
+  });
+
+  it.each([
+    '/session',
+    '/session/',
+    '/session?x',
+    '/health',
+    '/capabilities',
+    '/session/not-a-uuid/turns/current',
+    `/sessions/${ID}`,
+    `/x/session/${ID}`,
+    `/session/${ID}x`,
+    `/session/%2e%2e/turns`,
+    undefined,
+  ])('addresses no session: %s', (url) => {
+    expect(sessionIdOf(url)).toBeUndefined();
+  });
+});
+
+describe('isLoadRequest', () => {
+  it('is POST /session/:id/load only', () => {
+    expect(isLoadRequest('POST', `/session/${ID}/load`)).toBe(true);
+    expect(isLoadRequest('POST', `/session/${ID}/load?x=1`)).toBe(true);
+    expect(isLoadRequest('GET', `/session/${ID}/load`)).toBe(false);
+    expect(isLoadRequest('POST', `/session/${ID}/loader`)).toBe(false);
+    expect(isLoadRequest('POST', `/session/${ID}/prompt`)).toBe(false);
+  });
+});

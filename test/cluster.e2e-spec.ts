@@ -1,0 +1,333 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { compileSources } from './support/compiled.js';
+import { startDaemonProcess, type DaemonProcess } from './support/daemon-process.js';
+import { HAS_REDIS, startRedis, type RedisProcess } from './support/redis-server.js';
+
+const LEASE_MS = 1_500;
+const TOKEN = 'cluster-secret';
+const json = { 'content-type': 'application/json' };
+
+/** Every request carries the bearer token: forwarding must pass it to the owner. */
+const call = (url: string, init: RequestInit = {}) =>
+  fetch(url, { ...init, headers: { authorization: `Bearer ${TOKEN}`, ...(init.headers as Record<string, string>) } });
+
+interface Node {
+  id: string;
+  daemon: DaemonProcess;
+  url: string;
+}
+
+/** Polls `probe` every 50 ms until it returns a value, for at most `ms`. */
+async function eventually<T>(probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * Three daemons (Express, Fastify, Express) on one real redis-server and one
+ * data dir, each a child process as operators run it.
+ */
+(HAS_REDIS ? describe : describe.skip)('cluster mode (redis-server + 3 daemons)', () => {
+  jest.setTimeout(60_000);
+  let dist: string;
+  let dataDir: string;
+  let redis: RedisProcess;
+  let admin: Redis;
+  let a: Node, b: Node, c: Node;
+
+  async function startNode(id: string, adapter: 'express' | 'fastify'): Promise<Node> {
+    const daemon = await startDaemonProcess(join(dist, 'daemon', 'bin.js'), {
+      TURNS_DATA_DIR: dataDir,
+      TURNS_WORKSPACES: dataDir,
+      TURNS_HTTP_ADAPTER: adapter,
+      TURNS_ECHO_DELAY_MS: '300',
+      TURNS_REDIS_URL: redis.url,
+      TURNS_NODE_ID: id,
+      TURNS_LEASE_MS: String(LEASE_MS),
+      TURNS_TOKEN: TOKEN,
+    });
+    return { id, daemon, url: daemon.url };
+  }
+
+  beforeAll(async () => {
+    dist = compileSources('cluster');
+    dataDir = mkdtempSync(join(tmpdir(), 'turns-cluster-'));
+    redis = await startRedis();
+    admin = new Redis(redis.url, { retryStrategy: () => 200 });
+    admin.on('error', () => undefined);
+    [a, b, c] = await Promise.all([startNode('node-a', 'express'), startNode('node-b', 'fastify'), startNode('node-c', 'express')]);
+  });
+
+  afterAll(async () => {
+    admin?.disconnect();
+    for (const node of [a, b, c]) {
+      if (node && node.daemon.child.exitCode === null && node.daemon.child.signalCode === null) {
+        node.daemon.child.kill('SIGCONT');
+        node.daemon.child.kill('SIGKILL');
+        await node.daemon.exited;
+      }
+    }
+    await redis?.kill();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function createSession(node: Node): Promise<{ sessionId: string; clientId: string }> {
+    const res = await call(`${node.url}/session`, { method: 'POST', headers: json, body: JSON.stringify({ sessionScope: 'thread' }) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-turns-node')).toBe(node.id);
+    return (await res.json()) as { sessionId: string; clientId: string };
+  }
+
+  async function prompt(node: Node, sessionId: string, text: string, clientId?: string): Promise<Response> {
+    return call(`${node.url}/session/${sessionId}/prompt`, {
+      method: 'POST',
+      headers: { ...json, ...(clientId && { 'x-qwen-client-id': clientId }) },
+      body: JSON.stringify({ prompt: [{ type: 'text', text }] }),
+    });
+  }
+
+  async function completedPrompt(node: Node, sessionId: string, text: string): Promise<string> {
+    const { promptId } = (await (await prompt(node, sessionId, text)).json()) as { promptId: string };
+    const res = await call(`${node.url}/session/${sessionId}/turns/${promptId}?waitMs=5000`);
+    expect(((await res.json()) as { state: string }).state).toBe('completed');
+    return promptId;
+  }
+
+  it('any node serves any session: prompt through B, polls and waits through C, events through B — all answered by the owner A', async () => {
+    const { sessionId, clientId } = await createSession(a);
+    expect(await admin.hget(`turns:lease:${sessionId}`, 'node')).toBe('node-a');
+
+    // Events of A's session, streamed through B.
+    const events = new AbortController();
+    const stream = await call(`${b.url}/session/${sessionId}/events`, { signal: events.signal });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('x-turns-node')).toBe('node-a');
+    expect(stream.headers.get('content-type')).toMatch(/text\/event-stream/);
+
+    const admitted = await prompt(b, sessionId, 'through b', clientId);
+    expect(admitted.status).toBe(202);
+    expect(admitted.headers.get('x-turns-node')).toBe('node-a');
+    const { promptId } = (await admitted.json()) as { promptId: string };
+
+    // A held wait through C answers when A's prompt completes.
+    const waited = await call(`${c.url}/session/${sessionId}/turns/${promptId}?waitMs=10000`);
+    expect(waited.headers.get('x-turns-node')).toBe('node-a');
+    expect(await waited.json()).toMatchObject({ state: 'completed', resultText: 'echo: through b', promptId });
+
+    const current = await call(`${c.url}/session/${sessionId}/turns/current`);
+    expect(current.headers.get('x-turns-node')).toBe('node-a');
+    expect(await current.json()).toMatchObject({ promptId, state: 'completed' });
+
+    // ETag revalidation passes through: 304 from the owner.
+    const etag = current.headers.get('etag')!;
+    const again = await call(`${c.url}/session/${sessionId}/turns/current`, { headers: { 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+
+    // The client id travels: a foreign id is refused by the owner, as it would be directly.
+    const foreign = await prompt(c, sessionId, 'x', 'client_not-registered');
+    expect(foreign.status).toBe(400);
+    expect(await foreign.json()).toMatchObject({ code: 'invalid_client_id', sessionId });
+
+    const reader = stream.body!.getReader();
+    let seen = '';
+    while (!seen.includes('event: turn_complete')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += Buffer.from(value).toString('utf8');
+    }
+    events.abort();
+    expect(seen).toContain('event: pending_prompt_added');
+    expect(seen).toContain(`"promptId":"${promptId}"`);
+    expect(seen).toContain('event: turn_complete');
+  });
+
+  it('without the token nothing is forwarded or looked up: every node answers 401 itself', async () => {
+    const { sessionId } = await createSession(a);
+    const lookups = async () => Number(/cmdstat_hmget:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1] ?? 0);
+    await admin.config('RESETSTAT');
+    for (const node of [a, b, c]) {
+      for (const path of [`/session/${sessionId}/turns/current`, '/cluster/nodes']) {
+        const res = await fetch(`${node.url}${path}`, { headers: { authorization: 'Bearer wrong' } });
+        expect(res.status).toBe(401);
+        expect(res.headers.get('x-turns-node')).toBe(node.id);
+        expect(res.headers.get('x-turns-via')).toBeNull();
+      }
+    }
+    expect(await lookups()).toBe(0);
+  });
+
+  it('a request the owner serves costs no Redis call; a forwarded one costs a cached lookup', async () => {
+    const { sessionId } = await createSession(a);
+    const lookups = async () => Number(/cmdstat_hmget:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1] ?? 0);
+    await admin.config('RESETSTAT');
+    for (let i = 0; i < 20; i++) expect((await call(`${a.url}/session/${sessionId}/turns/current`)).status).toBe(200);
+    expect(await lookups()).toBe(0);
+    for (let i = 0; i < 20; i++) expect((await call(`${b.url}/session/${sessionId}/turns/current`)).status).toBe(200);
+    expect(await lookups()).toBeGreaterThanOrEqual(1);
+    expect(await lookups()).toBeLessThan(20);
+  });
+
+  it('closing releases the lease; a session nobody owns is 404 on every node', async () => {
+    const { sessionId } = await createSession(a);
+    // Creating it again by id elsewhere cannot make a second owner.
+    const twice = await call(`${b.url}/session`, { method: 'POST', headers: json, body: JSON.stringify({ sessionId }) });
+    expect(twice.status).toBe(409);
+    expect(await twice.json()).toMatchObject({ code: 'session_on_other_node', sessionId, node: 'node-a' });
+    expect(await admin.hget(`turns:lease:${sessionId}`, 'node')).toBe('node-a');
+    const closed = await call(`${c.url}/session/${sessionId}`, { method: 'DELETE' });
+    expect(closed.status).toBe(204);
+    expect(closed.headers.get('x-turns-node')).toBe('node-a');
+    expect(await admin.exists(`turns:lease:${sessionId}`)).toBe(0);
+    for (const node of [a, b, c]) {
+      const res = await call(`${node.url}/session/${sessionId}/turns/current`);
+      expect(res.status).toBe(404);
+      expect(await res.json()).toMatchObject({ code: 'session_not_found', sessionId });
+    }
+  });
+
+  it('a forwarded request is never forwarded again: a directory that points elsewhere gets one hop, then 503', async () => {
+    // A lease that names node-b but carries C's address: A forwards to C, which must not forward on.
+    const ghost = '0f0f0f0f-0000-4000-8000-000000000001';
+    await admin.hset(`turns:lease:${ghost}`, 'node', 'node-b', 'url', c.url, 'fence', '999999');
+    await admin.pexpire(`turns:lease:${ghost}`, 60_000);
+    const res = await call(`${a.url}/session/${ghost}/turns/current`);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('x-turns-node')).toBe('node-c');
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect(await res.json()).toMatchObject({ code: 'cluster_unavailable', sessionId: ghost, node: 'node-b' });
+    await admin.del(`turns:lease:${ghost}`);
+
+    // A request already marked as forwarded, for a session A owns, reaching B: B answers, it does not forward.
+    const { sessionId } = await createSession(a);
+    const marked = await call(`${b.url}/session/${sessionId}/turns/current`, { headers: { 'x-turns-forwarded-by': 'node-c' } });
+    expect(marked.status).toBe(503);
+    expect(marked.headers.get('x-turns-node')).toBe('node-b');
+  });
+
+  it('two concurrent loads of one persisted session on B and C make exactly one owner; the other forwards', async () => {
+    const { sessionId } = await createSession(a);
+    const promptId = await completedPrompt(a, sessionId, 'persisted');
+    expect((await call(`${a.url}/session/${sessionId}`, { method: 'DELETE' })).status).toBe(204);
+
+    const [fromB, fromC] = await Promise.all([
+      call(`${b.url}/session/${sessionId}/load`, { method: 'POST' }),
+      call(`${c.url}/session/${sessionId}/load`, { method: 'POST' }),
+    ]);
+    expect([fromB.status, fromC.status]).toEqual([200, 200]);
+    const owner = await admin.hget(`turns:lease:${sessionId}`, 'node');
+    expect(['node-b', 'node-c']).toContain(owner);
+    expect(fromB.headers.get('x-turns-node')).toBe(owner);
+    expect(fromC.headers.get('x-turns-node')).toBe(owner);
+    const [bodyB, bodyC] = (await Promise.all([fromB.json(), fromC.json()])) as Array<{ sessionId: string; clientId: string }>;
+    expect(bodyB.sessionId).toBe(sessionId);
+    expect(bodyC.sessionId).toBe(sessionId);
+    expect(bodyB.clientId).not.toBe(bodyC.clientId);
+
+    const turn = await call(`${a.url}/session/${sessionId}/turns/${promptId}`);
+    expect(turn.headers.get('x-turns-node')).toBe(owner);
+    expect(await turn.json()).toMatchObject({ state: 'completed', resultText: 'echo: persisted' });
+  });
+
+  it('fencing: an owner paused past its lease (SIGSTOP) stops serving and writing the session another node loaded', async () => {
+    const { sessionId } = await createSession(a);
+    await completedPrompt(a, sessionId, 'before the pause');
+    // A prompt running on A when it freezes.
+    const { promptId: frozen } = (await (await prompt(a, sessionId, 'frozen')).json()) as { promptId: string };
+    a.daemon.child.kill('SIGSTOP');
+    try {
+      await eventually(async () => ((await admin.exists(`turns:lease:${sessionId}`)) === 0 ? true : undefined), 10_000);
+      const loaded = await call(`${b.url}/session/${sessionId}/load`, { method: 'POST' });
+      expect(loaded.status).toBe(200);
+      expect(loaded.headers.get('x-turns-node')).toBe('node-b');
+    } finally {
+      a.daemon.child.kill('SIGCONT');
+    }
+    // The first request A gets after waking is served by the new owner: A re-checked its stale lease first.
+    const viaA = await call(`${a.url}/session/${sessionId}/turns/current`);
+    expect(viaA.headers.get('x-turns-node')).toBe('node-b');
+    expect(await admin.hget(`turns:lease:${sessionId}`, 'node')).toBe('node-b');
+
+    // A wrote nothing more: the frozen prompt's result never reaches the transcript B now owns.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const chats = readdirSync(dataDir, { recursive: true })
+      .map(String)
+      .filter((p) => p.endsWith(`${sessionId}.jsonl`));
+    expect(chats).toHaveLength(1);
+    const records = readFileSync(join(dataDir, chats[0]!), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; subtype?: string; promptId?: string });
+    expect(records.filter((r) => r.subtype === 'turn_result' && r.promptId === frozen)).toEqual([]);
+    // B serves the session and runs new prompts on it.
+    const after = await completedPrompt(c, sessionId, 'after the pause');
+    expect((await call(`${a.url}/session/${sessionId}/turns/${after}`)).headers.get('x-turns-node')).toBe('node-b');
+  });
+
+  it('Redis down: sessions a node owns keep working, forwarding and claims answer 503, and all recovers when Redis returns', async () => {
+    const { sessionId } = await createSession(b);
+    const port = redis.port;
+    await redis.kill();
+    try {
+      const local = await completedPrompt(b, sessionId, 'while redis is down');
+      expect(local).toBeDefined();
+      const forwarded = await call(`${c.url}/session/${sessionId}/turns/current`);
+      expect(forwarded.status).toBe(503);
+      expect(forwarded.headers.get('retry-after')).toBe('1');
+      expect(await forwarded.json()).toMatchObject({ code: 'cluster_unavailable', sessionId });
+      const created = await call(`${c.url}/session`, { method: 'POST', headers: json, body: '{"sessionScope":"thread"}' });
+      expect(created.status).toBe(503);
+      expect(await created.json()).toMatchObject({ code: 'cluster_unavailable' });
+    } finally {
+      // Redis comes back empty (no persistence): the owners re-create their leases on their next renewal.
+      redis = await startRedis(port);
+    }
+    const recovered = await eventually(async () => {
+      const res = await call(`${c.url}/session/${sessionId}/turns/current`);
+      return res.status === 200 ? res : undefined;
+    });
+    expect(recovered.headers.get('x-turns-node')).toBe('node-b');
+    await createSession(c);
+  });
+
+  it('failover: kill -9 the owner; after its lease expires a load on another node answers from the transcript', async () => {
+    const { sessionId } = await createSession(a);
+    const promptId = await completedPrompt(a, sessionId, 'survives the owner');
+    a.daemon.child.kill('SIGKILL');
+    await a.daemon.exited;
+
+    const meanwhile = await call(`${b.url}/session/${sessionId}/turns/current`);
+    expect([503, 404]).toContain(meanwhile.status);
+    if (meanwhile.status === 503) expect(await meanwhile.json()).toMatchObject({ code: 'cluster_unavailable' });
+
+    const loaded = await eventually(async () => {
+      const res = await call(`${c.url}/session/${sessionId}/load`, { method: 'POST' });
+      return res.status === 200 ? res : undefined;
+    });
+    expect(loaded.headers.get('x-turns-node')).toBe('node-c');
+    const turn = await call(`${b.url}/session/${sessionId}/turns/${promptId}`);
+    expect(turn.headers.get('x-turns-node')).toBe('node-c');
+    expect(await turn.json()).toMatchObject({ state: 'completed', resultText: 'echo: survives the owner' });
+  });
+
+  it('GET /cluster/nodes lists the live nodes with their session counts; /capabilities says cluster', async () => {
+    const listed = await eventually(async () => {
+      const res = await call(`${b.url}/cluster/nodes`);
+      const body = (await res.json()) as { nodeId: string; nodes: Array<{ nodeId: string; sessions: number; self: boolean }> };
+      return body.nodes.map((n) => n.nodeId).join() === 'node-b,node-c' ? body : undefined;
+    });
+    expect(listed.nodeId).toBe('node-b');
+    expect(listed.nodes.find((n) => n.self)?.nodeId).toBe('node-b');
+    expect(listed.nodes.every((n) => n.sessions >= 1)).toBe(true);
+    const capabilities = (await (await call(`${c.url}/capabilities`)).json()) as { features: string[]; cluster: unknown };
+    expect(capabilities.features).toContain('cluster');
+    expect(capabilities.cluster).toEqual({ nodeId: 'node-c', leaseMs: LEASE_MS });
+  });
+});
