@@ -53,6 +53,7 @@ async function eventually<T>(probe: () => Promise<T | undefined>, ms = 10_000): 
       TURNS_NODE_ID: id,
       TURNS_LEASE_MS: String(LEASE_MS),
       TURNS_TOKEN: TOKEN,
+      TURNS_FORWARD_TIMEOUT_MS: '1000',
     });
     return { id, daemon, url: daemon.url };
   }
@@ -243,6 +244,11 @@ async function eventually<T>(probe: () => Promise<T | undefined>, ms = 10_000): 
     const { promptId: frozen } = (await (await prompt(a, sessionId, 'frozen')).json()) as { promptId: string };
     a.daemon.child.kill('SIGSTOP');
     try {
+      // A frozen owner does not hang the nodes that forward to it.
+      const stuck = await call(`${c.url}/session/${sessionId}/turns/current`);
+      expect(stuck.status).toBe(503);
+      expect(stuck.headers.get('retry-after')).toBe('1');
+      expect(await stuck.json()).toMatchObject({ code: 'cluster_unavailable', sessionId, node: 'node-a' });
       await eventually(async () => ((await admin.exists(`turns:lease:${sessionId}`)) === 0 ? true : undefined), 10_000);
       const loaded = await call(`${b.url}/session/${sessionId}/load`, { method: 'POST' });
       expect(loaded.status).toBe(200);

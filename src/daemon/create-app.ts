@@ -37,6 +37,7 @@ async function loadCluster(config: DaemonConfig): Promise<DaemonCluster | undefi
       nodeId: config.nodeId!,
       nodeUrl: config.nodeUrl,
       leaseMs: config.leaseMs,
+      forwardTimeoutMs: config.forwardTimeoutMs,
       maxWaitMs: config.maxWaitMs,
       authorize: token && ((authorization) => token.accepts(authorization)),
     }),

@@ -72,7 +72,7 @@ describe('loadDaemonConfig', () => {
 
   it('reads cluster mode: defaults, checks, and a node URL when bound to every interface', () => {
     const config = loadDaemonConfig({ TURNS_REDIS_URL: 'redis://127.0.0.1:6379' });
-    expect(config).toMatchObject({ redisUrl: 'redis://127.0.0.1:6379', leaseMs: 10_000, nodeUrl: undefined });
+    expect(config).toMatchObject({ redisUrl: 'redis://127.0.0.1:6379', leaseMs: 10_000, forwardTimeoutMs: 10_000, nodeUrl: undefined });
     expect(config.nodeId).toMatch(/^[A-Za-z0-9._:-]+-[0-9a-f]{6}$/);
     expect(
       loadDaemonConfig({
@@ -86,6 +86,7 @@ describe('loadDaemonConfig', () => {
     expect(() => loadDaemonConfig({ TURNS_REDIS_URL: 'redis://r', TURNS_NODE_ID: 'a b' })).toThrow(/TURNS_NODE_ID/);
     expect(() => loadDaemonConfig({ TURNS_REDIS_URL: 'redis://r', TURNS_NODE_URL: 'http://h/path' })).toThrow(/TURNS_NODE_URL/);
     expect(() => loadDaemonConfig({ TURNS_REDIS_URL: 'redis://r', TURNS_LEASE_MS: '999' })).toThrow(/TURNS_LEASE_MS/);
+    expect(() => loadDaemonConfig({ TURNS_REDIS_URL: 'redis://r', TURNS_FORWARD_TIMEOUT_MS: '50' })).toThrow(/TURNS_FORWARD_TIMEOUT_MS/);
     expect(() => loadDaemonConfig({ TURNS_REDIS_URL: 'redis://r', TURNS_HOST: '0.0.0.0', TURNS_TOKEN: 't' })).toThrow(/TURNS_NODE_URL/);
     expect(
       loadDaemonConfig({ TURNS_REDIS_URL: 'redis://r', TURNS_HOST: '0.0.0.0', TURNS_TOKEN: 't', TURNS_NODE_URL: 'http://10.0.0.5:4170' })

@@ -45,6 +45,8 @@ export interface DaemonConfig {
   nodeUrl?: string;
   /** Lease time of session ownership in a cluster. */
   leaseMs?: number;
+  /** Time an owner has to start answering a forwarded request (plus the wait a held turn request asks for). */
+  forwardTimeoutMs?: number;
 }
 
 /** @publicApi */
@@ -68,6 +70,8 @@ export const LIMIT_DEFAULTS = {
 
 /** Lease time of session ownership in a cluster, unless `TURNS_LEASE_MS` says otherwise. */
 const DEFAULT_LEASE_MS = 10_000;
+/** Time an owner has to start answering a forwarded request, unless `TURNS_FORWARD_TIMEOUT_MS` says otherwise. */
+const DEFAULT_FORWARD_TIMEOUT_MS = 10_000;
 
 /** `TURNS_DATA_DIR` ⇄ `--data-dir`: every variable has a flag of the same name. @publicApi */
 export const DAEMON_VARIABLES = [
@@ -97,6 +101,7 @@ export const DAEMON_VARIABLES = [
   'NODE_ID',
   'NODE_URL',
   'LEASE_MS',
+  'FORWARD_TIMEOUT_MS',
 ] as const;
 type Variable = (typeof DAEMON_VARIABLES)[number];
 
@@ -127,7 +132,7 @@ const NODE_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 function clusterConfig(read: (name: Variable) => string | undefined): Partial<DaemonConfig> {
   const redisUrl = read('REDIS_URL');
   if (redisUrl === undefined) {
-    const stray = (['NODE_ID', 'NODE_URL', 'LEASE_MS'] as const).find((name) => read(name) !== undefined);
+    const stray = (['NODE_ID', 'NODE_URL', 'LEASE_MS', 'FORWARD_TIMEOUT_MS'] as const).find((name) => read(name) !== undefined);
     if (stray) throw new ConfigError(`TURNS_${stray} needs TURNS_REDIS_URL (cluster mode)`);
     return {};
   }
@@ -147,6 +152,7 @@ function clusterConfig(read: (name: Variable) => string | undefined): Partial<Da
     nodeId,
     nodeUrl: nodeUrl?.replace(/\/$/, ''),
     leaseMs: integer('TURNS_LEASE_MS', read('LEASE_MS') ?? String(DEFAULT_LEASE_MS), 1_000, 600_000),
+    forwardTimeoutMs: integer('TURNS_FORWARD_TIMEOUT_MS', read('FORWARD_TIMEOUT_MS') ?? String(DEFAULT_FORWARD_TIMEOUT_MS), 100, 600_000),
   };
 }
 
