@@ -1,6 +1,7 @@
 // The transcript scanner alone, without HTTP: a full-window miss (a promptId
 // that is not there, 10 pages × 500 records of a 6,000-record transcript) and
-// a repeated miss on the unchanged file (answered from the miss cache).
+// a repeated miss on the unchanged file (answered from the miss cache); and,
+// as the baseline in the same run, a scan that parses every line of the window.
 //   npm run build && node bench/scan.bench.js
 import { randomUUID } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
@@ -46,5 +47,45 @@ const fresh = (performance.now() - started) / ROUNDS;
 started = performance.now();
 for (let i = 0; i < ROUNDS; i += 1) await scan.findTurnResult(sessionId, 'missing-0');
 const repeated = (performance.now() - started) / ROUNDS;
+// The baseline, in the same run: the straightforward scan this one replaced — read the
+// window backward in the same chunks, JSON.parse every line, follow parentUuid, compare.
+async function parseEveryLine(promptId) {
+  const { open } = await import('node:fs/promises');
+  const handle = await open(path, 'r');
+  try {
+    const { size } = await handle.stat();
+    let position = size;
+    let carry = '';
+    let expect;
+    let seen = 0;
+    while (position > 0 && seen < TRANSCRIPT_SCAN_LIMITS.recordsPerPage * TRANSCRIPT_SCAN_LIMITS.maxPages) {
+      const start = Math.max(0, position - 256 * 1024);
+      const buffer = Buffer.allocUnsafe(position - start);
+      await handle.read(buffer, 0, buffer.length, start);
+      const lines = (buffer.toString('utf8') + carry).split('\n');
+      carry = start > 0 ? lines.shift() : '';
+      for (let i = lines.length - 1; i >= 0; i -= 1) {
+        if (!lines[i]) continue;
+        const record = JSON.parse(lines[i]);
+        if (expect !== undefined && record.uuid !== expect) continue;
+        seen += 1;
+        if (record.type === 'system' && record.subtype === 'turn_result' && record.systemPayload?.promptId === promptId) return record;
+        expect = record.parentUuid;
+      }
+      position = start;
+    }
+    return undefined;
+  } finally {
+    await handle.close();
+  }
+}
+for (let i = 0; i < 5; i += 1) await parseEveryLine(`warm-${i}`);
+started = performance.now();
+for (let i = 0; i < ROUNDS; i += 1) await parseEveryLine(`missing-${i}`);
+const baseline = (performance.now() - started) / ROUNDS;
 console.log(`full-window miss ${fresh.toFixed(2)} ms; repeated miss on the unchanged file ${repeated.toFixed(3)} ms (${ROUNDS} rounds)`);
-rmSync(dataDir, { recursive: true, force: true });
+console.log(
+  `baseline, parsing every line of the same window: ${baseline.toFixed(2)} ms → full-window miss ${(baseline / fresh).toFixed(1)}× faster, repeated miss ${(baseline / repeated).toFixed(0)}× faster`,
+);
+if (process.env.KEEP) console.log(path);
+else rmSync(dataDir, { recursive: true, force: true });

@@ -7,13 +7,15 @@
 //   - 10,000 waits that are aborted: waiters left (debug counter) and RSS;
 //   - requests a client sends for one 30 s prompt: long-poll vs polling at
 //     Retry-After: 1 (WAIT_PROMPT_MS to change the 30 s).
+//   - the floor: the same held phase against bare node:http answering the
+//     same bytes (bench/support/held-baseline-server.js).
 // Loopback only; every phase is bounded in time.
 import { setMaxListeners } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemonProcess } from './support/daemon-process.js';
+import { startDaemonProcess, startProcess } from './support/daemon-process.js';
 import { TurnsClient } from '../dist/client/index.js';
 
 const WAITERS = Number(process.env.WAITERS ?? 10_000);
@@ -206,7 +208,23 @@ async function bench(httpAdapter) {
   return lines;
 }
 
-for (const adapter of ['express', 'fastify']) {
+/** The same held phase against bare node:http answering the same bytes: the floor on this machine for this client. */
+async function baseline() {
+  const server = await startProcess(['bench/support/held-baseline-server.js'], { HOLD_MS: '8000' });
+  try {
+    const r = await heldPhase(
+      { ...server, url: server.url },
+      Array.from({ length: WAITERS }, (_, i) => `${server.url}/hold/${i}`),
+    );
+    return `${WAITERS} held requests answered at once: p50 ${r.p50} ms p99 ${r.p99} ms after the answer, RSS +${r.rssGrowth.toFixed(1)} MB, CPU while waiting ${r.cpuPercent.toFixed(1)}%`;
+  } finally {
+    await server.stop();
+  }
+}
+
+console.log('\nbaseline: bare node:http, same client');
+console.log(`  ${await baseline()}`);
+for (const adapter of (process.env.ADAPTERS ?? 'express,fastify').split(',').filter(Boolean)) {
   console.log(`\n${adapter}`);
   for (const line of await bench(adapter)) console.log(`  ${line}`);
 }

@@ -25,6 +25,33 @@ export interface PageLimits {
 export interface ChainSearch {
   candidate(line: SnapshotLine): boolean;
   accept(record: TranscriptRecord): boolean;
+  /**
+   * Bytes every candidate line contains: a read buffer without them is
+   * searched once (natively) and none of its lines is looked at — a miss
+   * costs the chain walk and one search per buffer.
+   */
+  required?: Buffer;
+}
+
+/** The read buffers of `batch` that do not contain `required` (each searched once). */
+function buffersWithout(batch: readonly SnapshotLine[], required: Buffer | undefined): Set<Buffer> | undefined {
+  if (!required) return undefined;
+  const seen = new Set<Buffer>();
+  const without = new Set<Buffer>();
+  for (const line of batch) {
+    const source = line.source;
+    if (!source || seen.has(source)) continue;
+    seen.add(source);
+    if (!source.includes(required)) without.add(source);
+  }
+  return without;
+}
+
+/** True when the search needs to look at the line itself. */
+function isCandidate(search: ChainSearch | undefined, line: SnapshotLine, without: Set<Buffer> | undefined): boolean {
+  if (!search) return false;
+  if (without && line.source && without.has(line.source)) return false;
+  return search.candidate(line);
 }
 
 export interface ChainPage {
@@ -60,6 +87,7 @@ export async function readChainPage(
   let expect: string | null | undefined = cursor.expect;
   let bytes = 0;
   for await (const batch of snapshot.batchesBefore(cursor.offset, limits.bytes)) {
+    const without = buffersWithout(batch, search?.required);
     for (const line of batch) {
       if (bytes + line.bytes > limits.bytes) {
         if (bytes === 0) throw new LineTooLargeError(line.bytes - 1);
@@ -69,9 +97,9 @@ export async function readChainPage(
       const links = line.links();
       if (!links || (expect !== undefined && links.uuid !== expect)) continue;
       count += 1;
-      if (search?.candidate(line)) {
+      if (isCandidate(search, line, without)) {
         const record = line.record;
-        if (record && search.accept(record)) return { count, hit: record };
+        if (record && search!.accept(record)) return { count, hit: record };
       }
       expect = links.parentUuid;
       if (expect === null) return { count };
@@ -98,6 +126,7 @@ export async function findOnActiveChain(
   let bytes = 0;
   let expect: string | null | undefined;
   for await (const batch of snapshot.batchesBefore(snapshot.size, limits.bytes)) {
+    const without = buffersWithout(batch, search.required);
     for (const line of batch) {
       if (bytes + line.bytes > limits.bytes) {
         // The line opens the next page (or is too large for any).
@@ -110,7 +139,7 @@ export async function findOnActiveChain(
       const links = line.links();
       if (!links || (expect !== undefined && links.uuid !== expect)) continue;
       count += 1;
-      if (search.candidate(line)) {
+      if (isCandidate(search, line, without)) {
         const record = line.record;
         if (record && search.accept(record)) return record;
       }

@@ -171,6 +171,29 @@ describe('JsonlTranscriptScanService', () => {
     ).resolves.toMatchObject({ promptId: 'a' });
   });
 
+  it('finds a result whose line straddles two reads, and one in a read that holds nothing else of it', async () => {
+    const t = new TranscriptBuilder(sid);
+    t.turn('early');
+    // Long records put 'early' in an older 256 KiB read than the head, and make some line span a read boundary.
+    for (let i = 0; i < 40; i += 1) t.add({ message: { role: 'model', parts: [{ text: 'y'.repeat(9_973) }] } });
+    t.turn('straddles');
+    for (let i = 0; i < 30; i += 1) t.add({ message: { role: 'model', parts: [{ text: 'z'.repeat(10_007) }] } });
+    writeFileSync(path, t.toJsonl());
+    const scan = scanner();
+    await expect(scan.findTurnResult(sid, 'early')).resolves.toMatchObject({ promptId: 'early' });
+    await expect(scan.findTurnResult(sid, 'straddles')).resolves.toMatchObject({ promptId: 'straddles' });
+    await expect(scan.findTurnResult(sid, 'absent')).resolves.toBeUndefined();
+    // Every offset of the result line relative to the read boundary: it is found wherever it falls.
+    for (let pad = 0; pad < 6; pad += 1) {
+      const shifted = new TranscriptBuilder(sid);
+      shifted.add({ message: { role: 'model', parts: [{ text: 'p'.repeat(256 * 1024 - 400 + pad * 70) }] } });
+      shifted.turn('edge');
+      shifted.add({ message: { role: 'model', parts: [{ text: 'q'.repeat(100) }] } });
+      writeFileSync(path, shifted.toJsonl());
+      await expect(scanner().findTurnResult(sid, 'edge')).resolves.toMatchObject({ promptId: 'edge' });
+    }
+  });
+
   it('costs what the window costs, not what the file weighs', async () => {
     const t = new TranscriptBuilder(sid);
     for (let i = 0; i < 20_000; i += 1) t.add({ message: { role: 'model', parts: [{ text: 'x'.repeat(1_000) }] } });

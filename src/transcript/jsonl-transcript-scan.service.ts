@@ -36,6 +36,13 @@ function mayBeTurnResult(line: SnapshotLine): boolean {
   return (type === undefined || type === 'system') && line.includes(TURN_RESULT);
 }
 
+/** What one scan looks for: a cheap line test, bytes every hit contains, and the rule on the payload. */
+interface TurnResultSearch {
+  candidate: (line: SnapshotLine) => boolean;
+  required: Buffer;
+  match: (payload: TurnResultPayload) => boolean;
+}
+
 /** The query key of `findNewestTurnResult` (a promptId is never this). */
 const NEWEST = '\u0000newest';
 
@@ -61,29 +68,18 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
   findTurnResult(sessionId: string, promptId: string): Promise<SettledTurnStatus | undefined> {
     // The promptId as it stands inside a JSON string: lines without it are never parsed.
     const needle = Buffer.from(JSON.stringify(promptId).slice(1, -1));
-    return this.scan(
-      sessionId,
-      promptId,
-      (line) => mayBeTurnResult(line) && line.includes(needle),
-      (p) => p.promptId === promptId,
-    );
+    return this.scan(sessionId, promptId, {
+      candidate: (line) => mayBeTurnResult(line) && line.includes(needle),
+      required: needle,
+      match: (p) => p.promptId === promptId,
+    });
   }
 
   findNewestTurnResult(sessionId: string): Promise<SettledTurnStatus | undefined> {
-    return this.scan(
-      sessionId,
-      NEWEST,
-      (line) => mayBeTurnResult(line),
-      () => true,
-    );
+    return this.scan(sessionId, NEWEST, { candidate: mayBeTurnResult, required: TURN_RESULT, match: () => true });
   }
 
-  private async scan(
-    sessionId: string,
-    query: string,
-    candidate: (line: SnapshotLine) => boolean,
-    match: (payload: TurnResultPayload) => boolean,
-  ): Promise<SettledTurnStatus | undefined> {
+  private async scan(sessionId: string, query: string, search: TurnResultSearch): Promise<SettledTurnStatus | undefined> {
     const path = this.recorder.pathOf(sessionId);
     if (!path) return undefined;
     await this.recorder.flush(sessionId).catch(() => undefined);
@@ -95,7 +91,7 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
       if (snapshot.size > this.limits.maxSnapshotBytes) {
         throw ApiErrors.transcriptTooLarge(sessionId, snapshot.size, this.limits.maxSnapshotBytes);
       }
-      const found = await this.walk(snapshot, candidate, match);
+      const found = await this.walk(snapshot, search);
       await snapshot.assertUnchanged();
       if (!found) this.misses.add(sessionId, query, snapshot.identity);
       return found && turnStatusFromPayload(sessionId, found);
@@ -108,8 +104,7 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
 
   private async walk(
     snapshot: TranscriptSnapshot,
-    candidate: (line: SnapshotLine) => boolean,
-    match: (payload: TurnResultPayload) => boolean,
+    { candidate, required, match }: TurnResultSearch,
   ): Promise<TurnResultPayload | undefined> {
     const hit = await findOnActiveChain(
       snapshot,
@@ -117,6 +112,7 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
       this.limits.maxPages,
       {
         candidate,
+        required,
         accept: (record) => isTurnResult(record) && isValidTurnResultPayload(record.systemPayload) && match(record.systemPayload),
       },
     );

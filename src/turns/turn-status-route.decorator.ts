@@ -1,4 +1,4 @@
-import { applyDecorators, Get, UseFilters, UseGuards, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, Get, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { ClientIdGuard } from '../clients/client-id.guard.js';
 import { DEFAULT_CLIENT_ID_HEADER } from '../clients/client-id-options.js';
@@ -6,7 +6,6 @@ import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
 import { ApiExceptionFilter } from '../common/api-exception.filter.js';
 import type { ApiErrorCode } from '../common/api-errors.js';
 import { TurnStatusDto } from './turn-status.dto.js';
-import { TurnStatusHttpInterceptor } from './turn-status-http.interceptor.js';
 
 const SESSION = '5c1d2a8e-7f7b-4a44-9a57-1f2e3d4c5b6a';
 const PROMPT = 'caa0b1c2-d3e4-4f50-8a6b-7c8d9e0f1a2b';
@@ -59,7 +58,6 @@ export function TurnStatusRoute(path: string, summary: string, errors: ApiErrorC
   return applyDecorators(
     Get(path),
     UseGuards(ClientIdGuard),
-    UseInterceptors(TurnStatusHttpInterceptor),
     UseFilters(ApiExceptionFilter),
     ApiOperation({ summary }),
     ApiParam({ name: 'id', description: 'Session id.', schema: { type: 'string' } }),

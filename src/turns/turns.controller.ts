@@ -1,7 +1,9 @@
 import { Controller, Param } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { ApiParam, ApiTags } from '@nestjs/swagger';
+import { NotModifiedException } from '../common/not-modified.exception.js';
 import type { TurnStatus } from './turn-status.js';
+import { turnStatusResponse } from './turn-status-response.js';
 import { TurnStatusRoute } from './turn-status-route.decorator.js';
 import { clientGone } from './wait/client-gone.js';
 import { TurnWait, type TurnWaitParams } from './wait/turn-wait.decorator.js';
@@ -24,27 +26,47 @@ export class TurnsController {
     'session_not_found',
     'invalid_transcript_cursor',
   ])
-  current(@Param('id') sessionId: string, @TurnWait() wait: TurnWaitParams): Promise<TurnStatus> {
+  current(@Param('id') sessionId: string, @TurnWait() wait: TurnWaitParams): Promise<string> {
     return this.answer(sessionId, undefined, wait);
   }
 
   @TurnStatusRoute(':promptId', 'The status of one prompt', ['session_not_found', 'prompt_not_found', 'invalid_transcript_cursor'])
   @ApiParam({ name: 'promptId', description: 'The promptId returned by POST /session/{id}/prompt.', schema: { type: 'string' } })
-  exact(@Param('id') sessionId: string, @Param('promptId') promptId: string, @TurnWait() wait: TurnWaitParams): Promise<TurnStatus> {
+  exact(@Param('id') sessionId: string, @Param('promptId') promptId: string, @TurnWait() wait: TurnWaitParams): Promise<string> {
     return this.answer(sessionId, promptId, wait);
   }
 
-  private async answer(sessionId: string, promptId: string | undefined, params: TurnWaitParams): Promise<TurnStatus> {
+  private async answer(sessionId: string, promptId: string | undefined, params: TurnWaitParams): Promise<string> {
     const wait = parseWaitRequest(params.waitMs, params.prefer, this.waits.maxWaitMs);
     if (wait.preferenceApplied !== undefined) {
       this.adapterHost.httpAdapter.setHeader(params.response, 'Preference-Applied', `wait=${wait.preferenceApplied}`);
     }
-    if (wait.waitMs === 0) return this.waits.answer({ sessionId, promptId, waitMs: 0 });
-    const gone = clientGone(params.response);
-    try {
-      return await this.waits.answer({ sessionId, promptId, waitMs: wait.waitMs, ifNoneMatch: params.ifNoneMatch, signal: gone.signal });
-    } finally {
-      gone.done();
+    let status: TurnStatus;
+    if (wait.waitMs === 0) {
+      status = await this.waits.answer({ sessionId, promptId, waitMs: 0 });
+    } else {
+      const gone = clientGone(params.response);
+      try {
+        status = await this.waits.answer({
+          sessionId,
+          promptId,
+          waitMs: wait.waitMs,
+          ifNoneMatch: params.ifNoneMatch,
+          signal: gone.signal,
+        });
+      } finally {
+        gone.done();
+      }
     }
+    return this.send(status, params);
+  }
+
+  /** Sets the turn routes' headers and returns the body, or answers 304 (headers set, no body). */
+  private send(status: TurnStatus, params: TurnWaitParams): string {
+    const response = turnStatusResponse(status, params.ifNoneMatch);
+    const adapter = this.adapterHost.httpAdapter;
+    for (const name in response.headers) adapter.setHeader(params.response, name, response.headers[name]!);
+    if (response.notModified) throw new NotModifiedException(response.etag);
+    return response.body;
   }
 }

@@ -3,7 +3,6 @@ import { ClientIdGuard } from '../clients/client-id.guard.js';
 import { ClientIdOptions, DEFAULT_CLIENT_ID_HEADER } from '../clients/client-id-options.js';
 import { SessionClientLookup } from '../clients/session-client-lookup.js';
 import { BridgeOverlayProvider } from './bridge-overlay.provider.js';
-import { TurnStatusHttpInterceptor } from './turn-status-http.interceptor.js';
 import { TurnStatusService } from './turn-status.service.js';
 import { TurnsController } from './turns.controller.js';
 import { TurnWaitService } from './wait/turn-wait.service.js';
@@ -28,7 +27,6 @@ import { TURNS_MODULE_OPTIONS, TurnsConfigurableModule, type TurnsModuleOptions 
   providers: [
     TurnStatusService,
     TurnWaitService,
-    TurnStatusHttpInterceptor,
     ClientIdGuard,
     { provide: SessionClientLookup, useExisting: BridgeOverlayProvider },
     {
@@ -40,6 +38,6 @@ import { TURNS_MODULE_OPTIONS, TurnsConfigurableModule, type TurnsModuleOptions 
       }),
     },
   ],
-  exports: [TurnStatusService, TurnWaitService, ClientIdGuard, ClientIdOptions, SessionClientLookup, TurnStatusHttpInterceptor],
+  exports: [TurnStatusService, TurnWaitService, ClientIdGuard, ClientIdOptions, SessionClientLookup],
 })
 export class TurnsModule extends TurnsConfigurableModule {}
