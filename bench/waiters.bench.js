@@ -4,14 +4,15 @@
 //     terminal transition, daemon RSS growth while they wait, daemon CPU
 //     while they wait;
 //   - waiters on 1,000 prompts across 100 sessions (10,000 in all): the same;
-//   - 10,000 waits that are aborted: waiters left (debug counter) and RSS;
+//   - 10,000 waits that are aborted: waiters left (debug counter), RSS, and
+//     the V8 heap after a full GC (forced by a heap snapshot) vs before;
 //   - requests a client sends for one 30 s prompt: long-poll vs polling at
 //     Retry-After: 1 (WAIT_PROMPT_MS to change the 30 s).
 //   - the floor: the same held phase against bare node:http answering the
 //     same bytes (bench/support/held-baseline-server.js).
 // Loopback only; every phase is bounded in time.
 import { setMaxListeners } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,8 +128,9 @@ async function bench(httpAdapter) {
   }
   // 1,000 prompts across 100 sessions.
   {
-    // Each prompt runs 3 s, so all waiters are held before the first one ends.
-    const daemon = await startDaemon(httpAdapter, { TURNS_ECHO_DELAY_MS: '3000' });
+    // Prompts never finish on their own; the server deadline ends each one 30 s after its
+    // admission (queued ones too), so all waiters are held before the first one ends.
+    const daemon = await startDaemon(httpAdapter, { TURNS_ECHO_DELAY_MS: '600000', TURNS_PROMPT_DEADLINE_MS: '30000' });
     try {
       const urls = [];
       for (let s = 0; s < 100; s += 1) {
@@ -148,14 +150,28 @@ async function bench(httpAdapter) {
   }
   // Clients that vanish.
   {
-    const daemon = await startDaemon(httpAdapter, { TURNS_ECHO_DELAY_MS: '600000' });
+    // SIGUSR2 makes the daemon write a heap snapshot, which runs a full GC first: what is
+    // left after it is what the vanished clients really left behind.
+    const snapshots = mkdtempSync(join(tmpdir(), 'turns-heap-'));
+    const daemon = await startDaemon(httpAdapter, {
+      TURNS_ECHO_DELAY_MS: '600000',
+      NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshots}`,
+    });
+    const collect = async () => {
+      const before = readdirSync(snapshots).length;
+      daemon.child.kill('SIGUSR2');
+      for (let i = 0; i < 600 && readdirSync(snapshots).length === before; i += 1) await sleep(100);
+      await json(daemon.url, '/health'); // answered once the snapshot is written
+    };
     try {
       const { sessionId } = await json(daemon.url, '/session', post({ sessionScope: 'thread' }));
       const { promptId } = await json(daemon.url, `/session/${sessionId}/prompt`, post({ prompt: [{ type: 'text', text: 'long' }] }));
       await sleep(500);
+      // RSS before the snapshot (writing one grows it), the heap after its GC.
+      const rssBefore = rssMb(daemon.child.pid);
+      await collect();
       const heap = async () => (await json(daemon.url, '/debug/stats')).heapUsedBytes / 1024 / 1024;
       const heapBefore = await heap();
-      const rssBefore = rssMb(daemon.child.pid);
       const controller = new AbortController();
       setMaxListeners(0, controller.signal);
       const answers = Array.from({ length: WAITERS }, () =>
@@ -167,11 +183,15 @@ async function bench(httpAdapter) {
       await Promise.all(answers);
       const left = await waitForCount(daemon.url, 0, 10_000);
       await sleep(3_000);
+      const heapAfter = await heap();
+      const rssAfter = rssMb(daemon.child.pid);
+      await collect();
       lines.push(
-        `${WAITERS} aborted waits: held ${held}, waiters left ${left}; RSS before ${rssBefore.toFixed(0)} MB, held ${rssHeld.toFixed(0)} MB, after ${rssMb(daemon.child.pid).toFixed(0)} MB; V8 heap before ${heapBefore.toFixed(0)} MB, after ${(await heap()).toFixed(0)} MB`,
+        `${WAITERS} aborted waits: held ${held}, waiters left ${left}; RSS before ${rssBefore.toFixed(0)} MB, held ${rssHeld.toFixed(0)} MB, after ${rssAfter.toFixed(0)} MB; V8 heap before ${heapBefore.toFixed(0)} MB (after a full GC), after ${heapAfter.toFixed(0)} MB, after a full GC ${(await heap()).toFixed(0)} MB`,
       );
     } finally {
       await daemon.stop();
+      rmSync(snapshots, { recursive: true, force: true });
     }
   }
   // Requests per outcome: one client long-polls, one polls like a plain daemon's client.

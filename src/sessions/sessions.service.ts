@@ -70,8 +70,9 @@ export class SessionsService implements OnApplicationShutdown {
     if (!session) {
       const workspace = SESSION_ID_PATTERN.test(sessionId) ? await this.workspaceWithTranscript(sessionId) : undefined;
       if (!workspace) {
-        // A cluster router may have claimed the id for this load; nothing is left holding it.
-        await this.ownership.release(sessionId);
+        // A cluster router may have claimed the id for this load; nothing is left holding it
+        // (unless a create of that id is starting right now).
+        if (!this.starting.has(sessionId)) await this.ownership.release(sessionId);
         throw ApiErrors.sessionNotFound(sessionId);
       }
       session = await this.start(sessionId, workspace, true);

@@ -34,8 +34,3 @@ export function etagMatches(ifNoneMatch: string | undefined, etag: string): bool
     return candidate === '*' || candidate === etag || candidate === `W/${etag}`;
   });
 }
-
-/** A strong validator of exactly the JSON the client receives. */
-export function turnStatusEtag(status: TurnStatus): string {
-  return serializeTurnStatus(status).etag;
-}

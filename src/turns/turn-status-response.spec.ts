@@ -1,8 +1,10 @@
-import { turnStatusEtag } from './serialized-turn-status.js';
+import { serializeTurnStatus } from './serialized-turn-status.js';
 import { LIVE_POLL_HINT_SECONDS, turnStatusResponse } from './turn-status-response.js';
 import type { TurnStatus } from './turn-status.js';
 
-describe('turnStatusEtag', () => {
+const turnStatusEtag = (status: TurnStatus) => serializeTurnStatus(status).etag;
+
+describe('the ETag of a status', () => {
   const status: TurnStatus = { sessionId: 's', state: 'completed', promptId: 'p', endedAt: 1, resultText: 'a' };
 
   it('is a quoted strong validator that changes with what the client sees', () => {

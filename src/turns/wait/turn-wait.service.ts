@@ -115,7 +115,9 @@ export class TurnWaitService implements BeforeApplicationShutdown {
 
   /**
    * A fresh poll, exactly as the routes answer it; a session that went away
-   * is `404 session_not_found`. Waiters of one prompt woken by the same
+   * is `404 session_not_found`. Plain polls share too: concurrent polls of a
+   * prompt that needs the transcript (a miss, a settled result not in memory)
+   * cost one file check between them. Waiters of one prompt woken by the same
    * change share the poll that is in flight: it began after their wake-up and
    * decides from the view after its scan, so it is as fresh for each of them
    * — and ten thousand waiters cost one transcript read, not ten thousand.
