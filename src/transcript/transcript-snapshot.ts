@@ -2,7 +2,10 @@ import { constants } from 'node:fs';
 import { lstat, open, stat, type FileHandle } from 'node:fs/promises';
 import { SnapshotLine } from './snapshot-line.js';
 
-const CHUNK_BYTES = 256 * 1024;
+/** The first read of a backward walk: a hit near the end reads this much. */
+const FIRST_CHUNK_BYTES = 256 * 1024;
+/** Reads double up to this, so a walk through a whole window takes a few reads, not dozens. */
+const MAX_CHUNK_BYTES = 2 * 1024 * 1024;
 const NEWLINE = 0x0a;
 
 export { SnapshotLine };
@@ -100,7 +103,8 @@ export class TranscriptSnapshot {
 
   /**
    * Lines ending at or before `end`, newest first, a chunk's worth at a time
-   * (one await per chunk, not per line). A final line without its newline (a
+   * (one await per chunk, not per line; chunks grow from 256 KiB to 2 MiB, as
+   * each read costs a trip through the thread pool). A final line without its newline (a
    * torn append) parses as no record and is skipped by callers. A line over
    * `maxLineBytes` comes as a line without data, never held in memory; unless
    * `skipOversized`, one that runs past a chunk throws
@@ -111,8 +115,10 @@ export class TranscriptSnapshot {
     let carryBytes = 0;
     // A trailing newline closes the last line; it is not an empty line of its own.
     let position = end > 0 && (await this.readByte(end - 1)) === NEWLINE ? end - 1 : end;
+    let chunkBytes = FIRST_CHUNK_BYTES;
     while (position > 0) {
-      const start = Math.max(0, position - CHUNK_BYTES);
+      const start = Math.max(0, position - chunkBytes);
+      chunkBytes = Math.min(chunkBytes * 2, MAX_CHUNK_BYTES);
       const chunk = await this.read(start, position - start);
       const batch: SnapshotLine[] = [];
       let cursor = chunk.length;
