@@ -94,14 +94,14 @@ export async function readChainPage(
         return { count, next: { offset: line.start + line.bytes, expect } };
       }
       bytes += line.bytes;
-      const links = line.links();
-      if (!links || (expect !== undefined && links.uuid !== expect)) continue;
+      const parentUuid = line.parentIfUuid(expect);
+      if (parentUuid === undefined) continue;
       count += 1;
       if (isCandidate(search, line, without)) {
         const record = line.record;
         if (record && search!.accept(record)) return { count, hit: record };
       }
-      expect = links.parentUuid;
+      expect = parentUuid;
       if (expect === null) return { count };
       if (count === limits.records) return { count, next: { offset: line.start, expect } };
     }
@@ -136,14 +136,14 @@ export async function findOnActiveChain(
         count = 0;
       }
       bytes += line.bytes;
-      const links = line.links();
-      if (!links || (expect !== undefined && links.uuid !== expect)) continue;
+      const parentUuid = line.parentIfUuid(expect);
+      if (parentUuid === undefined) continue;
       count += 1;
       if (isCandidate(search, line, without)) {
         const record = line.record;
         if (record && search.accept(record)) return record;
       }
-      expect = links.parentUuid;
+      expect = parentUuid;
       if (expect === null) return undefined;
       if (count === limits.records) {
         if (++pages > maxPages) return undefined;

@@ -29,6 +29,23 @@ describe('SnapshotLine', () => {
     expect(escaped.headType()).toBeUndefined();
   });
 
+  it('gives the parent only of the record it is asked about, for our layout and any other', () => {
+    expect(line(ours).parentIfUuid('u2')).toBe('u1');
+    expect(line(ours).parentIfUuid(undefined)).toBe('u1');
+    expect(line(ours).parentIfUuid('u3')).toBeUndefined();
+    expect(line(ours).parentIfUuid('u')).toBeUndefined();
+    expect(line(ours).parentIfUuid('u22')).toBeUndefined();
+    expect(line(ours).parentIfUuid(null)).toBeUndefined();
+    const root = line('{"uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"t","type":"user"}');
+    expect(root.parentIfUuid('u1')).toBeNull();
+    const foreign = line('{"type":"system","parentUuid":"u1","uuid":"u2"}');
+    expect(foreign.parentIfUuid('u2')).toBe('u1');
+    expect(foreign.parentIfUuid('u1')).toBeUndefined();
+    const escaped = line('{"uuid":"a\\"b","parentUuid":null,"type":"user"}');
+    expect(escaped.parentIfUuid('a"b')).toBeNull();
+    expect(line('{"uuid":"u3","parentUuid":"u2","sessionId":"s"').parentIfUuid('u3')).toBeUndefined();
+  });
+
   it('keeps a torn line off the chain, and searches only its own bytes', () => {
     expect(line('{"uuid":"u3","parentUuid":"u2","sessionId":"s"').links()).toBeUndefined();
     expect(line(ours).includes(Buffer.from('yy'))).toBe(false);

@@ -44,8 +44,13 @@ function plainStringEnd(bytes: Buffer, from: number, end: number): number {
  */
 export class SnapshotLine {
   private parsed?: TranscriptRecord | null;
-  /** Where our head (uuid and parentUuid) ends, once `links()` has read it. */
+  /** Where our head (uuid and parentUuid) ends, once read; -2 when the line has no head of ours. */
   private headEnd = -1;
+  private uuidStart = 0;
+  private uuidEnd = 0;
+  /** The parent uuid's bounds; `parentStart` -1 for a root (`null`). */
+  private parentStart = -1;
+  private parentEnd = 0;
 
   constructor(
     /** The buffer holding the line; `undefined` for an oversized line that was skipped. */
@@ -83,21 +88,41 @@ export class SnapshotLine {
    */
   links(): ChainLinks | undefined {
     if (!this.chunk) return undefined;
-    const head = this.headLinks(this.chunk);
-    if (head) return head;
+    if (this.readHead(this.chunk)) return { uuid: this.chunk.toString('latin1', this.uuidStart, this.uuidEnd), parentUuid: this.parent() };
     const record = this.record;
     return record && { uuid: record.uuid, parentUuid: record.parentUuid };
+  }
+
+  /**
+   * The parent uuid (`null` for a root) when the line is the record `uuid` —
+   * compared in place for our layout, so a walk allocates nothing for lines
+   * off the chain — or `undefined`. Without `uuid`, any record's parent; with
+   * `null` (past the root), none.
+   */
+  parentIfUuid(uuid: string | null | undefined): string | null | undefined {
+    const bytes = this.chunk;
+    if (!bytes || uuid === null) return undefined;
+    if (!this.readHead(bytes)) {
+      const record = this.record;
+      return record && (uuid === undefined || record.uuid === uuid) ? record.parentUuid : undefined;
+    }
+    if (uuid !== undefined) {
+      const { uuidStart } = this;
+      if (this.uuidEnd - uuidStart !== uuid.length) return undefined;
+      for (let i = 0; i < uuid.length; i += 1) if (bytes[uuidStart + i] !== uuid.charCodeAt(i)) return undefined;
+    }
+    return this.parent();
   }
 
   /**
    * The record's `type`, read in place when the line has our recorder's
    * layout — `uuid`, `parentUuid`, `sessionId`, `timestamp`, then `type`, all
    * plain strings — so it is the top-level key; `undefined` for any other
-   * layout (the caller then looks at the whole line). Call after `links()`.
+   * layout (the caller then looks at the whole line).
    */
   headType(): string | undefined {
     const bytes = this.chunk;
-    if (!bytes || this.headEnd < 0) return undefined;
+    if (!bytes || !this.readHead(bytes)) return undefined;
     let at = this.headEnd;
     for (const key of [SESSION_KEY, TIMESTAMP_KEY]) {
       if (!startsWith(bytes, at, this.end, key)) return undefined;
@@ -115,22 +140,34 @@ export class SnapshotLine {
     return this.chunk !== undefined && this.chunk.subarray(this.begin, this.end).includes(needle);
   }
 
-  private headLinks(bytes: Buffer): ChainLinks | undefined {
+  private parent(): string | null {
+    return this.parentStart < 0 ? null : this.chunk!.toString('latin1', this.parentStart, this.parentEnd);
+  }
+
+  /** Finds our head's bounds once, allocating nothing; false when the line does not start (and end) like our records. */
+  private readHead(bytes: Buffer): boolean {
+    if (this.headEnd !== -1) return this.headEnd >= 0;
+    this.headEnd = -2;
     const { begin, end } = this;
-    if (end - begin < UUID_KEY.length || bytes[end - 1] !== CLOSE || !startsWith(bytes, begin, end, UUID_KEY)) return undefined;
+    if (end - begin < UUID_KEY.length || bytes[end - 1] !== CLOSE || !startsWith(bytes, begin, end, UUID_KEY)) return false;
     const uuidStart = begin + UUID_KEY.length;
     const uuidEnd = plainStringEnd(bytes, uuidStart, end);
-    if (uuidEnd < 0 || !startsWith(bytes, uuidEnd + 1, end, PARENT_KEY)) return undefined;
-    const uuid = bytes.toString('latin1', uuidStart, uuidEnd);
+    if (uuidEnd < 0 || !startsWith(bytes, uuidEnd + 1, end, PARENT_KEY)) return false;
     const at = uuidEnd + 1 + PARENT_KEY.length;
+    let headEnd: number;
     if (startsWith(bytes, at, end, NULL)) {
-      this.headEnd = at + NULL.length;
-      return { uuid, parentUuid: null };
+      headEnd = at + NULL.length;
+    } else {
+      if (bytes[at] !== QUOTE) return false;
+      const parentEnd = plainStringEnd(bytes, at + 1, end);
+      if (parentEnd < 0) return false;
+      this.parentStart = at + 1;
+      this.parentEnd = parentEnd;
+      headEnd = parentEnd + 1;
     }
-    if (bytes[at] !== QUOTE) return undefined;
-    const parentEnd = plainStringEnd(bytes, at + 1, end);
-    if (parentEnd < 0) return undefined;
-    this.headEnd = parentEnd + 1;
-    return { uuid, parentUuid: bytes.toString('latin1', at + 1, parentEnd) };
+    this.uuidStart = uuidStart;
+    this.uuidEnd = uuidEnd;
+    this.headEnd = headEnd;
+    return true;
   }
 }
