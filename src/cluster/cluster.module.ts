@@ -32,7 +32,7 @@ function connect(url: string): Redis {
  *
  * ```ts
  * const cluster = ClusterModule.forRoot({ redisUrl, nodeId });
- * RuntimeModule.forRoot({ ... }, { imports: [cluster], ownership: { useExisting: RedisSessionOwnership } })
+ * RuntimeModule.forRoot({ workspaces, dataDir, imports: [cluster], ownership: { useExisting: RedisSessionOwnership } })
  * ```
  *
  * @publicApi

@@ -1,0 +1,137 @@
+import { Test } from '@nestjs/testing';
+import { readFileSync } from 'node:fs';
+import { ControlledEngine } from '../../test/support/controlled-engine.js';
+import { tempDir } from '../../test/support/test-daemon.js';
+import { apiError } from '../common/api-errors.js';
+import { PromptBridge } from '../bridge/prompt-bridge.js';
+import type { SessionEvent } from '../common/session-event.js';
+import { SessionEventBus } from '../events/session-event-bus.js';
+import { RuntimeModule } from '../runtime/runtime.module.js';
+import { ChatRecordingService } from '../transcript/chat-recording.service.js';
+import { TurnsModule } from '../turns/turns.module.js';
+import { SessionOwnership } from './session-ownership.js';
+import { SessionsService } from './sessions.service.js';
+
+/** An ownership that records what the runtime asks of it, refuses on demand, and can take a session away. */
+class RecordingOwnership extends SessionOwnership {
+  readonly calls: string[] = [];
+  readonly owned = new Set<string>();
+  refuse?: string;
+
+  claim(sessionId: string): Promise<void> {
+    this.calls.push(`claim ${sessionId}`);
+    if (this.refuse === sessionId) return Promise.reject(apiError('session_on_other_node', { sessionId, node: 'node-b' }));
+    this.owned.add(sessionId);
+    return Promise.resolve();
+  }
+
+  release(sessionId: string): Promise<void> {
+    this.calls.push(`release ${sessionId}`);
+    this.owned.delete(sessionId);
+    return Promise.resolve();
+  }
+
+  confirm(sessionId: string): boolean {
+    return this.owned.has(sessionId);
+  }
+
+  /** Another node took the session. */
+  takeAway(sessionId: string): void {
+    this.owned.delete(sessionId);
+    this.lost(sessionId);
+  }
+}
+
+const ID = '4f0c3a52-9d7e-4b1a-8c6d-2e5f7a9b0c1d';
+
+describe('SessionsService and its SessionOwnership', () => {
+  let ownership: RecordingOwnership;
+  let engine: ControlledEngine;
+  let sessions: SessionsService;
+  let bridge: PromptBridge;
+  let recorder: ChatRecordingService;
+  let events: SessionEventBus;
+  let close: () => Promise<void> = async () => undefined;
+
+  beforeEach(async () => {
+    ownership = new RecordingOwnership();
+    engine = new ControlledEngine();
+    const dir = tempDir();
+    const runtime = RuntimeModule.forRoot({
+      workspaces: [dir],
+      dataDir: dir,
+      engine: { useValue: engine },
+      ownership: { useValue: ownership },
+    });
+    // The runtime's routes are guarded by ClientIdGuard, which TurnsModule provides.
+    const moduleRef = await Test.createTestingModule({ imports: [runtime, TurnsModule.forRoot({ imports: [runtime] })] }).compile();
+    await moduleRef.init();
+    sessions = moduleRef.get(SessionsService);
+    bridge = moduleRef.get(PromptBridge);
+    recorder = moduleRef.get(ChatRecordingService);
+    events = moduleRef.get(SessionEventBus);
+    close = () => moduleRef.close();
+  });
+  afterEach(() => close());
+
+  it('claims before a session starts and releases after it closed; attaching claims nothing more', async () => {
+    const created = await sessions.create({ sessionId: ID, sessionScope: 'thread' });
+    expect(ownership.calls).toEqual([`claim ${ID}`]);
+    await sessions.create({ sessionId: ID });
+    expect(ownership.calls).toEqual([`claim ${ID}`]);
+    await sessions.close(created.sessionId);
+    expect(ownership.calls).toEqual([`claim ${ID}`, `release ${ID}`]);
+  });
+
+  it('a refused claim starts nothing: the error is the ownership’s, the session is not live', async () => {
+    ownership.refuse = ID;
+    await expect(sessions.create({ sessionId: ID })).rejects.toMatchObject({ code: 'session_on_other_node', details: { node: 'node-b' } });
+    expect(() => sessions.require(ID)).toThrow(expect.objectContaining({ code: 'session_not_found' }));
+  });
+
+  it('a fork claims its new id; a load of an id with no transcript gives back what a router claimed for it', async () => {
+    const source = await sessions.create({ sessionScope: 'thread' });
+    const fork = await sessions.fork(source.sessionId);
+    expect(ownership.calls).toContain(`claim ${fork.sessionId}`);
+    await expect(sessions.load(ID)).rejects.toMatchObject({ code: 'session_not_found' });
+    expect(ownership.calls.at(-1)).toBe(`release ${ID}`);
+  });
+
+  it('shutdown releases every session it stopped', async () => {
+    const a = await sessions.create({ sessionScope: 'thread' });
+    const b = await sessions.create({ sessionScope: 'thread' });
+    await close();
+    close = async () => undefined;
+    expect(ownership.calls).toEqual(expect.arrayContaining([`release ${a.sessionId}`, `release ${b.sessionId}`]));
+  });
+
+  it('a loss closes the session here: its prompt ends in error session_closed and nothing more reaches its transcript', async () => {
+    const { sessionId } = await sessions.create({ sessionId: ID, sessionScope: 'thread' });
+    const { promptId } = bridge.admit(sessionId, [{ type: 'text', text: 'hi' }]);
+    const turn = await engine.nextTurn();
+    const path = recorder.pathOf(sessionId)!;
+    await recorder.flush(sessionId);
+    const before = readFileSync(path, 'utf8');
+    const seen: SessionEvent[] = [];
+    events.subscribe(sessionId).subscribe((event) => seen.push(event));
+
+    ownership.takeAway(sessionId);
+    turn.say('too late');
+    turn.finish();
+    // Let the turn's end run its course, then wait for any write it queued.
+    await new Promise((resolve) => setImmediate(resolve));
+    await recorder.flush(sessionId);
+
+    expect(() => sessions.require(sessionId)).toThrow(expect.objectContaining({ code: 'session_not_found' }));
+    expect(bridge.hasSession(sessionId)).toBe(false);
+    expect(readFileSync(path, 'utf8')).toBe(before);
+    expect(ownership.calls).not.toContain(`release ${sessionId}`);
+    expect(seen).toContainEqual(
+      expect.objectContaining({
+        type: 'turn_error',
+        promptId,
+        data: expect.objectContaining({ error: expect.objectContaining({ code: 'session_closed' }) }),
+      }),
+    );
+  });
+});
