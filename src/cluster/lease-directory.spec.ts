@@ -116,16 +116,26 @@ const LEASE_MS = 60_000;
   describe('RedisSessionOwnership', () => {
     let now: number;
     let lost: string[];
+    let created: RedisSessionOwnership[];
     const ownershipOf = (self: typeof A, dir = directory) => {
       const node = { id: self.node, url: self.url, listening: true, startedAt: 0 } as ClusterNode;
       const ownership = new RedisSessionOwnership(dir, node, clusterSettings({ redisUrl: redis.url, nodeId: self.node, leaseMs: 1_000 }));
       ownership.monotonic = () => now;
       ownership.onLoss((sessionId) => lost.push(sessionId));
+      created.push(ownership);
       return ownership;
     };
     beforeEach(() => {
       now = 0;
       lost = [];
+      created = [];
+    });
+    // Shut each down as the app would (no announcement left pending after the test).
+    afterEach(async () => {
+      for (const ownership of created) {
+        await ownership.onApplicationShutdown();
+        for (const sessionId of [S1, S2]) await ownership.release(sessionId);
+      }
     });
 
     it('a fresh lease is confirmed without asking Redis', async () => {

@@ -158,6 +158,7 @@ export class LeaseDirectory {
   }
 
   async close(): Promise<void> {
+    if (this.redis.status === 'end') return;
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 

@@ -34,6 +34,7 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
   private readonly rechecking = new Map<string, Promise<boolean>>();
   private timer?: NodeJS.Timeout;
   private announcing?: NodeJS.Timeout;
+  private closing?: NodeJS.Timeout;
   private stopping = false;
   private directoryDown = false;
   /** Milliseconds on a clock that keeps counting while the process is paused; tests drive it. */
@@ -73,7 +74,10 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     this.announceSoon();
     // Unreachable: the lease simply expires.
     await this.directory.release(sessionId, lease.fence).catch(() => undefined);
-    if (this.stopping && this.held.size === 0) await this.directory.close();
+    if (this.stopping && this.held.size === 0) {
+      clearTimeout(this.closing);
+      await this.directory.close();
+    }
   }
 
   confirm(sessionId: string): boolean | Promise<boolean> {
@@ -103,7 +107,8 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     clearTimeout(this.announcing);
     await this.directory.forgetNode(this.node.id).catch(() => undefined);
     if (this.held.size === 0) await this.directory.close();
-    else setTimeout(() => void this.directory.close(), 2_000).unref();
+    // Sessions not released within 2 s (a hung shutdown) do not keep the connection open.
+    else this.closing = setTimeout(() => void this.directory.close(), 2_000).unref();
   }
 
   /** Renews every lease and heartbeats. Exposed for tests that drive time themselves. */
