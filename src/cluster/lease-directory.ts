@@ -139,7 +139,7 @@ export class LeaseDirectory {
   }
 
   /** True while connected; calls made otherwise reject at once. */
-  get available(): boolean {
+  private get available(): boolean {
     return this.redis.status === 'ready';
   }
 

@@ -53,10 +53,6 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     return this.held.has(sessionId);
   }
 
-  get count(): number {
-    return this.held.size;
-  }
-
   claim(sessionId: string): Promise<void> {
     if (this.held.has(sessionId)) return Promise.resolve();
     let claiming = this.claiming.get(sessionId);

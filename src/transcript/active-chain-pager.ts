@@ -47,11 +47,15 @@ function buffersWithout(batch: readonly SnapshotLine[], required: Buffer | undef
   return without;
 }
 
-/** True when the search needs to look at the line itself. */
-function isCandidate(search: ChainSearch | undefined, line: SnapshotLine, without: Set<Buffer> | undefined): boolean {
-  if (!search) return false;
-  if (without && line.source && without.has(line.source)) return false;
-  return search.candidate(line);
+/**
+ * The record a search accepts on this chain line, if any: a line in a read
+ * without the search's required bytes is not looked at, others pass the
+ * cheap test before they are parsed.
+ */
+function acceptedOn(line: SnapshotLine, search: ChainSearch | undefined, without: Set<Buffer> | undefined): TranscriptRecord | undefined {
+  if (!search || (without && line.source && without.has(line.source)) || !search.candidate(line)) return undefined;
+  const record = line.record;
+  return record && search.accept(record) ? record : undefined;
 }
 
 export interface ChainPage {
@@ -97,10 +101,8 @@ export async function readChainPage(
       const parentUuid = line.parentIfUuid(expect);
       if (parentUuid === undefined) continue;
       count += 1;
-      if (isCandidate(search, line, without)) {
-        const record = line.record;
-        if (record && search!.accept(record)) return { count, hit: record };
-      }
+      const hit = acceptedOn(line, search, without);
+      if (hit) return { count, hit };
       expect = parentUuid;
       if (expect === null) return { count };
       if (count === limits.records) return { count, next: { offset: line.start, expect } };
@@ -139,10 +141,8 @@ export async function findOnActiveChain(
       const parentUuid = line.parentIfUuid(expect);
       if (parentUuid === undefined) continue;
       count += 1;
-      if (isCandidate(search, line, without)) {
-        const record = line.record;
-        if (record && search.accept(record)) return record;
-      }
+      const hit = acceptedOn(line, search, without);
+      if (hit) return hit;
       expect = parentUuid;
       if (expect === null) return undefined;
       if (count === limits.records) {
