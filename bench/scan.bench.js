@@ -1,56 +1,91 @@
 // The transcript scanner alone, without HTTP: a full-window miss (a promptId
 // that is not there, 10 pages × 500 records of a 6,000-record transcript) and
-// a repeated miss on the unchanged file (answered from the miss cache); and,
-// as the baseline in the same run, a scan that parses every line of the window.
-//   npm run build && node bench/scan.bench.js
+// a repeated miss on the unchanged file (answered from the miss cache). The
+// baselines, measured in the same run and in alternating rounds:
+//   - the scanner as it was when the performance issue was filed (git
+//     SCAN_BASELINE_REF, default d473a8c: built from that commit's sources into
+//     a temporary directory with this checkout's node_modules) — needs git
+//     history, skipped with a note without it;
+//   - a straightforward scan that parses every line of the same window.
+//   npm run build && node bench/scan.bench.js      (SCAN_ROUNDS, SCAN_BASELINE_REF)
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, writeSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { ChatRecordingService } from '../dist/transcript/chat-recording.service.js';
-import { JsonlTranscriptScanService } from '../dist/transcript/jsonl-transcript-scan.service.js';
-import { SystemClock } from '../dist/common/clock.js';
-import { TRANSCRIPT_SCAN_LIMITS } from '../dist/common/limits.js';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 process.env.TURNS_LOG = 'silent';
-const ROUNDS = Number(process.env.SCAN_ROUNDS ?? 40);
-const dataDir = mkdtempSync(join(tmpdir(), 'turns-scan-'));
-const recorder = new ChatRecordingService({ dataDir, enabled: true }, new SystemClock());
-const sessionId = randomUUID();
-const path = recorder.transcriptPath('/w', sessionId);
-mkdirSync(dirname(path), { recursive: true });
-const fd = openSync(path, 'a');
-let parentUuid = null;
-for (let i = 0; i < 2_000; i += 1) {
-  for (const type of ['user', 'assistant', 'system']) {
-    const uuid = randomUUID();
-    const base = { uuid, parentUuid, sessionId, timestamp: new Date().toISOString(), type, promptId: `p${i}` };
-    const record =
-      type === 'system'
-        ? {
-            ...base,
-            subtype: 'turn_result',
-            systemPayload: { promptId: `p${i}`, state: 'completed', endedAt: i + 1, resultText: `answer ${'z'.repeat(150)}` },
-          }
-        : { ...base, message: { role: type === 'user' ? 'user' : 'model', parts: [{ text: `prompt ${i} ${'x'.repeat(200)}` }] } };
-    writeSync(fd, `${JSON.stringify(record)}\n`);
-    parentUuid = uuid;
+const ROUNDS = Number(process.env.SCAN_ROUNDS ?? 5);
+const PER_ROUND = 40;
+const BASELINE_REF = process.env.SCAN_BASELINE_REF ?? 'd473a8c';
+const temporary = [];
+
+/** Builds the scanner of `ref` from git into a temporary directory; undefined when git or the ref is not there. */
+function buildRef(ref) {
+  const dir = mkdtempSync(join(tmpdir(), 'turns-scan-ref-'));
+  temporary.push(dir);
+  try {
+    const archive = execFileSync('git', ['archive', ref, 'src', 'tsconfig.json', 'tsconfig.build.json', 'package.json'], {
+      maxBuffer: 64 * 1024 * 1024,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    execFileSync('tar', ['-x', '-C', dir], { input: archive });
+    symlinkSync(resolve('node_modules'), join(dir, 'node_modules'));
+    execFileSync(process.execPath, [resolve('node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+      cwd: dir,
+      stdio: 'ignore',
+    });
+    return dir;
+  } catch {
+    return undefined;
   }
 }
-closeSync(fd);
-await recorder.attach(sessionId, '/w');
-const scan = new JsonlTranscriptScanService(recorder, TRANSCRIPT_SCAN_LIMITS);
-for (let i = 0; i < 5; i += 1) await scan.findTurnResult(sessionId, `warm-${i}`);
-let started = performance.now();
-for (let i = 0; i < ROUNDS; i += 1) await scan.findTurnResult(sessionId, `missing-${i}`);
-const fresh = (performance.now() - started) / ROUNDS;
-started = performance.now();
-for (let i = 0; i < ROUNDS; i += 1) await scan.findTurnResult(sessionId, 'missing-0');
-const repeated = (performance.now() - started) / ROUNDS;
-// The baseline, in the same run: the straightforward scan this one replaced — read the
-// window backward in the same chunks, JSON.parse every line, follow parentUuid, compare.
-async function parseEveryLine(promptId) {
-  const { open } = await import('node:fs/promises');
+
+/** A recorder and scanner of the build at `root`, over a fresh 6,000-record transcript of our recorder's layout. */
+async function scannerOf(root) {
+  const load = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
+  const { ChatRecordingService } = await load('transcript/chat-recording.service.js');
+  const { JsonlTranscriptScanService } = await load('transcript/jsonl-transcript-scan.service.js');
+  const { SystemClock } = await load('common/clock.js');
+  const { TRANSCRIPT_SCAN_LIMITS } = await load('common/limits.js');
+  const dataDir = mkdtempSync(join(tmpdir(), 'turns-scan-'));
+  temporary.push(dataDir);
+  const recorder = new ChatRecordingService({ dataDir, enabled: true }, new SystemClock());
+  const sessionId = randomUUID();
+  const path = recorder.transcriptPath('/w', sessionId);
+  mkdirSync(dirname(path), { recursive: true });
+  writeTranscript(path, sessionId);
+  await recorder.attach(sessionId, '/w');
+  const scan = new JsonlTranscriptScanService(recorder, TRANSCRIPT_SCAN_LIMITS);
+  return { path, limits: TRANSCRIPT_SCAN_LIMITS, find: (promptId) => scan.findTurnResult(sessionId, promptId) };
+}
+
+function writeTranscript(path, sessionId) {
+  const fd = openSync(path, 'a');
+  let parentUuid = null;
+  for (let i = 0; i < 2_000; i += 1) {
+    for (const type of ['user', 'assistant', 'system']) {
+      const uuid = randomUUID();
+      const base = { uuid, parentUuid, sessionId, timestamp: new Date().toISOString(), type, promptId: `p${i}` };
+      const record =
+        type === 'system'
+          ? {
+              ...base,
+              subtype: 'turn_result',
+              systemPayload: { promptId: `p${i}`, state: 'completed', endedAt: i + 1, resultText: `answer ${'z'.repeat(150)}` },
+            }
+          : { ...base, message: { role: type === 'user' ? 'user' : 'model', parts: [{ text: `prompt ${i} ${'x'.repeat(200)}` }] } };
+      writeSync(fd, `${JSON.stringify(record)}\n`);
+      parentUuid = uuid;
+    }
+  }
+  closeSync(fd);
+}
+
+/** The straightforward scan: read the window backward in 256 KiB chunks, JSON.parse every line, follow parentUuid, compare. */
+async function parseEveryLine(path, limits, promptId) {
   const handle = await open(path, 'r');
   try {
     const { size } = await handle.stat();
@@ -58,7 +93,7 @@ async function parseEveryLine(promptId) {
     let carry = '';
     let expect;
     let seen = 0;
-    while (position > 0 && seen < TRANSCRIPT_SCAN_LIMITS.recordsPerPage * TRANSCRIPT_SCAN_LIMITS.maxPages) {
+    while (position > 0 && seen < limits.recordsPerPage * limits.maxPages) {
       const start = Math.max(0, position - 256 * 1024);
       const buffer = Buffer.allocUnsafe(position - start);
       await handle.read(buffer, 0, buffer.length, start);
@@ -79,13 +114,45 @@ async function parseEveryLine(promptId) {
     await handle.close();
   }
 }
-for (let i = 0; i < 5; i += 1) await parseEveryLine(`warm-${i}`);
-started = performance.now();
-for (let i = 0; i < ROUNDS; i += 1) await parseEveryLine(`missing-${i}`);
-const baseline = (performance.now() - started) / ROUNDS;
-console.log(`full-window miss ${fresh.toFixed(2)} ms; repeated miss on the unchanged file ${repeated.toFixed(3)} ms (${ROUNDS} rounds)`);
-console.log(
-  `baseline, parsing every line of the same window: ${baseline.toFixed(2)} ms → full-window miss ${(baseline / fresh).toFixed(1)}× faster, repeated miss ${(baseline / repeated).toFixed(0)}× faster`,
-);
-if (process.env.KEEP) console.log(path);
-else rmSync(dataDir, { recursive: true, force: true });
+
+/** Mean ms of `PER_ROUND` calls of `find` with a new missing promptId each time. */
+async function timeMisses(find, tag) {
+  const started = performance.now();
+  for (let i = 0; i < PER_ROUND; i += 1) await find(`missing-${tag}-${i}`);
+  return (performance.now() - started) / PER_ROUND;
+}
+const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
+
+const current = await scannerOf('.');
+const refRoot = buildRef(BASELINE_REF);
+const issueDay = refRoot && (await scannerOf(refRoot));
+const everyLine = (promptId) => parseEveryLine(current.path, current.limits, promptId);
+const cases = [
+  ['this build', current.find],
+  ...(issueDay ? [[`the scanner at ${BASELINE_REF}`, issueDay.find]] : []),
+  ['parse every line', everyLine],
+];
+for (const [, find] of cases) for (let i = 0; i < 5; i += 1) await find(`warm-${i}`);
+const times = new Map(cases.map(([name]) => [name, []]));
+for (let round = 0; round < ROUNDS; round += 1) {
+  for (const [name, find] of cases) times.get(name).push(await timeMisses(find, `${round}-${name}`));
+}
+const started = performance.now();
+for (let i = 0; i < PER_ROUND; i += 1) await current.find('missing-0-this build-0');
+const repeated = (performance.now() - started) / PER_ROUND;
+
+const ours = median(times.get('this build'));
+console.log(`full-window miss (median of ${ROUNDS} rounds × ${PER_ROUND} scans, alternating):`);
+for (const [name] of cases) {
+  const ms = median(times.get(name));
+  const rounds = times
+    .get(name)
+    .map((t) => t.toFixed(2))
+    .join(' ');
+  console.log(
+    `  ${name.padEnd(28)} ${ms.toFixed(2)} ms   (${rounds})${name === 'this build' ? '' : `   → this build ${(ms / ours).toFixed(1)}× faster`}`,
+  );
+}
+if (!issueDay) console.log(`  (the scanner at ${BASELINE_REF} was not built: this checkout has no git history for it)`);
+console.log(`repeated miss on the unchanged file: ${repeated.toFixed(3)} ms (${(ours / repeated).toFixed(0)}× faster than a fresh miss)`);
+for (const dir of temporary) rmSync(dir, { recursive: true, force: true });

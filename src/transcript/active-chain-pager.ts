@@ -1,3 +1,4 @@
+import { ExpectedUuid } from './expected-uuid.js';
 import type { TranscriptRecord } from './transcript-record.js';
 import type { SnapshotLine } from './snapshot-line.js';
 import { LineTooLargeError, type TranscriptSnapshot } from './transcript-snapshot.js';
@@ -88,24 +89,22 @@ export async function readChainPage(
   }
   if (cursor.expect === null || cursor.offset === 0) return { count: 0 };
   let count = 0;
-  let expect: string | null | undefined = cursor.expect;
+  const expected = ExpectedUuid.of(cursor.expect);
   let bytes = 0;
   for await (const batch of snapshot.batchesBefore(cursor.offset, limits.bytes)) {
     const without = buffersWithout(batch, search?.required);
     for (const line of batch) {
       if (bytes + line.bytes > limits.bytes) {
         if (bytes === 0) throw new LineTooLargeError(line.bytes - 1);
-        return { count, next: { offset: line.start + line.bytes, expect } };
+        return { count, next: { offset: line.start + line.bytes, expect: expected.value() } };
       }
       bytes += line.bytes;
-      const parentUuid = line.parentIfUuid(expect);
-      if (parentUuid === undefined) continue;
+      if (!line.follow(expected)) continue;
       count += 1;
       const hit = acceptedOn(line, search, without);
       if (hit) return { count, hit };
-      expect = parentUuid;
-      if (expect === null) return { count };
-      if (count === limits.records) return { count, next: { offset: line.start, expect } };
+      if (expected.pastRoot) return { count };
+      if (count === limits.records) return { count, next: { offset: line.start, expect: expected.value() } };
     }
   }
   return { count };
@@ -126,8 +125,12 @@ export async function findOnActiveChain(
   let pages = 1;
   let count = 0;
   let bytes = 0;
-  let expect: string | null | undefined;
-  for await (const batch of snapshot.batchesBefore(snapshot.size, limits.bytes)) {
+  // What the walk went through so far, for its estimate of what is left: the window's records at this walk's bytes per record.
+  let walkedRecords = 0;
+  let walkedBytes = 0;
+  const bytesWanted = () => (walkedRecords === 0 ? Infinity : ((maxPages * limits.records - walkedRecords) * walkedBytes) / walkedRecords);
+  const expected = ExpectedUuid.of(undefined);
+  for await (const batch of snapshot.batchesBefore(snapshot.size, limits.bytes, { bytesWanted })) {
     const without = buffersWithout(batch, search.required);
     for (const line of batch) {
       if (bytes + line.bytes > limits.bytes) {
@@ -138,13 +141,13 @@ export async function findOnActiveChain(
         count = 0;
       }
       bytes += line.bytes;
-      const parentUuid = line.parentIfUuid(expect);
-      if (parentUuid === undefined) continue;
+      walkedBytes += line.bytes;
+      if (!line.follow(expected)) continue;
       count += 1;
+      walkedRecords += 1;
       const hit = acceptedOn(line, search, without);
       if (hit) return hit;
-      expect = parentUuid;
-      if (expect === null) return undefined;
+      if (expected.pastRoot) return undefined;
       if (count === limits.records) {
         if (++pages > maxPages) return undefined;
         bytes = 0;

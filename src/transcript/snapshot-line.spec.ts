@@ -1,3 +1,4 @@
+import { ExpectedUuid } from './expected-uuid.js';
 import { SnapshotLine } from './snapshot-line.js';
 
 const line = (text: string) => {
@@ -29,21 +30,42 @@ describe('SnapshotLine', () => {
     expect(escaped.headType()).toBeUndefined();
   });
 
-  it('gives the parent only of the record it is asked about, for our layout and any other', () => {
-    expect(line(ours).parentIfUuid('u2')).toBe('u1');
-    expect(line(ours).parentIfUuid(undefined)).toBe('u1');
-    expect(line(ours).parentIfUuid('u3')).toBeUndefined();
-    expect(line(ours).parentIfUuid('u')).toBeUndefined();
-    expect(line(ours).parentIfUuid('u22')).toBeUndefined();
-    expect(line(ours).parentIfUuid(null)).toBeUndefined();
-    const root = line('{"uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"t","type":"user"}');
-    expect(root.parentIfUuid('u1')).toBeNull();
-    const foreign = line('{"type":"system","parentUuid":"u1","uuid":"u2"}');
-    expect(foreign.parentIfUuid('u2')).toBe('u1');
-    expect(foreign.parentIfUuid('u1')).toBeUndefined();
-    const escaped = line('{"uuid":"a\\"b","parentUuid":null,"type":"user"}');
-    expect(escaped.parentIfUuid('a"b')).toBeNull();
-    expect(line('{"uuid":"u3","parentUuid":"u2","sessionId":"s"').parentIfUuid('u3')).toBeUndefined();
+  /** The uuid expected after the line, or 'off' when the line is not the record expected. */
+  const follows = (text: string, expect: string | null | undefined) => {
+    const expected = ExpectedUuid.of(expect);
+    return line(text).follow(expected) ? expected.value() : 'off';
+  };
+
+  it('follows the chain only through the record it expects, for our layout and any other', () => {
+    expect(follows(ours, 'u2')).toBe('u1');
+    expect(follows(ours, undefined)).toBe('u1');
+    expect(follows(ours, 'u3')).toBe('off');
+    expect(follows(ours, 'u')).toBe('off');
+    expect(follows(ours, 'u22')).toBe('off');
+    expect(follows(ours, null)).toBe('off');
+    expect(follows('{"uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"t","type":"user"}', 'u1')).toBeNull();
+    const foreign = '{"type":"system","parentUuid":"u1","uuid":"u2"}';
+    expect(follows(foreign, 'u2')).toBe('u1');
+    expect(follows(foreign, 'u1')).toBe('off');
+    expect(follows('{"uuid":"a\\"b","parentUuid":null,"type":"user"}', 'a"b')).toBeNull();
+    expect(follows('{"uuid":"u3","parentUuid":"u2","sessionId":"s"', 'u3')).toBe('off');
+  });
+
+  it('decides on the decoded uuid: an escape in our head position is parsed, non-ASCII ids compare as UTF-8', () => {
+    expect(follows('{"uuid":"u\\u0032","parentUuid":"u1","type":"user"}', 'u2')).toBe('u1');
+    expect(follows('{"uuid":"ü2","parentUuid":"ü1","sessionId":"s","timestamp":"t","type":"user"}', 'ü2')).toBe('ü1');
+    expect(follows('{"uuid":"ü2","parentUuid":"ü1","sessionId":"s","timestamp":"t","type":"user"}', 'u2')).toBe('off');
+  });
+
+  it('walks a chain line by line, skipping a branch that is not on it', () => {
+    const expected = ExpectedUuid.of(undefined);
+    const lines = [
+      '{"uuid":"c","parentUuid":"a","sessionId":"s","timestamp":"t","type":"user"}',
+      '{"uuid":"b","parentUuid":"a","sessionId":"s","timestamp":"t","type":"user"}',
+      '{"uuid":"a","parentUuid":null,"sessionId":"s","timestamp":"t","type":"user"}',
+    ];
+    expect(lines.map((text) => line(text).follow(expected))).toEqual([true, false, true]);
+    expect(expected.pastRoot).toBe(true);
   });
 
   it('keeps a torn line off the chain, and searches only its own bytes', () => {

@@ -1,3 +1,4 @@
+import type { ExpectedUuid } from './expected-uuid.js';
 import { parseRecord, type TranscriptRecord } from './transcript-record.js';
 
 /** Where a record sits on its chain. */
@@ -94,24 +95,32 @@ export class SnapshotLine {
   }
 
   /**
-   * The parent uuid (`null` for a root) when the line is the record `uuid` —
-   * compared in place for our layout, so a walk allocates nothing for lines
-   * off the chain — or `undefined`. Without `uuid`, any record's parent; with
-   * `null` (past the root), none.
+   * When this line is the record `expected` names (any record, before the
+   * chain's head is found), moves `expected` on to its parent and answers
+   * true. Our layout is compared and copied in place, so lines off the chain
+   * — and on it — cost no string; any other layout is parsed.
    */
-  parentIfUuid(uuid: string | null | undefined): string | null | undefined {
+  follow(expected: ExpectedUuid): boolean {
     const bytes = this.chunk;
-    if (!bytes || uuid === null) return undefined;
-    if (!this.readHead(bytes)) {
-      const record = this.record;
-      return record && (uuid === undefined || record.uuid === uuid) ? record.parentUuid : undefined;
+    if (!bytes || expected.pastRoot) return false;
+    let uuidEnd = -1;
+    if (this.headEnd === -1 && !expected.any && startsWith(bytes, this.begin, this.end, UUID_KEY)) {
+      // The uuid is compared where it stands, before the rest of the head is read: off the chain, that is all a line costs.
+      const at = this.begin + UUID_KEY.length;
+      const same = expected.matchesStringAt(bytes, at, this.end);
+      if (same === false) return false;
+      if (same) uuidEnd = at + expected.byteLength;
     }
-    if (uuid !== undefined) {
-      const { uuidStart } = this;
-      if (this.uuidEnd - uuidStart !== uuid.length) return undefined;
-      for (let i = 0; i < uuid.length; i += 1) if (bytes[uuidStart + i] !== uuid.charCodeAt(i)) return undefined;
+    if (this.readHead(bytes, uuidEnd)) {
+      if (uuidEnd < 0 && expected.matchesStringAt(bytes, this.uuidStart, this.end) === false) return false;
+      if (this.parentStart < 0) expected.setString(null);
+      else expected.set(bytes, this.parentStart, this.parentEnd);
+      return true;
     }
-    return this.parent();
+    const record = this.record;
+    if (!record || !expected.matchesString(record.uuid)) return false;
+    expected.setString(record.parentUuid);
+    return true;
   }
 
   /**
@@ -144,14 +153,18 @@ export class SnapshotLine {
     return this.parentStart < 0 ? null : this.chunk!.toString('latin1', this.parentStart, this.parentEnd);
   }
 
-  /** Finds our head's bounds once, allocating nothing; false when the line does not start (and end) like our records. */
-  private readHead(bytes: Buffer): boolean {
+  /**
+   * Finds our head's bounds once, allocating nothing; false when the line
+   * does not start (and end) like our records. `knownUuidEnd`: where the
+   * uuid's closing quote is, when the caller already compared it.
+   */
+  private readHead(bytes: Buffer, knownUuidEnd = -1): boolean {
     if (this.headEnd !== -1) return this.headEnd >= 0;
     this.headEnd = -2;
     const { begin, end } = this;
     if (end - begin < UUID_KEY.length || bytes[end - 1] !== CLOSE || !startsWith(bytes, begin, end, UUID_KEY)) return false;
     const uuidStart = begin + UUID_KEY.length;
-    const uuidEnd = plainStringEnd(bytes, uuidStart, end);
+    const uuidEnd = knownUuidEnd >= 0 ? knownUuidEnd : plainStringEnd(bytes, uuidStart, end);
     if (uuidEnd < 0 || !startsWith(bytes, uuidEnd + 1, end, PARENT_KEY)) return false;
     const at = uuidEnd + 1 + PARENT_KEY.length;
     let headEnd: number;

@@ -21,6 +21,14 @@ export function sameFile(a: FileIdentity | undefined, b: FileIdentity | undefine
   return a !== undefined && b !== undefined && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
 }
 
+/** How {@link TranscriptSnapshot.batchesBefore} reads. */
+export interface BatchOptions {
+  /** Hand over an oversized line (without its data) instead of throwing {@link LineTooLargeError}. */
+  skipOversized?: boolean;
+  /** The walker's estimate of the bytes it still has to go through (may be `Infinity`); enables read-ahead. */
+  bytesWanted?: () => number;
+}
+
 /** Thrown by {@link TranscriptSnapshot.linesBefore} for a line over the limit. */
 export class LineTooLargeError extends Error {
   constructor(readonly bytes: number) {
@@ -108,20 +116,32 @@ export class TranscriptSnapshot {
    * torn append) parses as no record and is skipped by callers. A line over
    * `maxLineBytes` comes as a line without data, never held in memory; unless
    * `skipOversized`, one that runs past a chunk throws
-   * {@link LineTooLargeError} as soon as it is seen.
+   * {@link LineTooLargeError} as soon as it is seen. With `bytesWanted` (the
+   * walker's estimate of the bytes it still has to go through, asked before
+   * each batch is handed over), a walk past its first read has the next read
+   * running while it walks a batch, sized to that estimate: a deep walk waits
+   * on the disk less, and reads little past where it stops.
    */
-  async *batchesBefore(end: number, maxLineBytes: number, skipOversized = false): AsyncGenerator<SnapshotLine[]> {
+  async *batchesBefore(end: number, maxLineBytes: number, options: BatchOptions = {}): AsyncGenerator<SnapshotLine[]> {
+    const { skipOversized = false, bytesWanted } = options;
     let carry: Buffer[] = [];
     let carryBytes = 0;
-    // A trailing newline closes the last line; it is not an empty line of its own.
-    let position = end > 0 && (await this.readByte(end - 1)) === NEWLINE ? end - 1 : end;
+    let position = end;
     let chunkBytes = FIRST_CHUNK_BYTES;
+    let reads = 0;
+    let ahead: { start: number; data: Promise<Buffer> } | undefined;
     while (position > 0) {
-      const start = Math.max(0, position - chunkBytes);
+      const start = ahead?.start ?? Math.max(0, position - chunkBytes);
+      const chunk = await (ahead?.data ?? this.read(start, position - start));
       chunkBytes = Math.min(chunkBytes * 2, MAX_CHUNK_BYTES);
-      const chunk = await this.read(start, position - start);
+      reads += 1;
+      // Past the first read the walk is going deep: the next read runs while this chunk is walked.
+      const aheadBytes = reads >= 2 && start > 0 && bytesWanted ? Math.min(chunkBytes, bytesWanted() - chunk.length) : 0;
+      ahead = aheadBytes > 0 ? this.readAhead(Math.max(0, start - Math.ceil(aheadBytes * 1.125)), start) : undefined;
       const batch: SnapshotLine[] = [];
       let cursor = chunk.length;
+      // A trailing newline closes the last line; it is not an empty line of its own.
+      if (reads === 1 && chunk[cursor - 1] === NEWLINE) cursor -= 1;
       while (cursor > 0) {
         const i = chunk.lastIndexOf(NEWLINE, cursor - 1);
         if (i < 0) break;
@@ -150,7 +170,7 @@ export class TranscriptSnapshot {
 
   /** {@link batchesBefore} one line at a time. */
   async *linesBefore(end: number, maxLineBytes: number, skipOversized = false): AsyncGenerator<SnapshotLine> {
-    for await (const batch of this.batchesBefore(end, maxLineBytes, skipOversized)) yield* batch;
+    for await (const batch of this.batchesBefore(end, maxLineBytes, { skipOversized })) yield* batch;
   }
 
   /** Fails when the file on disk no longer holds the snapshot's bytes at its path. */
@@ -172,8 +192,11 @@ export class TranscriptSnapshot {
     await this.handle.close().catch(() => undefined);
   }
 
-  private async readByte(offset: number): Promise<number> {
-    return (await this.read(offset, 1))[0]!;
+  /** Starts a read now; a walk that stops before it is used leaves no unhandled rejection (close waits for it). */
+  private readAhead(start: number, end: number): { start: number; data: Promise<Buffer> } {
+    const data = this.read(start, end - start);
+    data.catch(() => undefined);
+    return { start, data };
   }
 
   private async read(offset: number, length: number): Promise<Buffer> {
