@@ -5,7 +5,7 @@ import { NotModifiedException } from '../common/not-modified.exception.js';
 import type { TurnStatus } from './turn-status.js';
 import { turnStatusResponse } from './turn-status-response.js';
 import { TurnStatusRoute } from './turn-status-route.decorator.js';
-import { clientGone } from './wait/client-gone.js';
+import { ClientGone } from './wait/client-gone.js';
 import { TurnWait, type TurnWaitParams } from './wait/turn-wait.decorator.js';
 import { TurnWaitService } from './wait/turn-wait.service.js';
 import { parseWaitRequest } from './wait/wait-request.js';
@@ -45,15 +45,9 @@ export class TurnsController {
     if (wait.waitMs === 0) {
       status = await this.waits.answer({ sessionId, promptId, waitMs: 0 });
     } else {
-      const gone = clientGone(params.response);
+      const gone = new ClientGone(params.response);
       try {
-        status = await this.waits.answer({
-          sessionId,
-          promptId,
-          waitMs: wait.waitMs,
-          ifNoneMatch: params.ifNoneMatch,
-          signal: gone.signal,
-        });
+        status = await this.waits.answer({ sessionId, promptId, waitMs: wait.waitMs, ifNoneMatch: params.ifNoneMatch, signal: gone });
       } finally {
         gone.done();
       }

@@ -1,22 +1,45 @@
 import type { EventEmitter } from 'node:events';
+import type { WaitSignal } from './held-turn-request.js';
+
+type NodeResponse = EventEmitter & { writableFinished?: boolean };
 
 /** The Node response under an Express response or a Fastify reply. */
-function nodeResponse(response: unknown): EventEmitter & { writableFinished?: boolean } {
-  const raw = (response as { raw?: unknown }).raw ?? response;
-  return raw as EventEmitter & { writableFinished?: boolean };
+function nodeResponse(response: unknown): NodeResponse {
+  return ((response as { raw?: unknown }).raw ?? response) as NodeResponse;
 }
 
 /**
- * An AbortSignal that fires when the client goes away before its answer was
- * sent (the connection closed); works on Express and Fastify alike, since
- * both sit on Node's `ServerResponse`. Call the returned `done` once answered.
+ * A {@link WaitSignal} that fires when the client goes away before its answer
+ * was sent (the connection closed); works on Express and Fastify alike, since
+ * both sit on Node's `ServerResponse`. One object and one `close` listener a
+ * request — not an `AbortController`, whose signal weighs several times more
+ * and would be held as long as the request is. Call `done` once answered.
  */
-export function clientGone(response: unknown): { signal: AbortSignal; done: () => void } {
-  const controller = new AbortController();
-  const target = nodeResponse(response);
-  const onClose = () => {
-    if (!target.writableFinished) controller.abort();
+export class ClientGone implements WaitSignal {
+  aborted = false;
+  private listener?: { handleEvent(): void };
+  private readonly target: NodeResponse;
+  private readonly onClose = (): void => {
+    if (this.target.writableFinished || this.aborted) return;
+    this.aborted = true;
+    this.listener?.handleEvent();
   };
-  target.once('close', onClose);
-  return { signal: controller.signal, done: () => target.removeListener('close', onClose) };
+
+  constructor(response: unknown) {
+    this.target = nodeResponse(response);
+    this.target.on('close', this.onClose);
+  }
+
+  addEventListener(_type: 'abort', listener: { handleEvent(): void }): void {
+    this.listener = listener;
+  }
+
+  removeEventListener(_type: 'abort', listener: { handleEvent(): void }): void {
+    if (this.listener === listener) this.listener = undefined;
+  }
+
+  /** The answer is out (or failed): stop listening. */
+  done(): void {
+    this.target.removeListener('close', this.onClose);
+  }
 }

@@ -5,7 +5,8 @@ import { etagMatches, serializeTurnStatus } from '../serialized-turn-status.js';
 import { TurnStatusService } from '../turn-status.service.js';
 import { isLiveStatus, type TurnStatus } from '../turn-status.js';
 import { TURNS_MODULE_OPTIONS, type TurnsModuleOptions } from '../turns.module-definition.js';
-import { TurnWaiters, type Waiter } from './turn-waiters.js';
+import { HeldTurnRequest, type HeldTurnRequestOwner, type WaitSignal } from './held-turn-request.js';
+import { TurnWaiters } from './turn-waiters.js';
 
 /** Defaults of the wait bounds. */
 export const WAIT_DEFAULTS = { maxWaitMs: 30_000, maxWaiters: 10_000 } as const;
@@ -18,8 +19,8 @@ export interface TurnWait {
   waitMs: number;
   /** The client's `If-None-Match`: wait until the answer's ETag differs. */
   ifNoneMatch?: string;
-  /** Aborted when the client goes away: the waiter is released at once. */
-  signal?: AbortSignal;
+  /** Aborted when the client goes away: the waiter is released at once. An `AbortSignal` will do. */
+  signal?: WaitSignal;
 }
 
 /**
@@ -37,6 +38,12 @@ export interface TurnWait {
 export class TurnWaitService implements BeforeApplicationShutdown {
   readonly maxWaitMs: number;
   private readonly waiters: TurnWaiters;
+  /** What every held request calls back into (one object for all of them). */
+  private readonly owner: HeldTurnRequestOwner<TurnWait> = {
+    poll: (wait) => this.poll(wait),
+    satisfied: (wait, status) => this.satisfied(wait, status),
+    release: (request) => this.waiters.remove(request),
+  };
   /** Polls in flight by session and prompt: waiters woken together share one. */
   private readonly polls = new Map<string, Promise<TurnStatus>>();
 
@@ -59,52 +66,15 @@ export class TurnWaitService implements BeforeApplicationShutdown {
     const first = await this.poll(wait);
     if (wait.waitMs <= 0 || this.satisfied(wait, first) || wait.signal?.aborted) return first;
     return new Promise<TurnStatus>((resolve, reject) => {
-      let latest = first;
-      let settled = false;
-      let polling = false;
-      let again = false;
-      const finish = (outcome: { status: TurnStatus } | { error: unknown }) => {
-        if (settled) return;
-        settled = true;
-        unwatch?.();
-        this.waiters.remove(waiter);
-        wait.signal?.removeEventListener('abort', onAbort);
-        if ('error' in outcome) reject(outcome.error);
-        else resolve(outcome.status);
-      };
-      // One fresh poll at a time; a change during it polls once more after.
-      const repoll = (final: boolean) => {
-        if (settled) return;
-        if (polling) {
-          again = true;
-          return;
-        }
-        polling = true;
-        this.poll(wait).then(
-          (status) => {
-            polling = false;
-            latest = status;
-            if (final || this.satisfied(wait, status)) return finish({ status });
-            if (again) {
-              again = false;
-              repoll(false);
-            }
-          },
-          (error: unknown) => finish({ error }),
-        );
-      };
-      const waiter: Waiter = {
-        deadline: Date.now() + wait.waitMs,
-        wake: () => repoll(false),
-        expire: () => repoll(true),
-      };
-      const onAbort = () => finish({ status: latest });
-      this.waiters.add(waiter);
-      const unwatch = this.bridge.watch(wait.sessionId, waiter.wake);
-      if (!unwatch) return finish({ status: first }); // the provider cannot notify: answer as a poll
-      wait.signal?.addEventListener('abort', onAbort, { once: true });
-      // A change between the first poll and the watch would be missed: look once more.
-      repoll(false);
+      const request = new HeldTurnRequest(this.owner, wait, Date.now() + wait.waitMs, first, wait.signal, resolve, reject);
+      this.waiters.add(request);
+      const unwatch = this.bridge.watch(wait.sessionId, request.wake);
+      if (!unwatch) {
+        // The provider cannot notify: answer as a poll.
+        this.waiters.remove(request);
+        return resolve(first);
+      }
+      request.start(unwatch);
     });
   }
 
