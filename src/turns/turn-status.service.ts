@@ -22,6 +22,15 @@ export class TurnStatusService {
     private readonly transcript: TranscriptScanService,
   ) {}
 
+  /**
+   * The answer memory alone gives — live, or settled and already combined
+   * with its record — or `undefined` when the transcript must be read. What
+   * {@link getTurn} / {@link getCurrent} answer first, without a promise.
+   */
+  peek(sessionId: string, promptId?: string): TurnStatus | undefined {
+    return promptId === undefined ? this.currentFromMemory(sessionId) : this.fromMemory(sessionId, promptId);
+  }
+
   /** The status of one prompt; `404 prompt_not_found` when no source has it. */
   async getTurn(sessionId: string, promptId: string): Promise<TurnStatus> {
     const early = this.fromMemory(sessionId, promptId);

@@ -26,31 +26,37 @@ export class TurnsController {
     'session_not_found',
     'invalid_transcript_cursor',
   ])
-  current(@Param('id') sessionId: string, @TurnWait() wait: TurnWaitParams): Promise<string> {
+  current(@Param('id') sessionId: string, @TurnWait() wait: TurnWaitParams): string | Promise<string> {
     return this.answer(sessionId, undefined, wait);
   }
 
   @TurnStatusRoute(':promptId', 'The status of one prompt', ['session_not_found', 'prompt_not_found', 'invalid_transcript_cursor'])
   @ApiParam({ name: 'promptId', description: 'The promptId returned by POST /session/{id}/prompt.', schema: { type: 'string' } })
-  exact(@Param('id') sessionId: string, @Param('promptId') promptId: string, @TurnWait() wait: TurnWaitParams): Promise<string> {
+  exact(@Param('id') sessionId: string, @Param('promptId') promptId: string, @TurnWait() wait: TurnWaitParams): string | Promise<string> {
     return this.answer(sessionId, promptId, wait);
   }
 
-  private async answer(sessionId: string, promptId: string | undefined, params: TurnWaitParams): Promise<string> {
+  /** The body (headers set), at once when memory has the answer — a plain poll of a live or settled prompt costs no promise. */
+  private answer(sessionId: string, promptId: string | undefined, params: TurnWaitParams): string | Promise<string> {
     const wait = parseWaitRequest(params.waitMs, params.prefer, this.waits.maxWaitMs);
     if (wait.preferenceApplied !== undefined) {
       this.adapterHost.httpAdapter.setHeader(params.response, 'Preference-Applied', `wait=${wait.preferenceApplied}`);
     }
-    let status: TurnStatus;
     if (wait.waitMs === 0) {
-      status = await this.waits.answer({ sessionId, promptId, waitMs: 0 });
-    } else {
-      const gone = new ClientGone(params.response);
-      try {
-        status = await this.waits.answer({ sessionId, promptId, waitMs: wait.waitMs, ifNoneMatch: params.ifNoneMatch, signal: gone });
-      } finally {
-        gone.done();
-      }
+      const known = this.waits.peek(sessionId, promptId);
+      if (known) return this.send(known, params);
+      return this.waits.answer({ sessionId, promptId, waitMs: 0 }).then((status) => this.send(status, params));
+    }
+    return this.held(sessionId, promptId, wait.waitMs, params);
+  }
+
+  private async held(sessionId: string, promptId: string | undefined, waitMs: number, params: TurnWaitParams): Promise<string> {
+    const gone = new ClientGone(params.response);
+    let status: TurnStatus;
+    try {
+      status = await this.waits.answer({ sessionId, promptId, waitMs, ifNoneMatch: params.ifNoneMatch, signal: gone });
+    } finally {
+      gone.done();
     }
     return this.send(status, params);
   }

@@ -147,4 +147,14 @@ describe('TurnWaitService', () => {
     await gate.promise;
     await expect(answer).resolves.toMatchObject({ resultText: 'more' });
   });
+
+  it('peeks at what memory knows without a promise: live, combined settled, else undefined; 404 for a session that is gone', () => {
+    expect(waits.peek('s', 'p')).toMatchObject({ state: 'running' });
+    expect(waits.peek('s', undefined)).toMatchObject({ state: 'running', promptId: 'p' });
+    expect(waits.peek('s', 'never-seen')).toBeUndefined(); // only the transcript can tell
+    bridge.settle('p');
+    expect(waits.peek('s', 'p')).toMatchObject({ state: 'completed' });
+    bridge.live_session = false;
+    expect(() => waits.peek('s', 'p')).toThrow(expect.objectContaining({ code: 'session_not_found' }));
+  });
 });

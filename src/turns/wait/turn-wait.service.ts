@@ -61,6 +61,16 @@ export class TurnWaitService implements BeforeApplicationShutdown {
     return this.waiters.count;
   }
 
+  /**
+   * A plain poll's answer when memory has it (a `404 session_not_found` is
+   * thrown here too), else `undefined`: the caller then awaits {@link answer}.
+   * Most polls end here, without a promise.
+   */
+  peek(sessionId: string, promptId: string | undefined): TurnStatus | undefined {
+    if (!this.bridge.hasSession(sessionId)) throw ApiErrors.sessionNotFound(sessionId);
+    return this.turns.peek(sessionId, promptId);
+  }
+
   /** The answer of a (possibly held) turn request. */
   async answer(wait: TurnWait): Promise<TurnStatus> {
     const first = await this.poll(wait);
@@ -94,6 +104,8 @@ export class TurnWaitService implements BeforeApplicationShutdown {
    */
   private poll({ sessionId, promptId }: TurnWait): Promise<TurnStatus> {
     if (!this.bridge.hasSession(sessionId)) return Promise.reject(ApiErrors.sessionNotFound(sessionId));
+    const known = this.turns.peek(sessionId, promptId);
+    if (known) return Promise.resolve(known);
     const key = `${sessionId}\u0000${promptId ?? ''}`;
     let poll = this.polls.get(key);
     if (!poll) {
