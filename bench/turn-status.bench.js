@@ -2,10 +2,10 @@
 // each adapter, loaded by autocannon from this process. Every figure is also
 // shown as a ratio against GET /health of the same adapter in the same run,
 // next to baselines measured in the same run: bare node:http, bare Express and
-// bare Fastify answering the same status bytes. Loopback only; every case is
-// bounded in time.
+// bare Fastify answering the same status bytes; then 10,000 requests held on
+// one running prompt per adapter. Loopback only; every case is bounded in time.
 //
-//   npm run bench                 (3 s a case)
+//   npm run bench                 (2 s a case, the fast ones in 7 rounds)
 //   BENCH_SECONDS=10 BENCH_ROUNDS=5 npm run bench
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
@@ -13,11 +13,13 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from '
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { startProcess } from './support/daemon-process.js';
+import { heldPhase } from './support/held-requests.js';
 import { workspaceKey } from '../dist/transcript/chat-recording.service.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const CONNECTIONS = 20;
+const WAITERS = Number(process.env.WAITERS ?? 10_000);
 const children = [];
 
 async function spawnServer(args, env = {}) {
@@ -40,6 +42,21 @@ function mean(list) {
     p99: Math.max(...list.map((r) => r.p99)),
     non2xx: avg((r) => r.non2xx),
   };
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `list` in an order fixed by `seed` (Fisher–Yates over a small LCG): the same for a rerun, different each round. */
+function shuffled(list, seed) {
+  const out = [...list];
+  let state = Math.imul(seed + 1, 2_654_435_761) >>> 0;
+  for (let i = out.length - 1; i > 0; i -= 1) {
+    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+    const j = state % (i + 1);
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
 }
 
 async function json(base, path, init) {
@@ -118,8 +135,8 @@ async function benchAdapter(httpAdapter) {
     });
     const missing = randomUUID();
 
-    // The fast cases run in alternating rounds, so a drift of this shared machine
-    // (CPU steal, frequency) weighs on /health and on the polls alike.
+    // The fast cases run in rounds, so a drift of this shared machine (CPU steal,
+    // frequency) weighs on /health and on the polls alike.
     const fast = {
       health: `${base}/health`,
       exact: `${base}/session/${settled.sessionId}/turns/${promptId}`,
@@ -128,16 +145,58 @@ async function benchAdapter(httpAdapter) {
       currentLive: `${base}/session/${live.sessionId}/turns/current`,
       repeatedMiss: `${base}/session/${window}/turns/${missing}`,
     };
+    // Each round runs every fast case once, in an order shuffled each round (the case
+    // right after /health measured ~15% low when it always came there), with a pause
+    // between cases so one run's connections are gone before the next starts. A ratio
+    // is taken inside a round (cases seconds apart) and the median across rounds is
+    // reported, so a slow patch of the machine skews one round, not the figure.
     const runs = Object.fromEntries(Object.keys(fast).map((key) => [key, []]));
+    const keys = Object.keys(fast);
     for (let round = 0; round < ROUNDS; round += 1) {
-      for (const [key, url] of Object.entries(fast)) runs[key].push(await load(url));
+      for (const key of shuffled(keys, round)) {
+        await sleep(300);
+        runs[key].push(await load(fast[key]));
+      }
     }
     const rows = Object.fromEntries(Object.entries(runs).map(([key, list]) => [key, mean(list)]));
+    rows.fast = keys;
+    rows.ratio = (key, to = 'health') => median(runs[key].map((r, round) => r.rps / runs[to][round].rps));
     rows.miss = await load(base, fresh(window));
     rows.miss1MiB = await load(base, fresh(small));
     rows.miss256MiB = await load(base, fresh(huge));
+    rows.waiters = await heldWaiters(httpAdapter);
     return rows;
   } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * 10,000 requests held (`waitMs`) on one running prompt of a daemon of their
+ * own: answered p99 after its terminal transition, RSS growth and CPU while
+ * they wait (the full study, with its bare node:http floor, is `npm run bench:waiters`).
+ */
+async function heldWaiters(httpAdapter) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'turns-bench-'));
+  const server = await startProcess(['dist/daemon/bin.js'], {
+    TURNS_PORT: '0',
+    TURNS_DATA_DIR: dataDir,
+    TURNS_WORKSPACES: dataDir,
+    TURNS_HTTP_ADAPTER: httpAdapter,
+    TURNS_ECHO_DELAY_MS: '8000',
+    TURNS_MAX_WAITERS: '20000',
+    TURNS_MAX_WAIT_MS: '120000',
+  });
+  try {
+    const { sessionId } = await json(server.url, '/session', post({ sessionScope: 'thread' }));
+    const { promptId } = await json(server.url, `/session/${sessionId}/prompt`, post({ prompt: [{ type: 'text', text: 'wait' }] }));
+    const url = `${server.url}/session/${sessionId}/turns/${promptId}?waitMs=100000`;
+    return await heldPhase(
+      server,
+      Array.from({ length: WAITERS }, () => url),
+    );
+  } finally {
+    await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -162,27 +221,32 @@ const label = {
   miss1MiB: 'window miss in a 1 MiB transcript',
   miss256MiB: 'window miss in a 256 MiB transcript',
 };
-const cell = (r, health) =>
-  `${String(Math.round(r.rps)).padStart(7)} ${String(r.p50).padStart(4)} ${String(r.p99).padStart(4)} ${(r.rps / health.rps).toFixed(2).padStart(6)}`;
+/** A row of one adapter: req/s, p50, p99, and the ratio to /health (the median of per-round ratios for the fast cases). */
+const cell = (rows, key) => {
+  const r = rows[key];
+  const ratio = rows.fast.includes(key) ? rows.ratio(key) : r.rps / rows.health.rps;
+  return `${String(Math.round(r.rps)).padStart(7)} ${String(r.p50).padStart(4)} ${String(r.p99).padStart(4)} ${ratio.toFixed(2).padStart(6)}`;
+};
 console.log(
-  `\n${cpus().length} cores (${cpus()[0].model}); ${CONNECTIONS} connections, ${SECONDS} s a case (the fast ones in ${ROUNDS} alternating rounds, averaged); req/s, p50 and p99 latency in ms, ratio to GET /health of the same adapter\n`,
+  `\n${cpus().length} cores (${cpus()[0].model}); ${CONNECTIONS} connections, ${SECONDS} s a case (the fast ones in ${ROUNDS} rounds: req/s averaged, ratio = median of the rounds' ratios); req/s, p50 and p99 latency in ms, ratio to GET /health of the same adapter\n`,
 );
+const f = results.fastify;
+const e = results.express;
 console.log(`${'case'.padEnd(44)}  express   p50  p99  ratio   fastify   p50  p99  ratio`);
 for (const key of Object.keys(label)) {
-  console.log(
-    `${label[key].padEnd(44)} ${cell(results.express[key], results.express.health)}   ${cell(results.fastify[key], results.fastify.health)}`,
-  );
+  console.log(`${label[key].padEnd(44)} ${cell(results.express, key)}   ${cell(results.fastify, key)}`);
 }
+const held = (r) =>
+  `${String(r.p99).padStart(5)} ms p99 after the terminal, RSS +${Math.round(r.rssGrowth)} MB, CPU ${r.cpuPercent.toFixed(1)}% (${r.answered} answered)`;
+console.log(`${WAITERS.toLocaleString('en')} held waiters, one prompt: express ${held(e.waiters)}; fastify ${held(f.waiters)}`);
 console.log('\nbaselines (same bytes as a settled status, same run):');
 for (const [kind, r] of Object.entries(baselines))
   console.log(`  bare ${kind.padEnd(8)} ${String(Math.round(r.rps)).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms`);
-const f = results.fastify;
-const e = results.express;
 console.log(
-  `\nsettled exact: express ${(e.exact.rps / e.health.rps).toFixed(2)}× /health, fastify ${(f.exact.rps / f.health.rps).toFixed(2)}× /health; fastify exact / bare node:http ${(f.exact.rps / baselines.http.rps).toFixed(2)}`,
+  `\nsettled exact: express ${e.ratio('exact').toFixed(2)}× /health, fastify ${f.ratio('exact').toFixed(2)}× /health; fastify exact / bare node:http ${(f.exact.rps / baselines.http.rps).toFixed(2)}`,
 );
 console.log(
-  `live / settled: express ${(e.exactLive.rps / e.exact.rps).toFixed(2)} (exact), ${(e.currentLive.rps / e.current.rps).toFixed(2)} (current); fastify ${(f.exactLive.rps / f.exact.rps).toFixed(2)}, ${(f.currentLive.rps / f.current.rps).toFixed(2)}`,
+  `live / settled: express ${e.ratio('exactLive', 'exact').toFixed(2)} (exact), ${e.ratio('currentLive', 'current').toFixed(2)} (current); fastify ${f.ratio('exactLive', 'exact').toFixed(2)}, ${f.ratio('currentLive', 'current').toFixed(2)}`,
 );
 console.log(
   `miss cost 256 MiB / 1 MiB transcript (time per request): express ${(e.miss1MiB.rps / e.miss256MiB.rps).toFixed(2)}, fastify ${(f.miss1MiB.rps / f.miss256MiB.rps).toFixed(2)}`,

@@ -1,0 +1,91 @@
+import fc from 'fast-check';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findOnActiveChain } from './active-chain-pager.js';
+import { parseRecord } from './transcript-record.js';
+import { TranscriptSnapshot } from './transcript-snapshot.js';
+
+/** How one line of a generated transcript is written. */
+type Layout = 'ours' | 'foreign' | 'escaped-head' | 'garbage';
+
+interface Line {
+  layout: Layout;
+  /** The parent: null (a root), or how many records back (0 = the previous one). */
+  back: number | null;
+  /** The id's style: plain, non-ASCII, or one that needs an escape in JSON. */
+  style: 'plain' | 'unicode' | 'quote';
+}
+
+const idOf = (i: number, style: Line['style']) => (style === 'plain' ? `n-${i}` : style === 'unicode' ? `ü-${i}` : `q"${i}`);
+
+/** The transcript's lines, and each valid record's uuid in order (parents are chosen among them). */
+function render(lines: Line[]): string[] {
+  const ids: string[] = [];
+  return lines.map(({ layout, back, style }, n) => {
+    if (layout === 'garbage') return n % 2 ? 'not json' : '{"type":"user","uuid":';
+    const uuid = idOf(ids.length, style);
+    const parentUuid = back === null || ids.length === 0 ? null : ids[Math.max(0, ids.length - 1 - back)]!;
+    ids.push(uuid);
+    if (layout === 'foreign') return JSON.stringify({ type: 'user', n, parentUuid, uuid });
+    const text = JSON.stringify({ uuid, parentUuid, sessionId: 's', timestamp: 't', type: 'user', n });
+    // The uuid's first character written as a \u escape, where our head is read in place.
+    if (layout === 'escaped-head')
+      return text.replace(
+        `{"uuid":"${JSON.stringify(uuid).slice(1, 2)}`,
+        `{"uuid":"\\u${uuid.charCodeAt(0).toString(16).padStart(4, '0')}`,
+      );
+    return text;
+  });
+}
+
+/** The active chain by the book: parse every line, walk parentUuid back from the last record. */
+function chainByParsing(text: string[]): number[] {
+  const chain: number[] = [];
+  let expected: string | null | undefined;
+  for (let i = text.length - 1; i >= 0 && expected !== null; i -= 1) {
+    const record = parseRecord(text[i]!);
+    if (!record || (expected !== undefined && record.uuid !== expected)) continue;
+    chain.push(record.n as number);
+    expected = record.parentUuid;
+  }
+  return chain;
+}
+
+describe('findOnActiveChain', () => {
+  let dir: string;
+  beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'turns-chain-'))));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('walks exactly the chain a full parse finds: branches, foreign layouts, escapes, non-ASCII ids, garbage lines', async () => {
+    const line = fc.record({
+      layout: fc.constantFrom<Layout>('ours', 'ours', 'ours', 'foreign', 'escaped-head', 'garbage'),
+      back: fc.option(fc.nat(4), { freq: 12, nil: null }),
+      style: fc.constantFrom<Line['style']>('plain', 'plain', 'unicode', 'quote'),
+    });
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 60 }), async (lines) => {
+        const text = render(lines);
+        const path = join(dir, `t${(run += 1)}.jsonl`);
+        writeFileSync(path, `${text.join('\n')}\n`);
+        const snapshot = (await TranscriptSnapshot.open(path))!;
+        const walked: number[] = [];
+        try {
+          const hit = await findOnActiveChain(snapshot, { records: 1_000, bytes: 1 << 20 }, 1, {
+            candidate: () => true,
+            accept: (record) => {
+              walked.push(record.n as number);
+              return false;
+            },
+          });
+          expect(hit).toBeUndefined();
+        } finally {
+          await snapshot.close();
+        }
+        expect(walked).toEqual(chainByParsing(text));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
