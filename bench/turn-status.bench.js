@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { startProcess } from './support/daemon-process.js';
+import { startDaemonWithData, startProcess } from './support/daemon-process.js';
 import { heldPhase } from './support/held-requests.js';
 import { workspaceKey } from '../dist/transcript/chat-recording.service.js';
 
@@ -177,12 +177,7 @@ async function benchAdapter(httpAdapter) {
  * they wait (the full study, with its bare node:http floor, is `npm run bench:waiters`).
  */
 async function heldWaiters(httpAdapter) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'turns-bench-'));
-  const server = await startProcess(['dist/daemon/bin.js'], {
-    TURNS_PORT: '0',
-    TURNS_DATA_DIR: dataDir,
-    TURNS_WORKSPACES: dataDir,
-    TURNS_HTTP_ADAPTER: httpAdapter,
+  const server = await startDaemonWithData(httpAdapter, {
     TURNS_ECHO_DELAY_MS: '8000',
     TURNS_MAX_WAITERS: '20000',
     TURNS_MAX_WAIT_MS: '120000',
@@ -197,7 +192,6 @@ async function heldWaiters(httpAdapter) {
     );
   } finally {
     await server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

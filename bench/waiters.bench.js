@@ -18,30 +18,21 @@ import { setMaxListeners } from 'node:events';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemonProcess, startProcess } from './support/daemon-process.js';
+import { startDaemonWithData, startProcess } from './support/daemon-process.js';
 import { heldPhase, hold, json, post, rssMb, sleep, waitForCount } from './support/held-requests.js';
 import { TurnsClient } from '../dist/client/index.js';
 
 const WAITERS = Number(process.env.WAITERS ?? 10_000);
 const PROMPT_MS = Number(process.env.WAIT_PROMPT_MS ?? 30_000);
 
-async function startDaemon(httpAdapter, env) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'turns-waiters-'));
-  const daemon = await startDaemonProcess({
-    TURNS_DATA_DIR: dataDir,
-    TURNS_WORKSPACES: dataDir,
-    TURNS_HTTP_ADAPTER: httpAdapter,
+function startDaemon(httpAdapter, env) {
+  return startDaemonWithData(httpAdapter, {
     TURNS_MAX_WAITERS: '20000',
     TURNS_MAX_WAIT_MS: '300000',
     TURNS_MAX_SESSIONS: '200',
     TURNS_MAX_PENDING_PROMPTS: '20',
     ...env,
   });
-  const stop = async () => {
-    await daemon.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  };
-  return { ...daemon, stop };
 }
 
 async function bench(httpAdapter, floor) {

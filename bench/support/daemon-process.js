@@ -1,6 +1,9 @@
 // The daemon (or any server that prints its URL) as a child process, for the
 // benchmark scripts: resolves once it prints its URL; `stop()` ends it.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 /** Spawns `node ...args` and waits for the first `http://127.0.0.1:<port>` it prints. */
@@ -25,4 +28,15 @@ export async function startProcess(args, env = {}) {
 /** The built daemon on an ephemeral port with the given TURNS_* settings. */
 export function startDaemonProcess(env) {
   return startProcess(['dist/daemon/bin.js'], { TURNS_PORT: '0', ...env });
+}
+
+/** The built daemon on `httpAdapter` with a data directory of its own, which `stop()` removes. */
+export async function startDaemonWithData(httpAdapter, env = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'turns-bench-'));
+  const daemon = await startDaemonProcess({ TURNS_DATA_DIR: dataDir, TURNS_WORKSPACES: dataDir, TURNS_HTTP_ADAPTER: httpAdapter, ...env });
+  const stop = async () => {
+    await daemon.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { ...daemon, dataDir, stop };
 }
