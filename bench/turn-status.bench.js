@@ -20,6 +20,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const CONNECTIONS = 20;
 const WAITERS = Number(process.env.WAITERS ?? 10_000);
+const WARM_UP_SECONDS = 0.5;
 const children = [];
 
 async function spawnServer(args, env = {}) {
@@ -145,9 +146,9 @@ async function benchAdapter(httpAdapter) {
       currentLive: `${base}/session/${live.sessionId}/turns/current`,
       repeatedMiss: `${base}/session/${window}/turns/${missing}`,
     };
-    // Each round runs every fast case once, in an order shuffled each round (the case
-    // right after /health measured ~15% low when it always came there), with a pause
-    // between cases so one run's connections are gone before the next starts. A ratio
+    // Each round runs every fast case once, in an order shuffled each round, each case
+    // after a pause and an uncounted warm-up of its own (the case right after /health
+    // measured ~15% low: it paid for what the /health run left, e.g. its garbage). A ratio
     // is taken inside a round (cases seconds apart) and the median across rounds is
     // reported, so a slow patch of the machine skews one round, not the figure.
     const runs = Object.fromEntries(Object.keys(fast).map((key) => [key, []]));
@@ -155,6 +156,7 @@ async function benchAdapter(httpAdapter) {
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const key of shuffled(keys, round)) {
         await sleep(300);
+        await load(fast[key], { duration: WARM_UP_SECONDS }); // not counted: absorbs what the previous case left behind
         runs[key].push(await load(fast[key]));
       }
     }

@@ -46,7 +46,7 @@ function chainByParsing(text: string[]): number[] {
   for (let i = text.length - 1; i >= 0 && expected !== null; i -= 1) {
     const record = parseRecord(text[i]!);
     if (!record || (expected !== undefined && record.uuid !== expected)) continue;
-    chain.push(record.n as number);
+    chain.push((record as unknown as { n: number }).n);
     expected = record.parentUuid;
   }
   return chain;
@@ -75,7 +75,7 @@ describe('findOnActiveChain', () => {
           const hit = await findOnActiveChain(snapshot, { records: 1_000, bytes: 1 << 20 }, 1, {
             candidate: () => true,
             accept: (record) => {
-              walked.push(record.n as number);
+              walked.push((record as unknown as { n: number }).n);
               return false;
             },
           });

@@ -89,7 +89,7 @@ export class SnapshotLine {
    */
   links(): ChainLinks | undefined {
     if (!this.chunk) return undefined;
-    if (this.readHead(this.chunk)) return { uuid: this.chunk.toString('latin1', this.uuidStart, this.uuidEnd), parentUuid: this.parent() };
+    if (this.readHead(this.chunk)) return { uuid: this.chunk.toString('utf8', this.uuidStart, this.uuidEnd), parentUuid: this.parent() };
     const record = this.record;
     return record && { uuid: record.uuid, parentUuid: record.parentUuid };
   }
@@ -97,8 +97,9 @@ export class SnapshotLine {
   /**
    * When this line is the record `expected` names (any record, before the
    * chain's head is found), moves `expected` on to its parent and answers
-   * true. Our layout is compared and copied in place, so lines off the chain
-   * — and on it — cost no string; any other layout is parsed.
+   * true. Our layout is compared in place and the parent kept as a reference
+   * into the read buffer, so lines off the chain — and on it — cost no string
+   * and no copy; any other layout is parsed.
    */
   follow(expected: ExpectedUuid): boolean {
     const bytes = this.chunk;
@@ -150,7 +151,7 @@ export class SnapshotLine {
   }
 
   private parent(): string | null {
-    return this.parentStart < 0 ? null : this.chunk!.toString('latin1', this.parentStart, this.parentEnd);
+    return this.parentStart < 0 ? null : this.chunk!.toString('utf8', this.parentStart, this.parentEnd);
   }
 
   /**
