@@ -13,7 +13,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from '
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { startDaemonWithData, startProcess } from './support/daemon-process.js';
-import { heldPhase } from './support/held-requests.js';
+import { cpuTicks, heldPhase } from './support/held-requests.js';
 import { workspaceKey } from '../dist/transcript/chat-recording.service.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
@@ -26,12 +26,19 @@ const children = [];
 async function spawnServer(args, env = {}) {
   const server = await startProcess(args, env);
   children.push(server);
-  return server.url;
+  return server;
 }
 
-async function load(url, options = {}) {
+/**
+ * One autocannon run. With the server's `pid`, also the server's CPU time per
+ * request (µs, from /proc): unlike req/s it does not move with the load
+ * generator sharing the cores or with time the VM was not running.
+ */
+async function load(url, options = {}, pid = undefined) {
+  const ticks = pid && cpuTicks(pid);
   const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, ...options });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+  const cpuUs = pid ? ((cpuTicks(pid) - ticks) * 10_000) / Math.max(1, result.requests.total) : NaN;
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, cpuUs };
 }
 
 /** The mean of several runs of one case (latencies: the worst p99 seen). */
@@ -39,6 +46,7 @@ function mean(list) {
   const avg = (pick) => list.reduce((sum, r) => sum + pick(r), 0) / list.length;
   return {
     rps: avg((r) => r.rps),
+    cpuUs: avg((r) => r.cpuUs),
     p50: Math.round(avg((r) => r.p50)),
     p99: Math.max(...list.map((r) => r.p99)),
     non2xx: avg((r) => r.non2xx),
@@ -104,7 +112,7 @@ async function loadedSession(base, dataDir, segments) {
 
 async function benchAdapter(httpAdapter) {
   const dataDir = mkdtempSync(join(tmpdir(), 'turns-bench-'));
-  const base = await spawnServer(['dist/daemon/bin.js'], {
+  const server = await spawnServer(['dist/daemon/bin.js'], {
     TURNS_PORT: '0',
     TURNS_DATA_DIR: dataDir,
     TURNS_WORKSPACES: dataDir,
@@ -113,6 +121,8 @@ async function benchAdapter(httpAdapter) {
     TURNS_ECHO_DELAY_MS: '600000',
     TURNS_MAX_TRANSCRIPT_BYTES: String(512 * 1024 * 1024),
   });
+  const base = server.url;
+  const pid = server.child.pid;
   try {
     // Settled: five turns read back from a transcript, each polled once so its answer is in memory.
     const settled = { sessionId: await loadedSession(base, dataDir, [[5, 200]]) };
@@ -157,15 +167,17 @@ async function benchAdapter(httpAdapter) {
       for (const key of shuffled(keys, round)) {
         await sleep(300);
         await load(fast[key], { duration: WARM_UP_SECONDS }); // not counted: absorbs what the previous case left behind
-        runs[key].push(await load(fast[key]));
+        runs[key].push(await load(fast[key], {}, pid));
       }
     }
     const rows = Object.fromEntries(Object.entries(runs).map(([key, list]) => [key, mean(list)]));
     rows.fast = keys;
     rows.ratio = (key, to = 'health') => median(runs[key].map((r, round) => r.rps / runs[to][round].rps));
-    rows.miss = await load(base, fresh(window));
-    rows.miss1MiB = await load(base, fresh(small));
-    rows.miss256MiB = await load(base, fresh(huge));
+    // What the server spends on one request of `key`, relative to one of `to` (1.00 = the same).
+    rows.cost = (key, to = 'health') => median(runs[key].map((r, round) => r.cpuUs / runs[to][round].cpuUs));
+    rows.miss = await load(base, fresh(window), pid);
+    rows.miss1MiB = await load(base, fresh(small), pid);
+    rows.miss256MiB = await load(base, fresh(huge), pid);
     rows.waiters = await heldWaiters(httpAdapter);
     return rows;
   } finally {
@@ -179,8 +191,9 @@ async function benchAdapter(httpAdapter) {
  * they wait (the full study, with its bare node:http floor, is `npm run bench:waiters`).
  */
 async function heldWaiters(httpAdapter) {
+  // The prompt ends 20 s after admission: time enough to hold 10,000 on a busy machine.
   const server = await startDaemonWithData(httpAdapter, {
-    TURNS_ECHO_DELAY_MS: '8000',
+    TURNS_ECHO_DELAY_MS: '20000',
     TURNS_MAX_WAITERS: '20000',
     TURNS_MAX_WAIT_MS: '120000',
   });
@@ -199,8 +212,8 @@ async function heldWaiters(httpAdapter) {
 
 const baselines = {};
 for (const kind of ['http', 'express', 'fastify']) {
-  const url = await spawnServer(['bench/baseline-server.js', kind]);
-  baselines[kind] = await load(`${url}/session/s/turns/p`);
+  const { url, child } = await spawnServer(['bench/baseline-server.js', kind]);
+  baselines[kind] = await load(`${url}/session/s/turns/p`, {}, child.pid);
 }
 const results = {};
 for (const adapter of ['express', 'fastify']) results[adapter] = await benchAdapter(adapter);
@@ -221,26 +234,32 @@ const label = {
 const cell = (rows, key) => {
   const r = rows[key];
   const ratio = rows.fast.includes(key) ? rows.ratio(key) : r.rps / rows.health.rps;
-  return `${String(Math.round(r.rps)).padStart(7)} ${String(r.p50).padStart(4)} ${String(r.p99).padStart(4)} ${ratio.toFixed(2).padStart(6)}`;
+  return `${String(Math.round(r.rps)).padStart(7)} ${String(r.p50).padStart(4)} ${String(r.p99).padStart(4)} ${ratio.toFixed(2).padStart(6)} ${r.cpuUs.toFixed(0).padStart(6)}`;
 };
 console.log(
-  `\n${cpus().length} cores (${cpus()[0].model}); ${CONNECTIONS} connections, ${SECONDS} s a case (the fast ones in ${ROUNDS} rounds: req/s averaged, ratio = median of the rounds' ratios); req/s, p50 and p99 latency in ms, ratio to GET /health of the same adapter\n`,
+  `\n${cpus().length} cores (${cpus()[0].model}); ${CONNECTIONS} connections, ${SECONDS} s a case (the fast ones in ${ROUNDS} rounds: req/s averaged, ratio = median of the rounds' ratios); req/s, p50 and p99 latency in ms, ratio to GET /health of the same adapter, server CPU µs per request\n`,
 );
 const f = results.fastify;
 const e = results.express;
-console.log(`${'case'.padEnd(44)}  express   p50  p99  ratio   fastify   p50  p99  ratio`);
+console.log(`${'case'.padEnd(44)}  express   p50  p99  ratio  µs/req   fastify   p50  p99  ratio  µs/req`);
 for (const key of Object.keys(label)) {
   console.log(`${label[key].padEnd(44)} ${cell(results.express, key)}   ${cell(results.fastify, key)}`);
 }
 const held = (r) =>
-  `${String(r.p99).padStart(5)} ms p99 after the terminal, RSS +${Math.round(r.rssGrowth)} MB, CPU ${r.cpuPercent.toFixed(1)}% (${r.answered} answered)`;
+  `${String(r.p99).padStart(5)} ms p99 after the terminal, RSS +${Math.round(r.rssGrowth)} MB, CPU ${r.cpuPercent.toFixed(1)}% (${r.held} held at once, ${r.answered} answered)`;
 console.log(`${WAITERS.toLocaleString('en')} held waiters, one prompt: express ${held(e.waiters)}; fastify ${held(f.waiters)}`);
 console.log('\nbaselines (same bytes as a settled status, same run):');
 for (const [kind, r] of Object.entries(baselines))
-  console.log(`  bare ${kind.padEnd(8)} ${String(Math.round(r.rps)).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms`);
+  console.log(
+    `  bare ${kind.padEnd(8)} ${String(Math.round(r.rps)).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ${r.cpuUs.toFixed(0)} µs/req`,
+  );
 console.log(
   `\nsettled exact: express ${e.ratio('exact').toFixed(2)}× /health, fastify ${f.ratio('exact').toFixed(2)}× /health; fastify exact / bare node:http ${(f.exact.rps / baselines.http.rps).toFixed(2)}`,
 );
+const costs = (rows) =>
+  ['exact', 'current', 'exactLive', 'currentLive'].map((key) => `${key} ${(1 / rows.cost(key)).toFixed(2)}`).join(', ');
+console.log(`server CPU per request, /health's ÷ the case's (median of rounds; 1.00 = costs what /health costs):`);
+console.log(`  express: ${costs(e)}\n  fastify: ${costs(f)}`);
 console.log(
   `live / settled: express ${e.ratio('exactLive', 'exact').toFixed(2)} (exact), ${e.ratio('currentLive', 'current').toFixed(2)} (current); fastify ${f.ratio('exactLive', 'exact').toFixed(2)}, ${f.ratio('currentLive', 'current').toFixed(2)}`,
 );

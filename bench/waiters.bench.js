@@ -4,22 +4,22 @@
 //     terminal transition, daemon RSS growth while they wait, daemon CPU
 //     while they wait;
 //   - waiters on 1,000 prompts across 100 sessions (10,000 in all): the same;
-//   - 10,000 waits that are aborted: waiters left (debug counter), RSS, and
-//     the V8 heap after a full GC (forced by a heap snapshot) vs before;
+//   - 10,000 waits that are aborted, twice: waiters left (debug counter), RSS
+//     before / while held / after, and the V8 heap after a full GC (forced by
+//     a heap snapshot) before and after the second round;
 //   - requests a client sends for one 30 s prompt: long-poll vs polling at
 //     Retry-After: 1 (WAIT_PROMPT_MS to change the 30 s).
-//   - the floor: the same held phase against bare node:http answering the
-//     same bytes (bench/support/held-baseline-server.js); each adapter's
+//   - the floor: the same held and aborted phases against bare node:http
+//     answering the same bytes (bench/support/held-baseline-server.js); each adapter's
 //     p99 and RSS growth are also printed as multiples of it.
 // The client is a raw socket per request (`hold` in support/held-requests.js), so what is measured is
 // the server, as far as one machine allows: client and server share its cores.
 // Loopback only; every phase is bounded in time.
-import { setMaxListeners } from 'node:events';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemonWithData, startProcess } from './support/daemon-process.js';
-import { heldPhase, hold, json, post, rssMb, sleep, waitForCount } from './support/held-requests.js';
+import { abortedPhase, heldPhase, json, post, rssMb, sleep } from './support/held-requests.js';
 import { TurnsClient } from '../dist/client/index.js';
 
 const WAITERS = Number(process.env.WAITERS ?? 10_000);
@@ -41,7 +41,8 @@ async function bench(httpAdapter, floor) {
   const lines = [];
   // One running prompt, 10,000 waiters.
   {
-    const daemon = await startDaemon(httpAdapter, { TURNS_ECHO_DELAY_MS: '8000' });
+    // The prompt ends 20 s after admission: time enough to hold them all on a busy machine.
+    const daemon = await startDaemon(httpAdapter, { TURNS_ECHO_DELAY_MS: '20000' });
     try {
       const { sessionId } = await json(daemon.url, '/session', post({ sessionScope: 'thread' }));
       const { promptId } = await json(daemon.url, `/session/${sessionId}/prompt`, post({ prompt: [{ type: 'text', text: 'one' }] }));
@@ -96,30 +97,19 @@ async function bench(httpAdapter, floor) {
     try {
       const { sessionId } = await json(daemon.url, '/session', post({ sessionScope: 'thread' }));
       const { promptId } = await json(daemon.url, `/session/${sessionId}/prompt`, post({ prompt: [{ type: 'text', text: 'long' }] }));
+      const urls = Array.from({ length: WAITERS }, () => `${daemon.url}/session/${sessionId}/turns/${promptId}?waitMs=120000`);
       await sleep(500);
-      // RSS before the snapshot (writing one grows it), the heap after its GC.
+      // First the RSS, before any snapshot (writing one grows it); then the heap, each
+      // figure after the full GC of a snapshot, around a second round of vanishing clients.
       const rssBefore = rssMb(daemon.child.pid);
-      await collect();
+      const first = await abortedPhase(daemon, urls);
       const heap = async () => (await json(daemon.url, '/debug/stats')).heapUsedBytes / 1024 / 1024;
+      await collect();
       const heapBefore = await heap();
-      const controller = new AbortController();
-      setMaxListeners(0, controller.signal);
-      const answers = [];
-      for (let i = 0; i < WAITERS; i += 1) {
-        answers.push(hold(`${daemon.url}/session/${sessionId}/turns/${promptId}?waitMs=120000`, controller.signal));
-        if (i % 500 === 499) await sleep(10);
-      }
-      const held = await waitForCount(daemon.url, WAITERS);
-      const rssHeld = rssMb(daemon.child.pid);
-      controller.abort();
-      await Promise.all(answers);
-      const left = await waitForCount(daemon.url, 0, 10_000);
-      await sleep(3_000);
-      const heapAfter = await heap();
-      const rssAfter = rssMb(daemon.child.pid);
+      const second = await abortedPhase(daemon, urls);
       await collect();
       lines.push(
-        `${WAITERS} aborted waits: held ${held}, waiters left ${left}; RSS before ${rssBefore.toFixed(0)} MB, held ${rssHeld.toFixed(0)} MB, after ${rssAfter.toFixed(0)} MB; V8 heap before ${heapBefore.toFixed(0)} MB (after a full GC), after ${heapAfter.toFixed(0)} MB, after a full GC ${(await heap()).toFixed(0)} MB`,
+        `${WAITERS} aborted waits, twice: held ${first.held} / ${second.held}, waiters left ${first.left} / ${second.left}; RSS before ${rssBefore.toFixed(0)} MB, while held ${first.rssHeld.toFixed(0)} MB, 3 s after ${first.rssAfter.toFixed(0)} MB; V8 heap after a full GC ${heapBefore.toFixed(0)} MB before the second round, ${(await heap()).toFixed(0)} MB after it`,
       );
     } finally {
       await daemon.stop();
@@ -160,26 +150,35 @@ async function bench(httpAdapter, floor) {
   return lines;
 }
 
-/** The same held phase against bare node:http answering the same bytes: the floor on this machine for this client. */
+/** The same held phases against bare node:http answering the same bytes: the floor on this machine for this client. */
 async function baseline() {
-  const server = await startProcess(['bench/support/held-baseline-server.js'], { HOLD_MS: '8000' });
+  const urls = (url) => Array.from({ length: WAITERS }, (_, i) => `${url}/hold/${i}`);
+  const server = await startProcess(['bench/support/held-baseline-server.js'], { HOLD_MS: '20000' });
+  let r;
   try {
-    const r = await heldPhase(
-      { ...server, url: server.url },
-      Array.from({ length: WAITERS }, (_, i) => `${server.url}/hold/${i}`),
-    );
-    return {
-      r,
-      line: `${WAITERS} held requests answered at once: p50 ${r.p50} ms p99 ${r.p99} ms after the answer, RSS +${r.rssGrowth.toFixed(1)} MB, CPU while waiting ${r.cpuPercent.toFixed(1)}%`,
-    };
+    r = await heldPhase(server, urls(server.url));
   } finally {
     await server.stop();
+  }
+  const holding = await startProcess(['bench/support/held-baseline-server.js'], { HOLD_MS: '600000' });
+  try {
+    const rssBefore = rssMb(holding.child.pid);
+    const gone = await abortedPhase(holding, urls(holding.url));
+    return {
+      r,
+      lines: [
+        `${WAITERS} held requests answered at once: p50 ${r.p50} ms p99 ${r.p99} ms after the answer, RSS +${r.rssGrowth.toFixed(1)} MB, CPU while waiting ${r.cpuPercent.toFixed(1)}%`,
+        `${WAITERS} held requests whose clients go away: left ${gone.left}; RSS before ${rssBefore.toFixed(0)} MB, while held ${gone.rssHeld.toFixed(0)} MB, 3 s after ${gone.rssAfter.toFixed(0)} MB`,
+      ],
+    };
+  } finally {
+    await holding.stop();
   }
 }
 
 console.log('\nthe floor: bare node:http holding GETs and answering the same bytes, same client');
 const floor = await baseline();
-console.log(`  ${floor.line}`);
+for (const line of floor.lines) console.log(`  ${line}`);
 for (const adapter of (process.env.ADAPTERS ?? 'express,fastify').split(',').filter(Boolean)) {
   console.log(`\n${adapter}`);
   for (const line of await bench(adapter, floor.r)) console.log(`  ${line}`);

@@ -2,6 +2,7 @@
 // request) and one measured phase — hold them all, measure the server's RSS
 // and CPU while they wait, then time each answer after the terminal
 // transition its body reports. Linux (/proc) only.
+import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 
@@ -59,15 +60,20 @@ export async function waitForCount(base, count, timeoutMs = 60_000) {
   }
 }
 
+/** Starts one held GET per url, the connections opening in steps so the listen backlog never overflows into SYN retries. */
+async function holdAll(urls, signal) {
+  const answers = [];
+  for (const url of urls) {
+    answers.push(hold(url, signal));
+    if (answers.length % 500 === 0) await sleep(10);
+  }
+  return answers;
+}
+
 /** Holds `urls` at once, measures while they wait, then reports how fast they were answered after each prompt ended. */
 export async function heldPhase(daemon, urls) {
   const rssBefore = rssMb(daemon.child.pid);
-  const answers = [];
-  for (const url of urls) {
-    answers.push(hold(url));
-    // Connections open in steps, so the listen backlog never overflows into SYN retries.
-    if (answers.length % 500 === 0) await sleep(10);
-  }
+  const answers = await holdAll(urls);
   const held = await waitForCount(daemon.url, urls.length);
   const rssHeld = rssMb(daemon.child.pid);
   const cpu0 = cpuTicks(daemon.child.pid);
@@ -86,4 +92,22 @@ export async function heldPhase(daemon, urls) {
     rssGrowth: rssHeld - rssBefore,
     cpuPercent,
   };
+}
+
+/**
+ * Holds `urls` at once, then every client goes away: how many the server
+ * held, how many it still holds once they are gone, its RSS while they were
+ * held and 3 s after.
+ */
+export async function abortedPhase(server, urls) {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  const answers = await holdAll(urls, controller.signal);
+  const held = await waitForCount(server.url, urls.length);
+  const rssHeld = rssMb(server.child.pid);
+  controller.abort();
+  await Promise.all(answers);
+  const left = await waitForCount(server.url, 0, 10_000);
+  await sleep(3_000);
+  return { held, left, rssHeld, rssAfter: rssMb(server.child.pid) };
 }
