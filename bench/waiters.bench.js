@@ -4,9 +4,9 @@
 //     terminal transition, daemon RSS growth while they wait, daemon CPU
 //     while they wait;
 //   - waiters on 1,000 prompts across 100 sessions (10,000 in all): the same;
-//   - 10,000 waits that are aborted, twice: waiters left (debug counter), RSS
-//     before / while held / after, and the V8 heap after a full GC (forced by
-//     a heap snapshot) before and after the second round;
+//   - 10,000 waits whose clients go away, twice: waiters left (debug counter),
+//     RSS before / while held / after, and the V8 heap after a full GC (forced
+//     by a heap snapshot) before, while held (→ KB a held request) and after;
 //   - requests a client sends for one 30 s prompt: long-poll vs polling at
 //     Retry-After: 1 (WAIT_PROMPT_MS to change the 30 s).
 //   - the floor: the same held and aborted phases against bare node:http
@@ -15,11 +15,11 @@
 // The client is a raw socket per request (`hold` in support/held-requests.js), so what is measured is
 // the server, as far as one machine allows: client and server share its cores.
 // Loopback only; every phase is bounded in time.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemonWithData, startProcess } from './support/daemon-process.js';
-import { abortedPhase, heldPhase, json, post, rssMb, sleep } from './support/held-requests.js';
+import { heldPhase, json, post, sleep, snapshotFlags, vanishingClients } from './support/held-requests.js';
 import { TurnsClient } from '../dist/client/index.js';
 
 const WAITERS = Number(process.env.WAITERS ?? 10_000);
@@ -81,35 +81,16 @@ async function bench(httpAdapter, floor) {
   }
   // Clients that vanish.
   {
-    // SIGUSR2 makes the daemon write a heap snapshot, which runs a full GC first: what is
-    // left after it is what the vanished clients really left behind.
     const snapshots = mkdtempSync(join(tmpdir(), 'turns-heap-'));
-    const daemon = await startDaemon(httpAdapter, {
-      TURNS_ECHO_DELAY_MS: '600000',
-      NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshots}`,
-    });
-    const collect = async () => {
-      const before = readdirSync(snapshots).length;
-      daemon.child.kill('SIGUSR2');
-      for (let i = 0; i < 600 && readdirSync(snapshots).length === before; i += 1) await sleep(100);
-      await json(daemon.url, '/health'); // answered once the snapshot is written
-    };
+    const daemon = await startDaemon(httpAdapter, { TURNS_ECHO_DELAY_MS: '600000', NODE_OPTIONS: snapshotFlags(snapshots) });
     try {
       const { sessionId } = await json(daemon.url, '/session', post({ sessionScope: 'thread' }));
       const { promptId } = await json(daemon.url, `/session/${sessionId}/prompt`, post({ prompt: [{ type: 'text', text: 'long' }] }));
-      const urls = Array.from({ length: WAITERS }, () => `${daemon.url}/session/${sessionId}/turns/${promptId}?waitMs=120000`);
       await sleep(500);
-      // First the RSS, before any snapshot (writing one grows it); then the heap, each
-      // figure after the full GC of a snapshot, around a second round of vanishing clients.
-      const rssBefore = rssMb(daemon.child.pid);
-      const first = await abortedPhase(daemon, urls);
-      const heap = async () => (await json(daemon.url, '/debug/stats')).heapUsedBytes / 1024 / 1024;
-      await collect();
-      const heapBefore = await heap();
-      const second = await abortedPhase(daemon, urls);
-      await collect();
+      const urls = Array.from({ length: WAITERS }, () => `${daemon.url}/session/${sessionId}/turns/${promptId}?waitMs=120000`);
+      const gone = await vanishingClients(daemon, urls, snapshots);
       lines.push(
-        `${WAITERS} aborted waits, twice: held ${first.held} / ${second.held}, waiters left ${first.left} / ${second.left}; RSS before ${rssBefore.toFixed(0)} MB, while held ${first.rssHeld.toFixed(0)} MB, 3 s after ${first.rssAfter.toFixed(0)} MB; V8 heap after a full GC ${heapBefore.toFixed(0)} MB before the second round, ${(await heap()).toFixed(0)} MB after it`,
+        `${WAITERS} waits whose clients go away, twice: held ${gone.held.join(' / ')}, waiters left ${gone.left.join(' / ')}; ${gone.line}`,
       );
     } finally {
       await daemon.stop();
@@ -160,19 +141,23 @@ async function baseline() {
   } finally {
     await server.stop();
   }
-  const holding = await startProcess(['bench/support/held-baseline-server.js'], { HOLD_MS: '600000' });
+  const snapshots = mkdtempSync(join(tmpdir(), 'turns-heap-'));
+  const holding = await startProcess(['bench/support/held-baseline-server.js'], {
+    HOLD_MS: '600000',
+    NODE_OPTIONS: snapshotFlags(snapshots),
+  });
   try {
-    const rssBefore = rssMb(holding.child.pid);
-    const gone = await abortedPhase(holding, urls(holding.url));
+    const gone = await vanishingClients(holding, urls(holding.url), snapshots);
     return {
       r,
       lines: [
         `${WAITERS} held requests answered at once: p50 ${r.p50} ms p99 ${r.p99} ms after the answer, RSS +${r.rssGrowth.toFixed(1)} MB, CPU while waiting ${r.cpuPercent.toFixed(1)}%`,
-        `${WAITERS} held requests whose clients go away: left ${gone.left}; RSS before ${rssBefore.toFixed(0)} MB, while held ${gone.rssHeld.toFixed(0)} MB, 3 s after ${gone.rssAfter.toFixed(0)} MB`,
+        `${WAITERS} held requests whose clients go away, twice: left ${gone.left.join(' / ')}; ${gone.line}`,
       ],
     };
   } finally {
     await holding.stop();
+    rmSync(snapshots, { recursive: true, force: true });
   }
 }
 

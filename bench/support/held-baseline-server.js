@@ -11,7 +11,7 @@ let timer;
 const server = createServer((req, res) => {
   if (req.url === '/debug/stats') {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ waiters: held.size }));
+    res.end(JSON.stringify({ waiters: held.size, heapUsedBytes: process.memoryUsage().heapUsed }));
     return;
   }
   held.add(res);

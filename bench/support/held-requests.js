@@ -3,8 +3,9 @@
 // and CPU while they wait, then time each answer after the terminal
 // transition its body reports. Linux (/proc) only.
 import { setMaxListeners } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 
 export const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 export const cpuTicks = (pid) => {
@@ -97,17 +98,64 @@ export async function heldPhase(daemon, urls) {
 /**
  * Holds `urls` at once, then every client goes away: how many the server
  * held, how many it still holds once they are gone, its RSS while they were
- * held and 3 s after.
+ * held and 3 s after. `whileHeld` runs while they are all held.
  */
-export async function abortedPhase(server, urls) {
+export async function abortedPhase(server, urls, whileHeld = async () => undefined) {
   const controller = new AbortController();
   setMaxListeners(0, controller.signal);
   const answers = await holdAll(urls, controller.signal);
   const held = await waitForCount(server.url, urls.length);
   const rssHeld = rssMb(server.child.pid);
+  const during = await whileHeld();
   controller.abort();
   await Promise.all(answers);
   const left = await waitForCount(server.url, 0, 10_000);
   await sleep(3_000);
-  return { held, left, rssHeld, rssAfter: rssMb(server.child.pid) };
+  return { held, left, rssHeld, rssAfter: rssMb(server.child.pid), during };
 }
+
+/**
+ * The server's V8 heap (MB, from its /debug/stats) right after a full GC:
+ * SIGUSR2 makes a server started with `--heapsnapshot-signal=SIGUSR2
+ * --diagnostic-dir=<dir>` write a heap snapshot, which collects first. The
+ * snapshot is deleted once written.
+ */
+export async function heapAfterFullGc(server, dir) {
+  const before = new Set(readdirSync(dir));
+  server.child.kill('SIGUSR2');
+  let written = [];
+  for (let i = 0; i < 1_200 && written.length === 0; i += 1) {
+    await sleep(100);
+    written = readdirSync(dir).filter((name) => !before.has(name));
+  }
+  // Answered once the snapshot is written: the server is single-threaded.
+  const { heapUsedBytes } = await json(server.url, '/debug/stats');
+  for (const name of written) rmSync(join(dir, name), { force: true });
+  return heapUsedBytes / 1024 / 1024;
+}
+
+/**
+ * Clients that vanish, twice: the first round for RSS (before any snapshot,
+ * as writing one grows it), the second between heaps measured after a full
+ * GC — before, while all are held (what a held request weighs) and after
+ * (what vanished clients leave behind). The server must run with the
+ * snapshot flags of {@link heapAfterFullGc} for `dir`.
+ */
+export async function vanishingClients(server, urls, dir) {
+  const rssBefore = rssMb(server.child.pid);
+  const first = await abortedPhase(server, urls);
+  const heapBefore = await heapAfterFullGc(server, dir);
+  const second = await abortedPhase(server, urls, () => heapAfterFullGc(server, dir));
+  const heapAfter = await heapAfterFullGc(server, dir);
+  return {
+    left: [first.left, second.left],
+    held: [first.held, second.held],
+    line:
+      `RSS before ${rssBefore.toFixed(0)} MB, while held ${first.rssHeld.toFixed(0)} MB, 3 s after ${first.rssAfter.toFixed(0)} MB; ` +
+      `V8 heap after a full GC: ${heapBefore.toFixed(0)} MB before, ${second.during.toFixed(0)} MB while held ` +
+      `(${(((second.during - heapBefore) * 1024) / urls.length).toFixed(1)} KB a held request), ${heapAfter.toFixed(0)} MB after`,
+  };
+}
+
+/** The Node flags that make a server write a heap snapshot (after a full GC) into `dir` on SIGUSR2. */
+export const snapshotFlags = (dir) => `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${dir}`;
