@@ -128,8 +128,17 @@ export async function heapAfterFullGc(server, dir) {
     await sleep(100);
     written = readdirSync(dir).filter((name) => !before.has(name));
   }
-  // Answered once the snapshot is written: the server is single-threaded.
-  const { heapUsedBytes } = await json(server.url, '/debug/stats');
+  // Answered once the snapshot is written (the server is single-threaded). A snapshot
+  // pauses the server for seconds: a pooled keep-alive connection may be closed under
+  // the request as it resumes, so the read is retried.
+  let stats;
+  for (let attempt = 0; !stats; attempt += 1) {
+    stats = await json(server.url, '/debug/stats').catch((error) => {
+      if (attempt >= 4) throw error;
+    });
+    if (!stats) await sleep(200);
+  }
+  const { heapUsedBytes } = stats;
   for (const name of written) rmSync(join(dir, name), { force: true });
   return heapUsedBytes / 1024 / 1024;
 }
