@@ -16,11 +16,11 @@ import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemonProcess } from './support/daemon-process.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const LEASE_MS = Number(process.env.LEASE_MS ?? 3_000);
 const CONNECTIONS = 20;
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function freePort() {
   return new Promise((resolve) => {

@@ -13,7 +13,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from '
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { startDaemonWithData, startProcess } from './support/daemon-process.js';
-import { cpuTicks, heldPhase } from './support/held-requests.js';
+import { cpuTicks, heldPhase, json, post, sleep } from './support/held-requests.js';
 import { workspaceKey } from '../dist/transcript/chat-recording.service.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
@@ -54,7 +54,6 @@ function mean(list) {
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `list` in an order fixed by `seed` (Fisher–Yates over a small LCG): the same for a rerun, different each round. */
 function shuffled(list, seed) {
@@ -67,13 +66,6 @@ function shuffled(list, seed) {
   }
   return out;
 }
-
-async function json(base, path, init) {
-  const res = await fetch(`${base}${path}`, init);
-  return res.status === 204 ? undefined : res.json();
-}
-
-const post = (body) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 /** A transcript of settled turns in our recorder's shape, written line by line: segments of `[turns, textBytes]`, oldest first. */
 function writeTranscript(path, sessionId, segments) {

@@ -6,13 +6,15 @@ import { setMaxListeners } from 'node:events';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export { sleep };
 
 export const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 export const cpuTicks = (pid) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks (100/s)
 };
-export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 export const percentile = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -46,9 +48,10 @@ export function hold(url, signal) {
   });
 }
 
+/** A request's JSON answer (`undefined` for a 204). */
 export async function json(base, path, init) {
   const res = await fetch(`${base}${path}`, init);
-  return res.json();
+  return res.status === 204 ? undefined : res.json();
 }
 export const post = (body) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 

@@ -9,7 +9,7 @@ const BACKSLASH = 0x5c;
  * Before the chain's head is found any record matches; past its root none does.
  */
 export class ExpectedUuid {
-  private source: Uint8Array = Buffer.alloc(0);
+  private source: Buffer = Buffer.alloc(0);
   private start = 0;
   private length = 0;
   private state: 'any' | 'uuid' | 'past-root' = 'any';
@@ -41,7 +41,7 @@ export class ExpectedUuid {
    * expected uuid: `true` when it is that uuid (its closing quote follows),
    * `false` when it is not, `undefined` when only a parse can tell (an escape).
    */
-  matchesStringAt(bytes: Uint8Array, at: number, end: number): boolean | undefined {
+  matchesStringAt(bytes: Buffer, at: number, end: number): boolean | undefined {
     if (this.state !== 'uuid') return this.state === 'any' ? undefined : false;
     const { source, start, length } = this;
     if (end - at <= length) return false;
@@ -55,14 +55,11 @@ export class ExpectedUuid {
 
   matchesString(uuid: string): boolean {
     if (this.state !== 'uuid') return this.state === 'any';
-    return (
-      Buffer.byteLength(uuid) === this.length &&
-      Buffer.from(this.source.buffer, this.source.byteOffset + this.start, this.length).toString('utf8') === uuid
-    );
+    return Buffer.byteLength(uuid) === this.length && this.text() === uuid;
   }
 
   /** Expects the uuid `source[start, end)` next: a parent read in place, not copied. */
-  set(source: Uint8Array, start: number, end: number): void {
+  set(source: Buffer, start: number, end: number): void {
     this.source = source;
     this.start = start;
     this.length = end - start;
@@ -82,7 +79,10 @@ export class ExpectedUuid {
   /** What a cursor carries: the uuid as a string, `undefined` before the head, `null` past the root. */
   value(): string | null | undefined {
     if (this.state === 'any') return undefined;
-    if (this.state === 'past-root') return null;
-    return Buffer.from(this.source.buffer, this.source.byteOffset + this.start, this.length).toString('utf8');
+    return this.state === 'past-root' ? null : this.text();
+  }
+
+  private text(): string {
+    return this.source.toString('utf8', this.start, this.start + this.length);
   }
 }

@@ -16,18 +16,23 @@ function nodeResponse(response: unknown): NodeResponse {
  * and would be held as long as the request is. Call `done` once answered.
  */
 export class ClientGone implements WaitSignal {
-  aborted = false;
+  private gone = false;
   private listener?: { handleEvent(): void };
   private readonly target: NodeResponse;
   private readonly onClose = (): void => {
-    if (this.target.writableFinished || this.aborted) return;
-    this.aborted = true;
+    if (this.target.writableFinished || this.gone) return;
+    this.gone = true;
     this.listener?.handleEvent();
   };
 
   constructor(response: unknown) {
     this.target = nodeResponse(response);
     this.target.on('close', this.onClose);
+  }
+
+  /** True once the client went away before its answer was sent. */
+  get aborted(): boolean {
+    return this.gone;
   }
 
   addEventListener(_type: 'abort', listener: { handleEvent(): void }): void {
