@@ -180,7 +180,7 @@ export class PromptBridge extends BridgeOverlayProvider {
 
   writeBack(sessionId: string, status: SettledTurnStatus, newest: boolean): void {
     if (!this.hasSession(sessionId)) return;
-    this.queue(sessionId).overlay.set(status.promptId, { status, combined: true }, newest);
+    this.queue(sessionId).overlay.setReadBack(status.promptId, { status, combined: true }, newest);
   }
 
   rewindGeneration(sessionId: string): number {
