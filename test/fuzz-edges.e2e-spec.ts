@@ -33,3 +33,61 @@ describe.each(ADAPTERS)('a memory-only result outlives other clients reading old
     for (const promptId of old.slice(38)) expect((await turn(promptId).expect(200)).body.queuedAt).toEqual(expect.any(Number));
   });
 });
+
+/** The first frame of a session's event stream, read with the given headers. */
+async function firstFrame(url: string, headers: Record<string, string>): Promise<string> {
+  const controller = new AbortController();
+  const res = await fetch(url, { headers, signal: controller.signal });
+  const reader = res.body!.getReader();
+  let text = '';
+  while (!/\S\n\n/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+  controller.abort();
+  return text.trimStart().split('\n\n')[0]!;
+}
+
+describe.each(ADAPTERS)('protocol details (%s)', (httpAdapter) => {
+  let daemon: TestDaemon;
+  beforeAll(async () => {
+    daemon = await startDaemon({ httpAdapter, token: 't0ken' });
+  });
+  afterAll(() => daemon.close(true));
+  const auth = { Authorization: 'Bearer t0ken' };
+
+  it('names the Bearer scheme on every 401 (RFC 6750)', async () => {
+    for (const path of ['/capabilities', '/session/x/turns/current', '/docs-json', '/docs/']) {
+      const res = await daemon.http.get(path).set('Authorization', 'Bearer wrong');
+      expect(res.status).toBe(401);
+      expect(res.headers['www-authenticate']).toBe('Bearer');
+      expect(res.body).toEqual({ error: 'Unauthorized', code: 'unauthorized' });
+    }
+    expect((await daemon.http.post('/session').send({})).headers['www-authenticate']).toBe('Bearer');
+  });
+
+  it('treats a Last-Event-ID that is not a safe integer as absent', async () => {
+    const { body } = await daemon.http.post('/session').set(auth).send({}).expect(200);
+    const url = `${daemon.url}/session/${body.sessionId}/events`;
+    const plain = await firstFrame(url, auth);
+    expect(plain).toMatch(/^retry: 3000\nid: \d+$|^id: \d+\nretry: 3000$/);
+    for (const header of ['9'.repeat(400), '9'.repeat(20), '1.5', '-3']) {
+      expect(await firstFrame(url, { ...auth, 'Last-Event-ID': header })).toBe(plain);
+    }
+    expect(await firstFrame(url, { ...auth, 'Last-Event-ID': '0' })).toMatch(/id: 0(\n|$)/);
+  });
+
+  it('refuses a lone surrogate with 400 invalid_request naming the field', async () => {
+    const { body } = await daemon.http.post('/session').set(auth).send({}).expect(200);
+    const res = await daemon.http
+      .post(`/session/${body.sessionId}/prompt`)
+      .set(auth)
+      .set('Content-Type', 'application/json')
+      .send('{"prompt":[{"type":"text","text":"ok"},{"type":"text","text":"a\\ud800"}]}');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'prompt.1.text: contains a lone UTF-16 surrogate', code: 'invalid_request' });
+    const pair = await daemon.http
+      .post(`/session/${body.sessionId}/prompt`)
+      .set(auth)
+      .set('Content-Type', 'application/json')
+      .send('{"prompt":[{"type":"text","text":"\\ud83d\\ude00"}]}');
+    expect(pair.status).toBe(202);
+  });
+});

@@ -23,7 +23,8 @@ export const API_ERRORS = {
   invalid_wait_ms: { status: 400, message: 'waitMs must be an integer from 0 to maxWaitMs', example: { maxWaitMs: 30000 } },
   invalid_transcript_cursor: { status: 400, message: 'Invalid transcript cursor', example: { sessionId: SID } },
   workspace_mismatch: { status: 400, message: 'cwd is not a workspace of this daemon', example: { cwd: '/srv/other' } },
-  unauthorized: { status: 401, message: 'Unauthorized' },
+  // RFC 6750: every 401 names the scheme it wants.
+  unauthorized: { status: 401, message: 'Unauthorized', headers: { 'WWW-Authenticate': 'Bearer' } },
   payload_too_large: { status: 413, message: 'Request body too large' },
   prompt_too_large: { status: 413, message: 'Prompt too large', example: { sessionId: SID, promptChars: 2000000, maxChars: 1048576 } },
   unsupported_media_type: { status: 415, message: 'Unsupported media type' },
@@ -67,7 +68,10 @@ export const API_ERRORS = {
   too_many_waiters: { status: 503, message: 'Too many held requests', example: { limit: 10000 } },
   too_many_sessions: { status: 503, message: 'Too many live sessions', example: { limit: 1000 } },
   too_many_streams: { status: 503, message: 'Too many open event streams', example: { limit: 16 } },
-} as const satisfies Record<string, { status: number; message: string; example?: Record<string, unknown> }>;
+} as const satisfies Record<
+  string,
+  { status: number; message: string; example?: Record<string, unknown>; headers?: Record<string, string> }
+>;
 
 /**
  * A code of {@link API_ERRORS}.
@@ -86,8 +90,9 @@ export function apiError(
   details: Record<string, unknown> = {},
   options: { message?: string; headers?: Record<string, string> } = {},
 ): ApiException {
-  const { status, message } = API_ERRORS[code];
-  return new ApiException(status, code, options.message ?? message, details, options.headers);
+  const entry: { status: number; message: string; headers?: Record<string, string> } = API_ERRORS[code];
+  const headers = entry.headers || options.headers ? { ...entry.headers, ...options.headers } : undefined;
+  return new ApiException(entry.status, code, options.message ?? entry.message, details, headers);
 }
 
 /** Named builders for the errors raised in more than one place. */

@@ -18,6 +18,7 @@ const FASTIFY_CODES: Record<string, ApiErrorCode> = {
 
 interface FastifyLikeReply {
   code(status: number): FastifyLikeReply;
+  headers(values: Record<string, string>): FastifyLikeReply;
   send(body: unknown): void;
 }
 
@@ -79,14 +80,15 @@ function hardenServer(server: Server, config: DaemonConfig): void {
 function guardDocs(app: INestApplication, config: DaemonConfig): void {
   if (!config.token) return;
   const token = new BearerToken(config.token);
-  const denied = apiError('unauthorized').toBody();
+  const error = apiError('unauthorized');
+  const denied = error.toBody();
   const isDocs = (url: string | undefined) => url !== undefined && /^\/docs(?:-json|[/?]|$)/.test(url);
   const instance = app.getHttpAdapter().getInstance();
   if (config.httpAdapter === 'fastify') {
     instance.addHook(
       'onRequest',
       (request: { url: string; headers: Record<string, unknown> }, reply: FastifyLikeReply, done: () => void) => {
-        if (isDocs(request.url) && !token.accepts(request.headers.authorization)) reply.code(401).send(denied);
+        if (isDocs(request.url) && !token.accepts(request.headers.authorization)) reply.code(401).headers(error.headers).send(denied);
         else done();
       },
     );
@@ -94,10 +96,10 @@ function guardDocs(app: INestApplication, config: DaemonConfig): void {
     instance.use(
       (
         request: { url: string; headers: Record<string, unknown> },
-        response: { status(n: number): { json(b: unknown): void } },
+        response: { set(headers: Record<string, string>): { status(n: number): { json(b: unknown): void } } },
         next: () => void,
       ) => {
-        if (isDocs(request.url) && !token.accepts(request.headers.authorization)) response.status(401).json(denied);
+        if (isDocs(request.url) && !token.accepts(request.headers.authorization)) response.set(error.headers).status(401).json(denied);
         else next();
       },
     );
