@@ -1,4 +1,6 @@
+import { settle } from './support/controlled-engine.js';
 import { pollTurn } from './support/poll.js';
+import { openSocket, readResponses, readUntilClosed } from './support/raw-http.js';
 import { ADAPTERS, startDaemon, type TestDaemon } from './support/test-daemon.js';
 
 // The edges a fuzzing run of the daemon found (issue 17), on both adapters.
@@ -89,5 +91,157 @@ describe.each(ADAPTERS)('protocol details (%s)', (httpAdapter) => {
       .set('Content-Type', 'application/json')
       .send('{"prompt":[{"type":"text","text":"\\ud83d\\ude00"}]}');
     expect(pair.status).toBe(202);
+  });
+});
+
+describe.each(ADAPTERS)('slow clients are cut on time (%s)', (httpAdapter) => {
+  let daemon: TestDaemon;
+  beforeAll(async () => {
+    daemon = await startDaemon({ httpAdapter, headersTimeoutMs: 1_000, requestTimeoutMs: 2_000, maxBodyBytes: 64 * 1024 });
+  });
+  afterAll(() => daemon.close(true));
+
+  // Generous bounds: the point is that the cut comes from the setting, not from Node's 30 s check.
+  it('cuts a client that sends half a header after TURNS_HEADERS_TIMEOUT_MS (1 s), well before 3 s', async () => {
+    const socket = await openSocket(daemon.url);
+    socket.write('GET /health HTTP/1.1\r\nHost: x\r\n');
+    const { closed, data, afterMs } = await readUntilClosed(socket, 5_000);
+    expect(closed).toBe(true);
+    expect(afterMs).toBeLessThan(3_000);
+    expect(data).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it('cuts a client that sends half a body after TURNS_REQUEST_TIMEOUT_MS (2 s), well before 4 s', async () => {
+    const socket = await openSocket(daemon.url);
+    socket.write('POST /session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"');
+    const { closed, afterMs } = await readUntilClosed(socket, 6_000);
+    expect(closed).toBe(true);
+    expect(afterMs).toBeLessThan(4_000);
+  });
+
+  it('answers a declared Content-Length over the body limit with 413 at once, without waiting for the body', async () => {
+    const socket = await openSocket(daemon.url);
+    socket.write('POST /session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n{"');
+    const { closed, data, afterMs } = await readUntilClosed(socket, 5_000);
+    expect(closed).toBe(true);
+    expect(afterMs).toBeLessThan(1_500); // the request time-out is 2 s
+    expect(data).toMatch(/^HTTP\/1\.1 413/);
+    expect(JSON.parse(data.slice(data.indexOf('\r\n\r\n') + 4))).toEqual({ error: 'Request body too large', code: 'payload_too_large' });
+  });
+});
+
+describe.each(ADAPTERS)('both adapters answer alike (%s)', (httpAdapter) => {
+  let daemon: TestDaemon;
+  let session: { sessionId: string; clientId: string };
+  beforeAll(async () => {
+    daemon = await startDaemon({ httpAdapter });
+    session = await daemon.createSession();
+  });
+  afterAll(() => daemon.close(true));
+
+  it('strips __proto__ and constructor.prototype keys, keeping the connection for what is pipelined behind', async () => {
+    const socket = await openSocket(daemon.url);
+    const body = `{"__proto__":{"admin":true},"prompt":[{"type":"text","text":"hi","constructor":{"prototype":{"x":1}}}]}`;
+    socket.write(
+      `POST /session/${session.sessionId}/prompt HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
+        'GET /health HTTP/1.1\r\nHost: x\r\n\r\n',
+    );
+    const [admitted, health] = await readResponses(socket, 2);
+    socket.destroy();
+    expect(admitted!.status).toBe(202);
+    expect(admitted!.headers.connection).not.toBe('close');
+    expect(health!.status).toBe(200);
+    const turn = await daemon.engine.nextTurn();
+    expect(turn.request.prompt).toEqual([{ type: 'text', text: 'hi' }]);
+    turn.finish();
+  });
+
+  it.each([
+    ['QUERY', '/health', 405, 'GET, HEAD, OPTIONS'],
+    ['DELETE', '/health', 405, 'GET, HEAD, OPTIONS'],
+    ['PUT', '/session/:id/turns/current', 405, 'GET, HEAD, OPTIONS'],
+    ['GET', '/session/:id/prompt', 405, 'OPTIONS, POST'],
+    ['PATCH', '/session/:id', 405, 'DELETE, OPTIONS'],
+    ['QUERY', '/nope', 404, undefined],
+    ['OPTIONS', '/nope', 404, undefined],
+  ])('answers %s %s with %d and Allow %s, as JSON', async (method, path, status, allow) => {
+    const res = await fetch(`${daemon.url}${path.replace(':id', session.sessionId)}`, { method });
+    expect(res.status).toBe(status);
+    expect(res.headers.get('allow') ?? undefined).toBe(allow);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await res.json()).toEqual(
+      status === 405
+        ? { error: 'Method not allowed on this path; see Allow', code: 'method_not_allowed' }
+        : { error: 'Not found', code: 'not_found' },
+    );
+  });
+
+  it('answers a plain OPTIONS on a route with 204 and Allow', async () => {
+    for (const [path, allow] of [
+      ['/session/:id/turns/current', 'GET, HEAD, OPTIONS'],
+      ['/session/:id/turns/some-prompt', 'GET, HEAD, OPTIONS'],
+      ['/session/:id/pending-prompts/p', 'DELETE, OPTIONS'],
+      ['/session', 'OPTIONS, POST'],
+    ]) {
+      const res = await fetch(`${daemon.url}${path!.replace(':id', session.sessionId)}`, { method: 'OPTIONS' });
+      expect(res.status).toBe(204);
+      expect(res.headers.get('allow')).toBe(allow);
+      expect(await res.text()).toBe('');
+    }
+  });
+
+  it('answers HEAD where GET is answered', async () => {
+    const res = await fetch(`${daemon.url}/health`, { method: 'HEAD' });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe.each(ADAPTERS)('requests pipelined on one connection (%s)', (httpAdapter) => {
+  let daemon: TestDaemon;
+  beforeAll(async () => {
+    daemon = await startDaemon({ httpAdapter });
+  });
+  afterAll(() => daemon.close(true));
+
+  it('are answered as if they ran in order: reads sent before a POST do not see it', async () => {
+    const { sessionId } = await daemon.createSession({ sessionScope: 'thread' });
+    const socket = await openSocket(daemon.url);
+    const body = '{"prompt":[{"type":"text","text":"later"}]}';
+    socket.write(
+      `GET /session/${sessionId}/turns/current HTTP/1.1\r\nHost: x\r\n\r\n` +
+        `GET /session/${sessionId}/pending-prompts HTTP/1.1\r\nHost: x\r\n\r\n` +
+        `POST /session/${sessionId}/prompt HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
+        `GET /session/${sessionId}/pending-prompts HTTP/1.1\r\nHost: x\r\n\r\n`,
+    );
+    const [current, pendingBefore, admitted, pendingAfter] = await readResponses(socket, 4);
+    socket.destroy();
+    expect(JSON.parse(current!.body)).toEqual({ sessionId, state: 'idle' });
+    expect(JSON.parse(pendingBefore!.body)).toEqual({ pendingPrompts: [] });
+    expect(admitted!.status).toBe(202);
+    const { promptId } = JSON.parse(admitted!.body);
+    expect(JSON.parse(pendingAfter!.body).pendingPrompts).toEqual([expect.objectContaining({ promptId, text: 'later' })]);
+    (await daemon.engine.nextTurn()).finish();
+  });
+
+  it('start one at a time: a request behind a held one waits for its answer', async () => {
+    const { sessionId } = await daemon.createSession({ sessionScope: 'thread' });
+    const promptId = await daemon.prompt(sessionId, 'held');
+    const turn = await daemon.engine.nextTurn();
+    expect(turn.request.prompt).toEqual([{ type: 'text', text: 'held' }]);
+    const socket = await openSocket(daemon.url);
+    socket.write(
+      `GET /session/${sessionId}/turns/${promptId}?waitMs=10000 HTTP/1.1\r\nHost: x\r\n\r\n` +
+        `DELETE /session/${sessionId} HTTP/1.1\r\nHost: x\r\n\r\n`,
+    );
+    const answers = readResponses(socket, 2);
+    await settle(20);
+    // The DELETE has not run: the session is still live and its prompt still running.
+    expect((await daemon.http.get(`/session/${sessionId}/turns/${promptId}`).expect(200)).body.state).toBe('running');
+    turn.say('done');
+    turn.finish();
+    const [held, closed] = await answers;
+    socket.destroy();
+    expect(JSON.parse(held!.body)).toMatchObject({ state: 'completed', resultText: 'done' });
+    expect(closed!.status).toBe(204);
   });
 });

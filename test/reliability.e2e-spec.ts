@@ -1,24 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { ChatRecordingService } from '../src/transcript/chat-recording.service.js';
 import { EchoEngine } from '../src/engines/echo.engine.js';
 import { waitForTurn } from './support/poll.js';
+import { raw } from './support/raw-http.js';
 import { ADAPTERS, startDaemon, tempDir, type TestDaemon } from './support/test-daemon.js';
 import { writeLargeTranscript } from './support/transcript-generator.js';
-
-/** Sends raw bytes and returns the raw answer (for what a client library refuses to send). */
-function raw(url: string, request: string): Promise<string> {
-  const { port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1');
-    let answer = '';
-    socket.on('data', (chunk) => (answer += chunk));
-    socket.on('end', () => resolve(answer));
-    socket.on('error', reject);
-    socket.write(request);
-  });
-}
 
 const deep = (depth: number) => `{"prompt":${'['.repeat(depth)}${']'.repeat(depth)}}`;
 

@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { Pool } from 'undici';
 import type { ApiException } from '../common/api-exception.js';
 import { ApiErrors } from '../common/api-errors.js';
+import { writeApiError } from '../common/write-api-error.js';
 import { parseWaitRequest } from '../turns/wait/wait-request.js';
 import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
 import { ClusterNode } from './cluster-node.js';
@@ -15,14 +16,7 @@ const CONNECTIONS_PER_PEER = 128;
 
 /** Writes an API error on a raw response, as the exception filter would. */
 export function sendApiError(res: ServerResponse, error: ApiException, nodeId: string): void {
-  const body = JSON.stringify(error.toBody());
-  res.writeHead(error.getStatus(), {
-    ...error.headers,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    [NODE_HEADER]: nodeId,
-  });
-  res.end(body);
+  writeApiError(res, error, { [NODE_HEADER]: nodeId });
 }
 
 /**

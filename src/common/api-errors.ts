@@ -32,6 +32,7 @@ export const API_ERRORS = {
   session_not_found: { status: 404, message: 'Session not found', example: { sessionId: SID } },
   prompt_not_found: { status: 404, message: 'Prompt not found', example: { sessionId: SID, promptId: PID } },
   not_found: { status: 404, message: 'Not found' },
+  method_not_allowed: { status: 405, message: 'Method not allowed on this path; see Allow' },
   session_on_other_node: {
     status: 409,
     message: 'The session is live on another node; load it (POST /session/:id/load) through any node to attach',

@@ -3,7 +3,14 @@ import { findLoneSurrogate } from './lone-surrogate.js';
 
 describe('findLoneSurrogate', () => {
   it('names the first string holding a lone surrogate, in document order', () => {
-    expect(findLoneSurrogate({ prompt: [{ type: 'text', text: 'ok' }, { type: 'text', text: 'a\ud800b' }] })).toBe('prompt.1.text');
+    expect(
+      findLoneSurrogate({
+        prompt: [
+          { type: 'text', text: 'ok' },
+          { type: 'text', text: 'a\ud800b' },
+        ],
+      }),
+    ).toBe('prompt.1.text');
     expect(findLoneSurrogate({ a: '\udc00', b: '\ud800' })).toBe('a');
     expect(findLoneSurrogate({ ['k\ud800']: 1 })).toBe('k\ud800');
     expect(findLoneSurrogate('\ud83d')).toBe('');

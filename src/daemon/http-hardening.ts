@@ -5,6 +5,8 @@ import { apiError, type ApiErrorCode } from '../common/api-errors.js';
 import { BearerToken } from './bearer-token.js';
 import type { DaemonConfig } from './daemon-config.js';
 import { LIMIT_DEFAULTS } from './daemon-config.js';
+import { stripPrototypeKeys } from './prototype-keys.js';
+import { installRequestGate } from './request-gate.js';
 
 // The one adapter-aware place: what Express and Fastify do before a request
 // reaches Nest (body parsing, routing, malformed requests, Swagger UI), held
@@ -40,6 +42,9 @@ function fastifyErrorBody(
 export function fastifyOptions(config: DaemonConfig) {
   return {
     bodyLimit: config.maxBodyBytes ?? LIMIT_DEFAULTS.maxBodyBytes,
+    // Strip prototype keys (as Express does, stripPrototypeKeys) instead of a 400 that also closes the connection.
+    onProtoPoisoning: 'remove',
+    onConstructorPoisoning: 'remove',
     requestTimeout: config.requestTimeoutMs ?? LIMIT_DEFAULTS.requestTimeoutMs,
     // Session and prompt ids are at most a few hundred characters; longer ones are answered as unknown.
     routerOptions: { maxParamLength: 1_024 },
@@ -58,6 +63,12 @@ export function fastifyOptions(config: DaemonConfig) {
 function hardenServer(server: Server, config: DaemonConfig): void {
   server.headersTimeout = config.headersTimeoutMs ?? LIMIT_DEFAULTS.headersTimeoutMs;
   server.requestTimeout = config.requestTimeoutMs ?? LIMIT_DEFAULTS.requestTimeoutMs;
+  // Node checks both only every 30 s by default: check often enough that a cut comes within 1 s of its time.
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(
+    1_000,
+    server.headersTimeout,
+    server.requestTimeout,
+  );
   server.removeAllListeners('clientError');
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
@@ -112,8 +123,10 @@ export function hardenApp(app: INestApplication, config: DaemonConfig): void {
   if (config.httpAdapter !== 'fastify') {
     (app as unknown as { useBodyParser(type: string, options: object): void }).useBodyParser('json', {
       limit: config.maxBodyBytes ?? LIMIT_DEFAULTS.maxBodyBytes,
+      reviver: stripPrototypeKeys,
     });
   }
   hardenServer(app.getHttpServer() as Server, config);
   guardDocs(app, config);
+  installRequestGate(app, config.maxBodyBytes ?? LIMIT_DEFAULTS.maxBodyBytes);
 }

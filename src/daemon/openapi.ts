@@ -25,7 +25,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config);
   const unauthorized = {
     description: 'unauthorized: the bearer token is missing, malformed or wrong.',
-    headers: { 'WWW-Authenticate': { description: 'The scheme to authenticate with (RFC 6750).', schema: { type: 'string', example: 'Bearer' } } },
+    headers: {
+      'WWW-Authenticate': { description: 'The scheme to authenticate with (RFC 6750).', schema: { type: 'string', example: 'Bearer' } },
+    },
     content: {
       'application/json': {
         schema: { $ref: getSchemaPath(ErrorResponseDto) },

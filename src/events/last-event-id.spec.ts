@@ -9,7 +9,19 @@ describe('parseLastEventId', () => {
   });
 
   it('treats everything else as absent', () => {
-    for (const header of [undefined, '', '-1', '+1', '1.5', '1e3', ' 1', '0x10', String(Number.MAX_SAFE_INTEGER + 1), '9'.repeat(20), '9'.repeat(400)]) {
+    for (const header of [
+      undefined,
+      '',
+      '-1',
+      '+1',
+      '1.5',
+      '1e3',
+      ' 1',
+      '0x10',
+      String(Number.MAX_SAFE_INTEGER + 1),
+      '9'.repeat(20),
+      '9'.repeat(400),
+    ]) {
       expect(parseLastEventId(header)).toBeUndefined();
     }
   });

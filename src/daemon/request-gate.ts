@@ -1,0 +1,58 @@
+import type { INestApplication } from '@nestjs/common';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { apiError } from '../common/api-errors.js';
+import { writeApiError } from '../common/write-api-error.js';
+import { inRequestOrder } from './pipelined-requests.js';
+import { controllerRoutes, RouteTable, type Route } from './route-table.js';
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Methods both frameworks route themselves; on an unknown path they answer their (JSON) 404. */
+const ROUTED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH']);
+
+/**
+ * What the daemon answers before Express or Fastify sees a request, so both
+ * adapters answer alike:
+ * - a declared `Content-Length` over the body limit → `413 payload_too_large`
+ *   at once, without reading the body, and the connection closed;
+ * - a method a path does not answer → `405 method_not_allowed` with `Allow`;
+ *   a plain `OPTIONS` → `204` with `Allow` (CORS preflights are answered
+ *   outside, by the browser walls); on a path no route has, a method the
+ *   frameworks do not route (`QUERY`, `OPTIONS`, …) → `404 not_found`.
+ */
+export function requestGate(routes: RouteTable, maxBodyBytes: number, next: Listener): Listener {
+  return (req, res) => {
+    if (Number(req.headers['content-length']) > maxBodyBytes) {
+      return writeApiError(res, apiError('payload_too_large'), { connection: 'close' });
+    }
+    const method = req.method ?? '';
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const allowed = routes.allowed(query === -1 ? url : url.slice(0, query));
+    if (!allowed) return ROUTED_METHODS.has(method) ? next(req, res) : writeApiError(res, apiError('not_found'));
+    if (method !== 'OPTIONS' && allowed.includes(method)) return next(req, res);
+    const allow = allowed.join(', ');
+    if (method !== 'OPTIONS') return writeApiError(res, apiError('method_not_allowed'), { allow });
+    res.writeHead(204, { allow });
+    res.end();
+  };
+}
+
+/** What SwaggerModule serves (UI, its assets, the document), outside the controllers. */
+const DOCS_ROUTES: Route[] = ['docs', 'docs/*', 'docs-json', 'docs-yaml'].map((path) => ({ method: 'GET', path }));
+
+/**
+ * Puts {@link requestGate} and {@link inRequestOrder} in front of the
+ * framework's request listener (the cluster router, installed at bootstrap,
+ * goes in front of them).
+ */
+export function installRequestGate(app: INestApplication, maxBodyBytes: number): void {
+  const server = app.getHttpServer() as Server;
+  const framework = server.listeners('request') as Listener[];
+  const answer: Listener = (req, res) => {
+    for (const listener of framework) listener.call(server, req, res);
+  };
+  const routes = new RouteTable([...controllerRoutes(app), ...DOCS_ROUTES]);
+  server.removeAllListeners('request');
+  server.on('request', inRequestOrder(requestGate(routes, maxBodyBytes, answer)));
+}
