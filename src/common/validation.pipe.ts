@@ -25,6 +25,8 @@ function describe(errors: ValidationError[], prefix = ''): string[] {
 class RuntimeValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body') {
+      // Nest would validate `null` as `{}`; Express's strict parser refuses it, so Fastify must too.
+      if (value === null) throw ApiErrors.invalidRequest('The body must be a JSON object');
       if (jsonDepth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
         throw apiError('invalid_json', {}, { message: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` });
       }
