@@ -29,7 +29,12 @@ describe.each(ADAPTERS)('hostile input gets a clear 4xx and harms no other sessi
     expect(res.status).toBe(200);
   });
 
-  const json = (method: 'post' | 'get' | 'delete', path: () => string, body?: string, type = 'application/json') => ({
+  const json = (
+    method: 'post' | 'get' | 'delete' | 'put' | 'options' | 'query',
+    path: () => string,
+    body?: string,
+    type = 'application/json',
+  ) => ({
     method,
     path,
     body,
@@ -58,8 +63,8 @@ describe.each(ADAPTERS)('hostile input gets a clear 4xx and harms no other sessi
       413,
       'prompt_too_large',
     ],
-    // Express's strict JSON parser refuses a bare null (invalid_json); Fastify parses it and validation refuses it.
-    ['null body', json('post', () => `/session/${victim.sessionId}/prompt`, 'null'), 400, ''],
+    ['null body', json('post', () => `/session/${victim.sessionId}/prompt`, 'null'), 400, 'invalid_request'],
+    ['string body', json('post', () => `/session/${victim.sessionId}/prompt`, '"hi"'), 400, 'invalid_request'],
     ['string prompt', json('post', () => `/session/${victim.sessionId}/prompt`, '{"prompt":"hi"}'), 400, 'invalid_request'],
     [
       'unknown block type',
@@ -81,6 +86,58 @@ describe.each(ADAPTERS)('hostile input gets a clear 4xx and harms no other sessi
     // Fastify refuses the media type (415); Express ignores the body and validation refuses it (400).
     ['text/plain body', json('post', () => `/session/${victim.sessionId}/prompt`, 'hello', 'text/plain'), 0, ''],
     ['foreign client id', json('get', () => `/session/${victim.sessionId}/turns/current`), 400, 'invalid_client_id'],
+    // Found by fuzzing (issue 17): the same answer on both adapters.
+    [
+      '__proto__ key in a prompt (stripped)',
+      json('post', () => `/session/${victim.sessionId}/prompt`, '{"__proto__":{"x":1},"prompt":[{"type":"text","text":"p"}]}'),
+      202,
+      '',
+    ],
+    [
+      'constructor.prototype in a session body (stripped)',
+      json('post', () => '/session', '{"constructor":{"prototype":{"x":1}}}'),
+      200,
+      '',
+    ],
+    ['null session body', json('post', () => '/session', 'null'), 400, 'invalid_request'],
+    ['unknown method on a route', json('query', () => '/health'), 405, 'method_not_allowed'],
+    ['method a route does not answer', json('put', () => `/session/${victim.sessionId}/prompt`), 405, 'method_not_allowed'],
+    ['unknown method on an unknown path', json('query', () => '/nope'), 404, 'not_found'],
+    ['plain OPTIONS on a turn route', json('options', () => `/session/${victim.sessionId}/turns/current`), 204, ''],
+    [
+      'lone surrogate in a prompt',
+      json('post', () => `/session/${victim.sessionId}/prompt`, '{"prompt":[{"type":"text","text":"\\ud800"}]}'),
+      400,
+      'invalid_request',
+    ],
+    ['empty cwd', json('post', () => '/session', '{"cwd":""}'), 400, 'invalid_request'],
+    ['null cwd', json('post', () => '/session', '{"cwd":null}'), 400, 'invalid_request'],
+    [
+      'null deadline',
+      json('post', () => `/session/${victim.sessionId}/prompt`, '{"prompt":[{"type":"text","text":"x"}],"deadlineMs":null}'),
+      400,
+      'invalid_deadline_ms',
+    ],
+    [
+      'fractional deadline',
+      json('post', () => `/session/${victim.sessionId}/prompt`, '{"prompt":[{"type":"text","text":"x"}],"deadlineMs":1.5}'),
+      400,
+      'invalid_deadline_ms',
+    ],
+    [
+      'null mimeType',
+      json('post', () => `/session/${victim.sessionId}/prompt`, '{"prompt":[{"type":"image","data":"AA==","mimeType":null}]}'),
+      400,
+      'invalid_request',
+    ],
+    [
+      'text block without text',
+      json('post', () => `/session/${victim.sessionId}/prompt`, '{"prompt":[{"type":"text"}]}'),
+      400,
+      'invalid_request',
+    ],
+    ['null block', json('post', () => `/session/${victim.sessionId}/prompt`, '{"prompt":[null]}'), 400, 'invalid_request'],
+    ['waitMs over maxWaitMs', json('get', () => `/session/${victim.sessionId}/turns/current?waitMs=300000`), 400, 'invalid_wait_ms'],
   ];
 
   it.each(cases)('%s', async (_name, request, status, code) => {
@@ -89,7 +146,9 @@ describe.each(ADAPTERS)('hostile input gets a clear 4xx and harms no other sessi
     const res = await (request.body === undefined ? req : req.send(request.body));
     if (status === 0) expect([400, 415]).toContain(res.status);
     else expect(res.status).toBe(status);
-    expect(res.body).toEqual(expect.objectContaining({ error: expect.any(String), code: code || expect.any(String) }));
+    if (res.status >= 400)
+      expect(res.body).toEqual(expect.objectContaining({ error: expect.any(String), code: code || expect.any(String) }));
+    else expect(res.body.code).toBeUndefined();
   });
 
   it('answers a malformed URL encoding in our shape, without echoing the URL', async () => {

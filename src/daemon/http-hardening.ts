@@ -124,6 +124,8 @@ export function hardenApp(app: INestApplication, config: DaemonConfig): void {
     (app as unknown as { useBodyParser(type: string, options: object): void }).useBodyParser('json', {
       limit: config.maxBodyBytes ?? LIMIT_DEFAULTS.maxBodyBytes,
       reviver: stripPrototypeKeys,
+      // Any JSON value parses, as on Fastify; validation then refuses what is not an object, alike on both.
+      strict: false,
     });
   }
   hardenServer(app.getHttpServer() as Server, config);
