@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, getSchemaPath, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { apiErrorExample } from '../common/api-errors.js';
+import { apiErrorExample, type ApiErrorCode } from '../common/api-errors.js';
 import { ErrorResponseDto } from '../common/error-response.dto.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as const;
@@ -8,7 +8,8 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as 
 /**
  * The daemon's OpenAPI document: every route, the bearer scheme required
  * everywhere but on the operations that opt out (`security: []`, i.e.
- * `/health`), and their `401`.
+ * `/health`), and their `401`; the browser walls' `403` on every operation
+ * and `415` on every one that may carry a body.
  *
  * @publicApi
  */
@@ -23,21 +24,34 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addSecurityRequirements('bearer')
     .build();
   const document = SwaggerModule.createDocument(app, config);
-  const unauthorized = {
-    description: 'unauthorized: the bearer token is missing, malformed or wrong.',
-    content: {
-      'application/json': {
-        schema: { $ref: getSchemaPath(ErrorResponseDto) },
-        examples: { unauthorized: { summary: 'unauthorized', value: apiErrorExample('unauthorized') } },
-      },
-    },
-  };
+  const unauthorized = errorResponse('unauthorized: the bearer token is missing, malformed or wrong.', 'unauthorized');
+  const forbidden = errorResponse(
+    'origin_forbidden: a web page of an origin not in TURNS_ALLOW_ORIGINS, or a Host the daemon does not answer to (SPEC §15).',
+    'origin_forbidden',
+  );
+  const unsupported = errorResponse('unsupported_media_type: a body that is not application/json.', 'unsupported_media_type');
   for (const item of Object.values(document.paths)) {
     for (const method of METHODS) {
       const operation = item[method];
-      if (!operation || operation.security?.length === 0) continue;
+      if (!operation) continue;
+      operation.responses['403'] ??= forbidden;
+      if (method === 'post' || method === 'delete') operation.responses['415'] ??= unsupported;
+      if (operation.security?.length === 0) continue;
       operation.responses['401'] ??= unauthorized;
     }
   }
   return document;
+}
+
+/** A documented error answer of `code`, with its catalogued example. */
+function errorResponse(description: string, code: ApiErrorCode) {
+  return {
+    description,
+    content: {
+      'application/json': {
+        schema: { $ref: getSchemaPath(ErrorResponseDto) },
+        examples: { [code]: { summary: code, value: apiErrorExample(code) } },
+      },
+    },
+  };
 }
