@@ -15,6 +15,7 @@ import { dirname, join } from 'node:path';
 import { startDaemonWithData, startProcess } from './support/daemon-process.js';
 import { cpuTicks, heldPhase, json, post, sleep } from './support/held-requests.js';
 import { workspaceKey } from '../dist/transcript/chat-recording.service.js';
+import { browserWallSettings, judgeRequest } from '../dist/daemon/browser-walls.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -215,6 +216,23 @@ async function heldWaiters(httpAdapter) {
   }
 }
 
+/**
+ * The walls' own work per request (ns), timed in this process over the
+ * headers a poll carries: robust where the daemon A/B drowns in the noise of
+ * a shared machine.
+ */
+function wallNsPerRequest() {
+  const settings = browserWallSettings({ host: '127.0.0.1', allowOrigins: ['http://localhost:3000'] });
+  const polls = [{ host: '127.0.0.1:4170' }, { host: '127.0.0.1:4170', origin: 'http://localhost:3000' }];
+  const rounds = 2_000_000;
+  let passed = 0;
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < rounds; i += 1) if (judgeRequest('GET', polls[i & 1], settings).kind === 'pass') passed += 1;
+  if (passed !== rounds) throw new Error('a poll was refused');
+  return Number(process.hrtime.bigint() - started) / rounds;
+}
+const wallNs = wallNsPerRequest();
+
 const baselines = {};
 for (const kind of ['http', 'express', 'fastify']) {
   const { url, child } = await spawnServer(['bench/baseline-server.js', kind]);
@@ -271,6 +289,9 @@ console.log(
 );
 console.log(
   `browser walls (Origin, Host, media type), settled exact with ÷ without: express ${e.ratio('exact', 'exactNoWalls').toFixed(2)} req/s, ${(1 / e.cost('exact', 'exactNoWalls')).toFixed(2)} CPU; fastify ${f.ratio('exact', 'exactNoWalls').toFixed(2)} req/s, ${(1 / f.cost('exact', 'exactNoWalls')).toFixed(2)} CPU (1.00 = free)`,
+);
+console.log(
+  `browser walls' decision: ${wallNs.toFixed(0)} ns a request = ${((wallNs / 1000 / e.exact.cpuUs) * 100).toFixed(2)}% of a settled exact poll's server CPU on express, ${((wallNs / 1000 / f.exact.cpuUs) * 100).toFixed(2)}% on fastify`,
 );
 console.log(
   `miss cost 256 MiB / 1 MiB transcript (time per request): express ${(e.miss1MiB.rps / e.miss256MiB.rps).toFixed(2)}, fastify ${(f.miss1MiB.rps / f.miss256MiB.rps).toFixed(2)}`,

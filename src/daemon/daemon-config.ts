@@ -56,6 +56,14 @@ export interface DaemonConfig {
 /** @publicApi */
 export class ConfigError extends Error {}
 
+/**
+ * The command line itself is wrong (an unknown flag, a flag without its
+ * value, a stray word): a usage error, not a bad setting.
+ *
+ * @publicApi
+ */
+export class DaemonUsageError extends ConfigError {}
+
 const INT32_MAX = 2 ** 31 - 1;
 
 /** Defaults of the resource limits (each a `TURNS_*` setting, listed in `/capabilities.limits`). */
@@ -200,6 +208,26 @@ function clusterConfig(read: (name: Variable) => string | undefined): Partial<Da
 }
 
 /**
+ * The daemon's flags (`--data-dir DIR`, …) by name; anything else on the
+ * command line — an unknown flag, a missing value, a stray word — throws a
+ * {@link DaemonUsageError}.
+ *
+ * @publicApi
+ */
+export function parseDaemonFlags(argv: string[]): Record<string, string | undefined> {
+  try {
+    return parseArgs({
+      args: argv,
+      options: Object.fromEntries(DAEMON_VARIABLES.map((name) => [flagOf(name), { type: 'string' as const }])),
+      strict: true,
+      allowPositionals: false,
+    }).values as Record<string, string | undefined>;
+  } catch (error) {
+    throw new DaemonUsageError((error as Error).message);
+  }
+}
+
+/**
  * Reads the configuration; CLI flags win over the environment. Every number is
  * range-checked; a bad value throws a {@link ConfigError} naming the variable,
  * and so does a non-loopback bind without a token.
@@ -207,16 +235,7 @@ function clusterConfig(read: (name: Variable) => string | undefined): Partial<Da
  * @publicApi
  */
 export function loadDaemonConfig(env: NodeJS.ProcessEnv, argv: string[] = [], cwd = process.cwd()): DaemonConfig {
-  let values: Record<string, string | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: Object.fromEntries(DAEMON_VARIABLES.map((name) => [flagOf(name), { type: 'string' as const }])),
-      strict: true,
-    }) as { values: Record<string, string | undefined> });
-  } catch (error) {
-    throw new ConfigError((error as Error).message);
-  }
+  const values = parseDaemonFlags(argv);
   const read = (name: Variable): string | undefined => {
     const value = values[flagOf(name)] ?? env[`TURNS_${name}`];
     return value === undefined || value === '' ? undefined : value;
