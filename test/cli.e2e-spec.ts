@@ -137,6 +137,9 @@ describe('nest-turn-status command line', () => {
     await fetch(`${url}/session/${sessionId}/cancel`, { method: 'POST' });
     const code = await new Promise((resolve) => terminal.once('exit', resolve));
     expect(code).toBe(2);
-    expect(screen).toMatch(/\r\u001b\[2Kqueued \d+\.\ds.*\r\u001b\[2Krunning \d+\.\ds.*\r\u001b\[2Kcancelled \d+\.\ds/s);
+    // One line, redrawn in place (carriage return, erase line) for each state, with its elapsed time.
+    const redraws = ['queued', 'running', 'cancelled'].map((state) => screen.search(new RegExp(`\r\u001b\\[2K${state} \\d+\\.\\ds`)));
+    expect(redraws.every((at) => at >= 0)).toBe(true);
+    expect([...redraws].sort((a, b) => a - b)).toEqual(redraws);
   });
 });
