@@ -104,7 +104,7 @@ describe.each(ADAPTERS)('slow clients are cut on time (%s)', (httpAdapter) => {
   // Generous bounds: the point is that the cut comes from the setting, not from Node's 30 s check.
   it('cuts a client that sends half a header after TURNS_HEADERS_TIMEOUT_MS (1 s), well before 3 s', async () => {
     const socket = await openSocket(daemon.url);
-    socket.write('GET /health HTTP/1.1\r\nHost: x\r\n');
+    socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     const { closed, data, afterMs } = await readUntilClosed(socket, 5_000);
     expect(closed).toBe(true);
     expect(afterMs).toBeLessThan(3_000);
@@ -113,7 +113,7 @@ describe.each(ADAPTERS)('slow clients are cut on time (%s)', (httpAdapter) => {
 
   it('cuts a client that sends half a body after TURNS_REQUEST_TIMEOUT_MS (2 s), well before 4 s', async () => {
     const socket = await openSocket(daemon.url);
-    socket.write('POST /session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"');
+    socket.write('POST /session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"');
     const { closed, afterMs } = await readUntilClosed(socket, 6_000);
     expect(closed).toBe(true);
     expect(afterMs).toBeLessThan(4_000);
@@ -121,7 +121,7 @@ describe.each(ADAPTERS)('slow clients are cut on time (%s)', (httpAdapter) => {
 
   it('answers a declared Content-Length over the body limit with 413 at once, without waiting for the body', async () => {
     const socket = await openSocket(daemon.url);
-    socket.write('POST /session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n{"');
+    socket.write('POST /session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n{"');
     const { closed, data, afterMs } = await readUntilClosed(socket, 5_000);
     expect(closed).toBe(true);
     expect(afterMs).toBeLessThan(1_500); // the request time-out is 2 s
@@ -143,8 +143,8 @@ describe.each(ADAPTERS)('both adapters answer alike (%s)', (httpAdapter) => {
     const socket = await openSocket(daemon.url);
     const body = `{"__proto__":{"admin":true},"prompt":[{"type":"text","text":"hi","constructor":{"prototype":{"x":1}}}]}`;
     socket.write(
-      `POST /session/${session.sessionId}/prompt HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
-        'GET /health HTTP/1.1\r\nHost: x\r\n\r\n',
+      `POST /session/${session.sessionId}/prompt HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
+        'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
     );
     const [admitted, health] = await readResponses(socket, 2);
     socket.destroy();
@@ -208,10 +208,10 @@ describe.each(ADAPTERS)('requests pipelined on one connection (%s)', (httpAdapte
     const socket = await openSocket(daemon.url);
     const body = '{"prompt":[{"type":"text","text":"later"}]}';
     socket.write(
-      `GET /session/${sessionId}/turns/current HTTP/1.1\r\nHost: x\r\n\r\n` +
-        `GET /session/${sessionId}/pending-prompts HTTP/1.1\r\nHost: x\r\n\r\n` +
-        `POST /session/${sessionId}/prompt HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
-        `GET /session/${sessionId}/pending-prompts HTTP/1.1\r\nHost: x\r\n\r\n`,
+      `GET /session/${sessionId}/turns/current HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n` +
+        `GET /session/${sessionId}/pending-prompts HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n` +
+        `POST /session/${sessionId}/prompt HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
+        `GET /session/${sessionId}/pending-prompts HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`,
     );
     const [current, pendingBefore, admitted, pendingAfter] = await readResponses(socket, 4);
     socket.destroy();
@@ -230,8 +230,8 @@ describe.each(ADAPTERS)('requests pipelined on one connection (%s)', (httpAdapte
     expect(turn.request.prompt).toEqual([{ type: 'text', text: 'held' }]);
     const socket = await openSocket(daemon.url);
     socket.write(
-      `GET /session/${sessionId}/turns/${promptId}?waitMs=10000 HTTP/1.1\r\nHost: x\r\n\r\n` +
-        `DELETE /session/${sessionId} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      `GET /session/${sessionId}/turns/${promptId}?waitMs=10000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n` +
+        `DELETE /session/${sessionId} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`,
     );
     const answers = readResponses(socket, 2);
     await settle(20);

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, getSchemaPath, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { ImagePromptBlockDto, PromptRequestDto, TextPromptBlockDto } from '../bridge/prompt.dto.js';
-import { apiErrorExample } from '../common/api-errors.js';
+import { API_ERRORS, apiErrorExample, type ApiErrorCode } from '../common/api-errors.js';
 import { ErrorResponseDto } from '../common/error-response.dto.js';
 import { CreateSessionDto, RewindDto } from '../sessions/session.dto.js';
 import { TurnWaitService } from '../turns/wait/turn-wait.service.js';
@@ -15,8 +15,9 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as 
 /**
  * The daemon's OpenAPI document: every route, the bearer scheme required
  * everywhere but on the operations that opt out (`security: []`, i.e.
- * `/health`), and their `401`; request bodies as their validation enforces
- * them, and the wait bound of this configuration.
+ * `/health`), and their `401`; the browser walls' `403` on every operation
+ * and `415` on every one that may carry a body; request bodies as their
+ * validation enforces them, and the wait bound of this configuration.
  *
  * @publicApi
  */
@@ -31,18 +32,12 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addSecurityRequirements('bearer')
     .build();
   const document = SwaggerModule.createDocument(app, config);
-  const unauthorized = {
-    description: 'unauthorized: the bearer token is missing, malformed or wrong.',
-    headers: {
-      'WWW-Authenticate': { description: 'The scheme to authenticate with (RFC 6750).', schema: { type: 'string', example: 'Bearer' } },
-    },
-    content: {
-      'application/json': {
-        schema: { $ref: getSchemaPath(ErrorResponseDto) },
-        examples: { unauthorized: { summary: 'unauthorized', value: apiErrorExample('unauthorized') } },
-      },
-    },
-  };
+  const unauthorized = errorResponse('unauthorized: the bearer token is missing, malformed or wrong.', 'unauthorized');
+  const forbidden = errorResponse(
+    'origin_forbidden: a web page of an origin not in TURNS_ALLOW_ORIGINS, or a Host the daemon does not answer to (SPEC §15).',
+    'origin_forbidden',
+  );
+  const unsupported = errorResponse('unsupported_media_type: a body that is not application/json.', 'unsupported_media_type');
   applyValidationSchemas(document, REQUEST_DTOS);
   const maxWaitMs = app.get(TurnWaitService, { strict: false }).maxWaitMs;
   for (const item of Object.values(document.paths)) {
@@ -53,9 +48,26 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       for (const parameter of operation.parameters ?? []) {
         if ('name' in parameter && parameter.name === 'waitMs' && parameter.schema) Object.assign(parameter.schema, { maximum: maxWaitMs });
       }
+      operation.responses['403'] ??= forbidden;
+      if (method === 'post' || method === 'delete') operation.responses['415'] ??= unsupported;
       if (operation.security?.length === 0) continue;
       operation.responses['401'] ??= unauthorized;
     }
   }
   return document;
+}
+
+/** A documented error answer of `code`, with its catalogued example and headers. */
+function errorResponse(description: string, code: ApiErrorCode) {
+  const headers: Record<string, string> = (API_ERRORS[code] as { headers?: Record<string, string> }).headers ?? {};
+  return {
+    description,
+    headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, { schema: { type: 'string', example: value } }])),
+    content: {
+      'application/json': {
+        schema: { $ref: getSchemaPath(ErrorResponseDto) },
+        examples: { [code]: { summary: code, value: apiErrorExample(code) } },
+      },
+    },
+  };
 }

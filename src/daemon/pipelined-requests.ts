@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-
-type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+import type { NextListener } from '../common/request-front.js';
 
 /**
  * Runs the requests pipelined on one connection one after the other: Node
@@ -10,9 +9,9 @@ type Listener = (req: IncomingMessage, res: ServerResponse) => void;
  * answer before it has finished (their answers go out in that order anyway);
  * when the connection closes, the requests still waiting are dropped.
  */
-export function inRequestOrder(next: Listener): Listener {
+export function inRequestOrder() {
   const waiting = new WeakMap<Socket, Array<() => void>>();
-  const start = (req: IncomingMessage, res: ServerResponse) => {
+  const start = (req: IncomingMessage, res: ServerResponse, next: NextListener) => {
     const socket = req.socket;
     let done = false;
     const finished = () => {
@@ -27,12 +26,12 @@ export function inRequestOrder(next: Listener): Listener {
     res.once('close', finished);
     next(req, res);
   };
-  return (req, res) => {
+  return (req: IncomingMessage, res: ServerResponse, next: NextListener): void => {
     const queue = waiting.get(req.socket);
-    if (queue) queue.push(() => start(req, res));
+    if (queue) queue.push(() => start(req, res, next));
     else {
       waiting.set(req.socket, []);
-      start(req, res);
+      start(req, res, next);
     }
   };
 }

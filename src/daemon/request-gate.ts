@@ -1,11 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { apiError } from '../common/api-errors.js';
-import { writeApiError } from '../common/write-api-error.js';
+import { putInFront, type NextListener } from '../common/request-front.js';
+import { sendApiError } from '../common/send-api-error.js';
 import { inRequestOrder } from './pipelined-requests.js';
 import { controllerRoutes, RouteTable, type Route } from './route-table.js';
-
-type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** Methods both frameworks route themselves; on an unknown path they answer their (JSON) 404. */
 const ROUTED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH']);
@@ -20,19 +19,19 @@ const ROUTED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH']
  *   outside, by the browser walls); on a path no route has, a method the
  *   frameworks do not route (`QUERY`, `OPTIONS`, …) → `404 not_found`.
  */
-export function requestGate(routes: RouteTable, maxBodyBytes: number, next: Listener): Listener {
-  return (req, res) => {
+export function requestGate(routes: RouteTable, maxBodyBytes: number) {
+  return (req: IncomingMessage, res: ServerResponse, next: NextListener): void => {
     if (Number(req.headers['content-length']) > maxBodyBytes) {
-      return writeApiError(res, apiError('payload_too_large'), { connection: 'close' });
+      return sendApiError(res, apiError('payload_too_large'), { connection: 'close' });
     }
     const method = req.method ?? '';
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const allowed = routes.allowed(query === -1 ? url : url.slice(0, query));
-    if (!allowed) return ROUTED_METHODS.has(method) ? next(req, res) : writeApiError(res, apiError('not_found'));
+    if (!allowed) return ROUTED_METHODS.has(method) ? next(req, res) : sendApiError(res, apiError('not_found'));
     if (method !== 'OPTIONS' && allowed.includes(method)) return next(req, res);
     const allow = allowed.join(', ');
-    if (method !== 'OPTIONS') return writeApiError(res, apiError('method_not_allowed'), { allow });
+    if (method !== 'OPTIONS') return sendApiError(res, apiError('method_not_allowed'), { allow });
     res.writeHead(204, { allow });
     res.end();
   };
@@ -42,17 +41,11 @@ export function requestGate(routes: RouteTable, maxBodyBytes: number, next: List
 const DOCS_ROUTES: Route[] = ['docs', 'docs/*', 'docs-json', 'docs-yaml'].map((path) => ({ method: 'GET', path }));
 
 /**
- * Puts {@link requestGate} and {@link inRequestOrder} in front of the
- * framework's request listener (the cluster router, installed at bootstrap,
- * goes in front of them).
+ * Puts {@link inRequestOrder}, then {@link requestGate}, in front of the
+ * framework (the cluster router and the browser walls go in front of them).
  */
 export function installRequestGate(app: INestApplication, maxBodyBytes: number): void {
   const server = app.getHttpServer() as Server;
-  const framework = server.listeners('request') as Listener[];
-  const answer: Listener = (req, res) => {
-    for (const listener of framework) listener.call(server, req, res);
-  };
-  const routes = new RouteTable([...controllerRoutes(app), ...DOCS_ROUTES]);
-  server.removeAllListeners('request');
-  server.on('request', inRequestOrder(requestGate(routes, maxBodyBytes, answer)));
+  putInFront(server, requestGate(new RouteTable([...controllerRoutes(app), ...DOCS_ROUTES]), maxBodyBytes));
+  putInFront(server, inRequestOrder());
 }

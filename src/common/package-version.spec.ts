@@ -1,0 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PACKAGE_VERSION } from './package-version.js';
+
+describe('PACKAGE_VERSION', () => {
+  it('is the version of package.json', () => {
+    const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
+    expect(PACKAGE_VERSION).toBe(manifest.version);
+  });
+});
