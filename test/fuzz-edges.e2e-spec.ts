@@ -78,19 +78,12 @@ describe.each(ADAPTERS)('protocol details (%s)', (httpAdapter) => {
 
   it('refuses a lone surrogate with 400 invalid_request naming the field', async () => {
     const { body } = await daemon.http.post('/session').set(auth).send({}).expect(200);
-    const res = await daemon.http
-      .post(`/session/${body.sessionId}/prompt`)
-      .set(auth)
-      .set('Content-Type', 'application/json')
-      .send('{"prompt":[{"type":"text","text":"ok"},{"type":"text","text":"a\\ud800"}]}');
+    const post = (json: string) =>
+      daemon.http.post(`/session/${body.sessionId}/prompt`).set(auth).set('Content-Type', 'application/json').send(json);
+    const res = await post('{"prompt":[{"type":"text","text":"ok"},{"type":"text","text":"a\\ud800"}]}');
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'prompt.1.text: contains a lone UTF-16 surrogate', code: 'invalid_request' });
-    const pair = await daemon.http
-      .post(`/session/${body.sessionId}/prompt`)
-      .set(auth)
-      .set('Content-Type', 'application/json')
-      .send('{"prompt":[{"type":"text","text":"\\ud83d\\ude00"}]}');
-    expect(pair.status).toBe(202);
+    expect((await post('{"prompt":[{"type":"text","text":"\\ud83d\\ude00"}]}')).status).toBe(202);
   });
 });
 
