@@ -248,9 +248,15 @@ function gateNsPerRequest() {
   ];
   const more = ['session/:id/pending-prompts/:promptId', 'session/:id/cancel', 'session/:id/rewind', 'session/:id/fork', 'session/:id'];
   const turns = ['session/:id/events', 'session/:id/turns/current', 'session/:id/turns/:promptId', 'docs', 'docs/*', 'docs-json'];
-  const routes = new RouteTable(
-    [...paths, ...more, ...turns].map((path) => ({ method: path.includes('prompt') && !path.includes('pending') ? 'POST' : 'GET', path })),
-  );
+  const post = new Set([
+    'session',
+    'session/:id/load',
+    'session/:id/prompt',
+    'session/:id/cancel',
+    'session/:id/rewind',
+    'session/:id/fork',
+  ]);
+  const routes = new RouteTable([...paths, ...more, ...turns].map((path) => ({ method: post.has(path) ? 'POST' : 'GET', path })));
   const urls = [`/session/${randomUUID()}/turns/${randomUUID()}`, `/session/${randomUUID()}/turns/current?waitMs=0`];
   const rounds = 2_000_000;
   let passed = 0;
