@@ -1,0 +1,7 @@
+// nest-turn-status/testing: in-memory ports, a scripted engine and an app
+// builder for a host's supertest e2e. Never loaded by the other layers.
+
+export { InMemoryBridgeOverlay, type InMemoryBridgeOverlayOptions } from './in-memory-bridge-overlay.js';
+export { InMemoryTranscriptScan, type HeldScan } from './in-memory-transcript-scan.js';
+export { ScriptedEngine, type ScriptedTurn } from './scripted-engine.js';
+export { createTurnsTestingApp, type TurnsTestingApp, type TurnsTestingAppOptions } from './create-turns-testing-app.js';
