@@ -1,5 +1,10 @@
 // nest-turn-status/daemon: the runnable daemon.
 
+import { assertSingleCopy } from '../common/single-copy.js';
+
+// One copy of the injection tokens per process (see assertSingleCopy).
+assertSingleCopy();
+
 export { createApp } from './create-app.js';
 export { DaemonModule, type DaemonOverrides } from './daemon.module.js';
 export { loadDaemonConfig, ConfigError, type DaemonConfig } from './daemon-config.js';
