@@ -24,6 +24,7 @@ export const API_ERRORS = {
   invalid_transcript_cursor: { status: 400, message: 'Invalid transcript cursor', example: { sessionId: SID } },
   workspace_mismatch: { status: 400, message: 'cwd is not a workspace of this daemon', example: { cwd: '/srv/other' } },
   unauthorized: { status: 401, message: 'Unauthorized' },
+  request_timeout: { status: 408, message: 'Request timeout' },
   origin_forbidden: { status: 403, message: 'Requests from this origin are not allowed' },
   payload_too_large: { status: 413, message: 'Request body too large' },
   prompt_too_large: { status: 413, message: 'Prompt too large', example: { sessionId: SID, promptChars: 2000000, maxChars: 1048576 } },

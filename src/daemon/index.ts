@@ -10,3 +10,4 @@ export { DaemonModule, type DaemonOverrides } from './daemon.module.js';
 export { loadDaemonConfig, ConfigError, type DaemonConfig } from './daemon-config.js';
 export { main } from './main.js';
 export { runCli, EXIT } from './cli.js';
+export { buildOpenApiDocument, type OpenApiDocumentOptions } from './openapi.js';
