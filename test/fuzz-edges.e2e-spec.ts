@@ -1,4 +1,4 @@
-import { settle } from './support/controlled-engine.js';
+import { settle } from './support/deferred.js';
 import { pollTurn } from './support/poll.js';
 import { openSocket, readResponses, readUntilClosed } from './support/raw-http.js';
 import { ADAPTERS, startDaemon, type TestDaemon } from './support/test-daemon.js';

@@ -49,7 +49,7 @@ describe.each(ADAPTERS)('OpenAPI document and Swagger UI (%s)', (httpAdapter) =>
     try {
       writeFileSync(join(dir, 'openapi.json'), JSON.stringify(doc));
       const lint = await script('openapi-lint.mjs', [join(dir, 'openapi.json')]);
-      // No warning: even /health has a 4xx answer now (the browser walls' 403).
+      // /health has a 4xx now (a foreign origin's 403): nothing left to warn about.
       expect(lint.output).toContain('openapi lint: 0 errors, 0 warnings');
       expect(lint.code).toBe(0);
     } finally {
@@ -144,8 +144,11 @@ describe.each(ADAPTERS)('the OpenAPI document states what the server enforces (%
     let refused = 0;
     for (const { method, path, body, parameters } of checkedOperations()) {
       const bodyExample = body && minimalExample(doc, body);
-      const accepted = await send(method, path, { body: bodyExample });
-      expect([method, path, accepted.status]).not.toEqual([method, path, 400]);
+      // Without a body or a query to check, a call could act on the session the other checks use (DELETE, fork) or never end (events).
+      if (body || parameters.some((p) => p.in === 'query')) {
+        const accepted = await send(method, path, { body: bodyExample });
+        expect([method, path, accepted.status]).not.toEqual([method, path, 400]);
+      }
       for (const broken of body ? violations(doc, body) : []) {
         const base = broken.base ? withValue(bodyExample, broken.base.path, broken.base.value) : bodyExample;
         const res = await send(method, path, { body: withValue(base, broken.path, broken.value) });

@@ -1,6 +1,6 @@
 import { TurnsClient } from '../src/client/turns-client.js';
 import { TurnWaitService } from '../src/turns/wait/turn-wait.service.js';
-import { settle } from './support/controlled-engine.js';
+import { settle } from './support/deferred.js';
 import { ADAPTERS, startDaemon, type TestDaemon } from './support/test-daemon.js';
 
 describe.each(ADAPTERS)('waiting for a turn (%s)', (httpAdapter) => {

@@ -25,6 +25,7 @@ export const API_ERRORS = {
   workspace_mismatch: { status: 400, message: 'cwd is not a workspace of this daemon', example: { cwd: '/srv/other' } },
   // RFC 6750: every 401 names the scheme it wants.
   unauthorized: { status: 401, message: 'Unauthorized', headers: { 'WWW-Authenticate': 'Bearer' } },
+  request_timeout: { status: 408, message: 'Request timeout' },
   origin_forbidden: { status: 403, message: 'Requests from this origin are not allowed' },
   payload_too_large: { status: 413, message: 'Request body too large' },
   prompt_too_large: { status: 413, message: 'Prompt too large', example: { sessionId: SID, promptChars: 2000000, maxChars: 1048576 } },
