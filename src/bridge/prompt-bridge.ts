@@ -6,6 +6,7 @@ import { TERMINAL_OVERLAY_SIZE } from '../common/limits.js';
 import { limitPromptText, promptChars, promptTextOf, type PromptBlock } from '../common/turn-fields.js';
 import type { TurnOutcome } from '../common/turn-outcome.js';
 import type { AdmittedPrompt, PendingPrompt } from '../common/wire-types.js';
+import type { AdmissionIdempotency } from '../idempotency/idempotency.interceptor.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { BridgeOverlayProvider, type OverlayEntry } from '../turns/bridge-overlay.provider.js';
 import type { LiveTurnStatus, SettledTurnStatus } from '../turns/turn-status.js';
@@ -42,9 +43,16 @@ export class PromptBridge extends BridgeOverlayProvider {
 
   /**
    * Admits a prompt; `409 session_busy` while a rewind is being written,
-   * `503 prompt_queue_full` at the per-session limit.
+   * `503 prompt_queue_full` at the per-session limit. An `Idempotency-Key`
+   * is recorded with the prompt, with its answer.
    */
-  admit(sessionId: string, prompt: readonly PromptBlock[], originatorClientId?: string, deadlineMs?: number): AdmittedPrompt {
+  admit(
+    sessionId: string,
+    prompt: readonly PromptBlock[],
+    originatorClientId?: string,
+    deadlineMs?: number,
+    idempotency?: AdmissionIdempotency,
+  ): AdmittedPrompt {
     const chars = promptChars(prompt);
     if (this.options.maxPromptChars !== undefined && chars > this.options.maxPromptChars) {
       throw ApiErrors.promptTooLarge(sessionId, chars, this.options.maxPromptChars);
@@ -71,9 +79,22 @@ export class PromptBridge extends BridgeOverlayProvider {
       entry.deadline.unref?.();
     }
     const added = this.announce(sessionId, 'pending_prompt_added', entry, { text: entry.promptText, queuedAt: entry.queuedAt });
+    const admitted = { promptId: entry.promptId, lastEventId: added.id, eventEpoch: this.events.epoch };
+    if (idempotency) {
+      const { key, fingerprint } = idempotency;
+      const clientId = originatorClientId !== undefined ? { clientId: originatorClientId } : {};
+      entry.idempotency = {
+        key,
+        fingerprint,
+        ...clientId,
+        lastEventId: added.id,
+        eventEpoch: admitted.eventEpoch,
+        admittedAt: entry.queuedAt,
+      };
+    }
     this.pump(sessionId, queue);
     this.notify(sessionId);
-    return { promptId: entry.promptId, lastEventId: added.id, eventEpoch: this.events.epoch };
+    return admitted;
   }
 
   /**
@@ -219,8 +240,12 @@ export class PromptBridge extends BridgeOverlayProvider {
     entry.startedAt = this.clock.now();
     this.announce(sessionId, 'pending_prompt_started', entry, { startedAt: entry.startedAt });
     this.notify(sessionId);
-    const { promptId, prompt, promptText, startedAt, originatorClientId } = entry;
-    const run = this.sessions.run(sessionId, { promptId, prompt, promptText, startedAt, originatorClientId }, entry.abort.signal);
+    const { promptId, prompt, promptText, startedAt, originatorClientId, idempotency } = entry;
+    const run = this.sessions.run(
+      sessionId,
+      { promptId, prompt, promptText, startedAt, originatorClientId, idempotency },
+      entry.abort.signal,
+    );
     Promise.resolve(run)
       .then((outcome) => outcome ?? Promise.reject(new Error('session is not live')))
       .catch((error: unknown): TurnOutcome => {

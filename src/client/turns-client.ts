@@ -37,6 +37,22 @@ export interface WaitOptions {
   onUpdate?: (status: TurnStatus) => void;
 }
 
+/**
+ * Retry safety of `prompt()` and `createSession()` (SPEC §13).
+ *
+ * @publicApi
+ */
+export interface AdmissionOptions {
+  /** The `Idempotency-Key` sent; `false` sends none. @default a new random UUID per call */
+  idempotencyKey?: string | false;
+  /**
+   * Times the call is sent again, with the same key, after a network failure,
+   * a `409 idempotency_key_in_flight`, or a `502`/`504`/`503 cluster_unavailable`.
+   * Without a key nothing is retried. @default 2
+   */
+  retries?: number;
+}
+
 /** @publicApi */
 export interface EventsOptions {
   /** Resume after this event id (otherwise from now). */
@@ -48,6 +64,29 @@ const TERMINAL = new Set(['completed', 'cancelled', 'error']);
 /** Polling without long-poll: never faster than the server's hint, never slower than this. */
 const MAX_POLL_DELAY_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+const DEFAULT_ADMISSION_RETRIES = 2;
+
+/** A fresh `Idempotency-Key`: a random UUID from the platform's Web Crypto (Node >= 20 and browsers). */
+function newIdempotencyKey(): string {
+  if (typeof globalThis.crypto.randomUUID === 'function') return globalThis.crypto.randomUUID();
+  // Insecure browser contexts have getRandomValues but not randomUUID.
+  return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * True when an admission answered so may be sent again with the same key: it
+ * was not processed (still in flight there, or the cluster could not route it).
+ *
+ * @internal exported for its spec
+ */
+export function isRetryableAdmission(status: number, code: string | undefined): boolean {
+  return (
+    (status === 409 && code === 'idempotency_key_in_flight') ||
+    status === 502 ||
+    status === 504 ||
+    (status === 503 && code === 'cluster_unavailable')
+  );
+}
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -111,18 +150,30 @@ export class TurnsClient {
     return this.capabilitiesCache;
   }
 
-  createSession(body: { cwd?: string; sessionScope?: 'single' | 'thread'; sessionId?: string } = {}): Promise<CreatedSession> {
-    return this.json('POST', '/session', body);
+  /** `POST /session`, with an `Idempotency-Key` (reused by its own retries). */
+  createSession(
+    body: { cwd?: string; sessionScope?: 'single' | 'thread'; sessionId?: string } = {},
+    options: AdmissionOptions = {},
+  ): Promise<CreatedSession> {
+    return this.admission('/session', body, options);
   }
 
   loadSession(sessionId: string): Promise<{ sessionId: string; workspaceCwd: string; clientId: string }> {
     return this.json('POST', `/session/${this.id(sessionId)}/load`);
   }
 
-  /** Admits a prompt: a string becomes one text block. */
-  prompt(sessionId: string, prompt: string | PromptBlock[], options: { deadlineMs?: number } = {}): Promise<AdmittedPrompt> {
+  /**
+   * Admits a prompt: a string becomes one text block. Sent with an
+   * `Idempotency-Key`, so its own retries never admit it twice.
+   */
+  prompt(
+    sessionId: string,
+    prompt: string | PromptBlock[],
+    options: { deadlineMs?: number } & AdmissionOptions = {},
+  ): Promise<AdmittedPrompt> {
+    const { idempotencyKey, retries, ...rest } = options;
     const blocks = typeof prompt === 'string' ? [{ type: 'text', text: prompt }] : prompt;
-    return this.json('POST', `/session/${this.id(sessionId)}/prompt`, { prompt: blocks, ...options });
+    return this.admission(`/session/${this.id(sessionId)}/prompt`, { prompt: blocks, ...rest }, { idempotencyKey, retries });
   }
 
   getTurn(sessionId: string, promptId: string): Promise<TurnStatus> {
@@ -274,8 +325,35 @@ export class TurnsClient {
     return encodeURIComponent(value);
   }
 
+  /** A POST that admits something: one key for every attempt, retried only where nothing was processed. */
+  private async admission<T>(path: string, body: unknown, options: AdmissionOptions): Promise<T> {
+    const key = options.idempotencyKey === false ? undefined : (options.idempotencyKey ?? newIdempotencyKey());
+    const headers: Record<string, string> = key === undefined ? {} : { 'Idempotency-Key': key };
+    const retries = key === undefined ? 0 : (options.retries ?? DEFAULT_ADMISSION_RETRIES);
+    for (let attempt = 0; ; attempt += 1) {
+      let response: Response;
+      try {
+        response = await this.request('POST', path, body, { headers });
+      } catch (error) {
+        if (attempt >= retries) throw error;
+        await sleep(pollDelayMs(null, attempt));
+        continue;
+      }
+      if (response.ok || attempt >= retries) return this.parsed<T>(response);
+      const answer = await response
+        .clone()
+        .json()
+        .catch(() => undefined);
+      if (!isRetryableAdmission(response.status, (answer as { code?: string } | undefined)?.code)) return this.parsed<T>(response);
+      await sleep(pollDelayMs(response.headers.get('retry-after'), attempt));
+    }
+  }
+
   private async json<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const response = await this.request(method, path, body);
+    return this.parsed<T>(await this.request(method, path, body));
+  }
+
+  private async parsed<T>(response: Response): Promise<T> {
     const text = await response.text();
     const parsed: unknown = text ? JSON.parse(text) : undefined;
     if (!response.ok) throw new TurnsApiError(response.status, (parsed as { code?: string } | undefined)?.code, parsed);

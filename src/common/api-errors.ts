@@ -21,6 +21,7 @@ export const API_ERRORS = {
   invalid_session_id: { status: 400, message: 'sessionId must be a UUID' },
   invalid_deadline_ms: { status: 400, message: 'deadlineMs must be a positive integer' },
   invalid_wait_ms: { status: 400, message: 'waitMs must be an integer from 0 to maxWaitMs', example: { maxWaitMs: 30000 } },
+  invalid_idempotency_key: { status: 400, message: 'Idempotency-Key must be 1 to 255 visible ASCII characters' },
   invalid_transcript_cursor: { status: 400, message: 'Invalid transcript cursor', example: { sessionId: SID } },
   workspace_mismatch: { status: 400, message: 'cwd is not a workspace of this daemon', example: { cwd: '/srv/other' } },
   unauthorized: { status: 401, message: 'Unauthorized' },
@@ -37,6 +38,8 @@ export const API_ERRORS = {
     example: { sessionId: SID, node: 'node-b' },
   },
   session_busy: { status: 409, message: 'A prompt is queued or running, or a rewind is in progress', example: { sessionId: SID } },
+  idempotency_key_in_flight: { status: 409, message: 'A request with this Idempotency-Key is still being processed' },
+  idempotency_key_reused: { status: 422, message: 'This Idempotency-Key was used with another request body' },
   transcript_unavailable: { status: 409, message: 'The transcript is not a regular file', example: { sessionId: SID } },
   transcript_snapshot_unavailable: {
     status: 409,

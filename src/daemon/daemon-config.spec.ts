@@ -34,6 +34,15 @@ describe('loadDaemonConfig', () => {
     });
   });
 
+  it('reads and range-checks the idempotency settings', () => {
+    expect(loadDaemonConfig({ TURNS_MAX_IDEMPOTENCY_KEYS: '5', TURNS_IDEMPOTENCY_TTL_MS: '60000' })).toMatchObject({
+      maxIdempotencyKeys: 5,
+      idempotencyTtlMs: 60_000,
+    });
+    expect(() => loadDaemonConfig({ TURNS_MAX_IDEMPOTENCY_KEYS: '0' })).toThrow(/TURNS_MAX_IDEMPOTENCY_KEYS/);
+    expect(() => loadDaemonConfig({}, ['--idempotency-ttl-ms', '10'])).toThrow(/TURNS_IDEMPOTENCY_TTL_MS/);
+  });
+
   it('refuses a non-loopback bind without a token', () => {
     expect(() => loadDaemonConfig({ TURNS_HOST: '0.0.0.0' })).toThrow(ConfigError);
     expect(loadDaemonConfig({ TURNS_HOST: '0.0.0.0', TURNS_TOKEN: 't' }).host).toBe('0.0.0.0');

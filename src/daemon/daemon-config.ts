@@ -38,6 +38,9 @@ export interface DaemonConfig {
   /** Time a client has to send its request headers, and its whole request. */
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /** `Idempotency-Key`s remembered per daemon (oldest first out), and for how long. */
+  maxIdempotencyKeys?: number;
+  idempotencyTtlMs?: number;
   /** Cluster mode: the shared directory (unset: a single daemon). */
   redisUrl?: string;
   /** This node's id in the cluster, and the URL other nodes forward to (default: the bound address). */
@@ -66,6 +69,8 @@ export const LIMIT_DEFAULTS = {
   maxWaiters: 10_000,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
+  maxIdempotencyKeys: 10_000,
+  idempotencyTtlMs: 86_400_000,
 } as const;
 
 /** Lease time of session ownership in a cluster, unless `TURNS_LEASE_MS` says otherwise. */
@@ -97,6 +102,8 @@ export const DAEMON_VARIABLES = [
   'MAX_WAITERS',
   'HEADERS_TIMEOUT_MS',
   'REQUEST_TIMEOUT_MS',
+  'MAX_IDEMPOTENCY_KEYS',
+  'IDEMPOTENCY_TTL_MS',
   'REDIS_URL',
   'NODE_ID',
   'NODE_URL',
@@ -213,6 +220,8 @@ export function loadDaemonConfig(env: NodeJS.ProcessEnv, argv: string[] = [], cw
     maxWaiters: number('MAX_WAITERS', LIMIT_DEFAULTS.maxWaiters, 1, 1_000_000),
     headersTimeoutMs: number('HEADERS_TIMEOUT_MS', LIMIT_DEFAULTS.headersTimeoutMs, 1, INT32_MAX),
     requestTimeoutMs: number('REQUEST_TIMEOUT_MS', LIMIT_DEFAULTS.requestTimeoutMs, 1, INT32_MAX),
+    maxIdempotencyKeys: number('MAX_IDEMPOTENCY_KEYS', LIMIT_DEFAULTS.maxIdempotencyKeys, 1, 10_000_000),
+    idempotencyTtlMs: number('IDEMPOTENCY_TTL_MS', LIMIT_DEFAULTS.idempotencyTtlMs, 1_000, 30 * 86_400_000),
     ...clusterConfig(read),
   };
   if (config.agent === 'acp' && !config.agentCommand) throw new ConfigError('TURNS_AGENT=acp needs TURNS_AGENT_COMMAND');

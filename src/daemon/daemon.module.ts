@@ -22,6 +22,8 @@ export interface DaemonOverrides {
   engine?: AgentEngine;
   clock?: Clock;
   scanLimits?: Partial<TranscriptScanLimits>;
+  /** Who owns the sessions of a single daemon (cluster mode brings its own). @default every session this process starts */
+  ownership?: SessionOwnership;
 }
 
 /** Cluster mode as `createApp` loads it: the module, and the ownership it gives the runtime. */
@@ -51,10 +53,14 @@ export class DaemonModule {
       maxSseStreamsPerSession: config.maxSseStreamsPerSession,
       maxPromptChars: config.maxPromptChars,
       maxTranscriptBytes: config.maxTranscriptBytes,
+      maxIdempotencyKeys: config.maxIdempotencyKeys,
+      idempotencyTtlMs: config.idempotencyTtlMs,
       clock: overrides.clock,
       scanLimits: overrides.scanLimits,
       engine,
-      ...(cluster && { imports: [cluster.module], ownership: { useExisting: cluster.ownership } }),
+      ...(cluster
+        ? { imports: [cluster.module], ownership: { useExisting: cluster.ownership } }
+        : overrides.ownership && { ownership: { useValue: overrides.ownership } }),
     });
     return {
       module: DaemonModule,

@@ -18,6 +18,7 @@ export const FEATURES = [
   'session_rewind',
   'session_fork',
   'session_turn_wait',
+  'idempotency_keys',
 ] as const;
 
 /** The daemon's configuration, for what `/capabilities` reports beyond the runtime. */
@@ -68,6 +69,8 @@ export class SystemController {
         maxBodyBytes: this.config.maxBodyBytes ?? LIMIT_DEFAULTS.maxBodyBytes,
         headersTimeoutMs: this.config.headersTimeoutMs ?? LIMIT_DEFAULTS.headersTimeoutMs,
         requestTimeoutMs: this.config.requestTimeoutMs ?? LIMIT_DEFAULTS.requestTimeoutMs,
+        maxIdempotencyKeys: this.settings.idempotency.maxKeys,
+        idempotencyTtlMs: this.settings.idempotency.ttlMs,
       },
       workspaces: workspaces.map(({ id, cwd, primary }) => ({ id, cwd, primary })),
       ...(this.config.redisUrl && { cluster: { nodeId: this.config.nodeId!, leaseMs: this.config.leaseMs! } }),

@@ -24,6 +24,8 @@ export class LimitsDto {
   @ApiProperty({ example: 4194304 }) maxBodyBytes!: number;
   @ApiProperty({ example: 10000 }) headersTimeoutMs!: number;
   @ApiProperty({ example: 30000 }) requestTimeoutMs!: number;
+  @ApiProperty({ example: 10000, description: 'Idempotency-Key values remembered per daemon.' }) maxIdempotencyKeys!: number;
+  @ApiProperty({ example: 86400000, description: 'How long an Idempotency-Key is remembered, ms.' }) idempotencyTtlMs!: number;
 }
 
 export class StatsDto {

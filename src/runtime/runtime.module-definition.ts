@@ -42,6 +42,10 @@ export interface RuntimeModuleOptions {
   maxPromptChars?: number;
   /** Rewind, fork and load refuse a larger transcript (`413 transcript_too_large`). @default 256 MiB */
   maxTranscriptBytes?: number;
+  /** `Idempotency-Key`s remembered per daemon (oldest first out). @default 10000 */
+  maxIdempotencyKeys?: number;
+  /** How long an `Idempotency-Key` is remembered from its first use, in ms. @default 86400000 (a day) */
+  idempotencyTtlMs?: number;
   /** Source of time. @default the system clock */
   clock?: Clock;
 }

@@ -14,6 +14,9 @@ import { CHAT_RECORDING_OPTIONS, ChatRecordingService, type ChatRecordingOptions
 import { JsonlTranscriptScanService, TRANSCRIPT_SCAN_OPTIONS } from '../transcript/jsonl-transcript-scan.service.js';
 import { BridgeOverlayProvider } from '../turns/bridge-overlay.provider.js';
 import { TranscriptScanService } from '../turns/transcript-scan.service.js';
+import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor.js';
+import { IdempotencyStore } from '../idempotency/idempotency-store.js';
+import { TranscriptIdempotencyKeys } from '../idempotency/transcript-idempotency-keys.js';
 import { RuntimeSettings } from './runtime-settings.js';
 import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOptions } from './runtime.module-definition.js';
 
@@ -63,6 +66,13 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
       }),
     },
     { provide: TRANSCRIPT_SCAN_OPTIONS, inject: [RuntimeSettings], useFactory: (s: RuntimeSettings) => s.scanLimits },
+    {
+      provide: IdempotencyStore,
+      inject: [RuntimeSettings, Clock],
+      useFactory: (s: RuntimeSettings, clock: Clock) => new IdempotencyStore(s.idempotency, clock),
+    },
+    IdempotencyInterceptor,
+    TranscriptIdempotencyKeys,
     SessionEventBus,
     SessionRegistry,
     { provide: SessionRunner, useExisting: SessionRegistry },

@@ -223,7 +223,9 @@ export class ChatRecordingService implements OnApplicationShutdown {
               replacement.set(record.uuid, parent);
               continue;
             }
-            await out.write(`${JSON.stringify({ ...record, parentUuid: parent, sessionId: targetId })}\n`);
+            // Nor its prompts' idempotency keys: they answered for the source session.
+            const { idempotency: _idempotency, ...copied } = record;
+            await out.write(`${JSON.stringify({ ...copied, parentUuid: parent, sessionId: targetId })}\n`);
           }
         } finally {
           await out.close();
