@@ -1,6 +1,6 @@
 // Lint, and the package's layering: each layer (an `exports` subpath) may
 // import only the layers above it —
-//   root (turns, clients, common) → client → runtime → acp → cluster → daemon
+//   root (turns, clients, common) → client → runtime (with idempotency/, webhooks/) → acp → cluster → daemon
 // and the root loads no agent SDK and no HTTP platform. Specs are exempt from
 // the layering (they never ship); a reversed import in shipped code fails CI.
 import js from '@eslint/js';
@@ -24,6 +24,7 @@ const LAYERS = [
       'events',
       'engines',
       'idempotency',
+      'webhooks',
       'acp',
       'cluster',
       'daemon',
@@ -43,6 +44,7 @@ const LAYERS = [
       'events',
       'engines',
       'idempotency',
+      'webhooks',
       'acp',
       'cluster',
       'daemon',
@@ -71,6 +73,7 @@ const LAYERS = [
       'src/events/**/*.ts',
       'src/engines/**/*.ts',
       'src/idempotency/**/*.ts',
+      'src/webhooks/**/*.ts',
     ],
     folders: folders('acp', 'cluster', 'daemon', 'client'),
     packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES],

@@ -16,6 +16,22 @@ import { SessionRunner } from './session-runner.js';
 import { liveStatus, settledStatus, type TerminalFields } from './turn-status-projection.js';
 
 /**
+ * A prompt's move the bridge tells its observers of (webhooks): it started
+ * running; its terminal was published (once: the latch's winner); or the
+ * Session settled it after the bridge had already published an error for it
+ * (a deadline), so its persisted outcome may now supersede that error.
+ *
+ * @publicApi
+ */
+export interface TurnTransition {
+  kind: 'started' | 'settled' | 'settled_late';
+  sessionId: string;
+  promptId: string;
+  /** The status as the bridge knows it at that moment (for `settled_late`, the Session's outcome). */
+  status: LiveTurnStatus | SettledTurnStatus;
+}
+
+/**
  * The reference {@link BridgeOverlayProvider} and the one owner of admission:
  * admits prompts into a per-session FIFO (closed while a rewind is written),
  * runs one at a time through the {@link SessionRunner}, and publishes each
@@ -29,6 +45,7 @@ export class PromptBridge extends BridgeOverlayProvider {
   private readonly logger = new Logger('PromptBridge');
   private readonly queues = new Map<string, PromptQueue>();
   private readonly watchers = new Map<string, Set<() => void>>();
+  private readonly observers = new Set<(transition: TurnTransition) => void>();
 
   constructor(
     private readonly sessions: SessionRunner,
@@ -221,7 +238,23 @@ export class PromptBridge extends BridgeOverlayProvider {
     };
   }
 
+  /** Observes every prompt's start and terminal, in every session (synchronously, as they happen). */
+  onTransition(observer: (transition: TurnTransition) => void): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
+
   // --- internals ---------------------------------------------------------------
+
+  private transition(transition: TurnTransition): void {
+    for (const observer of this.observers) {
+      try {
+        observer(transition);
+      } catch (error) {
+        this.logger.error(`turn observer failed: ${(error as Error)?.name ?? 'error'}`);
+      }
+    }
+  }
 
   private queue(sessionId: string): PromptQueue {
     let queue = this.queues.get(sessionId);
@@ -240,6 +273,8 @@ export class PromptBridge extends BridgeOverlayProvider {
     entry.startedAt = this.clock.now();
     this.announce(sessionId, 'pending_prompt_started', entry, { startedAt: entry.startedAt });
     this.notify(sessionId);
+    if (this.observers.size > 0)
+      this.transition({ kind: 'started', sessionId, promptId: entry.promptId, status: liveStatus(sessionId, entry) });
     const { promptId, prompt, promptText, startedAt, originatorClientId, idempotency } = entry;
     const run = this.sessions.run(
       sessionId,
@@ -259,7 +294,11 @@ export class PromptBridge extends BridgeOverlayProvider {
         };
       })
       .then((outcome) => {
+        const late = entry.published;
         this.publish(sessionId, queue, entry, outcome);
+        if (late && this.observers.size > 0) {
+          this.transition({ kind: 'settled_late', sessionId, promptId, status: settledStatus(sessionId, entry, outcome) });
+        }
         this.releaseAndPump(sessionId, queue, entry);
       });
   }
@@ -303,6 +342,7 @@ export class PromptBridge extends BridgeOverlayProvider {
     this.announce(sessionId, status.state === 'error' ? 'turn_error' : 'turn_complete', entry, status);
     this.announce(sessionId, 'pending_prompt_completed', entry, { state: status.state });
     this.notify(sessionId);
+    this.transition({ kind: 'settled', sessionId, promptId: entry.promptId, status });
   }
 
   private announce(sessionId: string, type: Parameters<SessionEventBus['publish']>[1], entry: LiveEntry, data?: unknown) {

@@ -1,4 +1,5 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
+import { join } from 'node:path';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ApiExceptionFilter } from '../common/api-exception.filter.js';
 import type { Clock } from '../common/clock.js';
@@ -7,6 +8,7 @@ import type { AgentEngineProvider } from '../runtime/runtime.module-definition.j
 import { RuntimeModule } from '../runtime/runtime.module.js';
 import type { SessionOwnership } from '../sessions/session-ownership.js';
 import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
+import type { HostResolver } from '../webhooks/host-resolver.js';
 import { TurnsModule } from '../turns/turns.module.js';
 import { BEARER_TOKEN, BearerTokenGuard } from './bearer-token.guard.js';
 import { createEngine } from './create-engine.js';
@@ -24,6 +26,8 @@ export interface DaemonOverrides {
   scanLimits?: Partial<TranscriptScanLimits>;
   /** Who owns the sessions of a single daemon (cluster mode brings its own). @default every session this process starts */
   ownership?: SessionOwnership;
+  /** DNS for webhook hosts (the SSRF guard checks what it answers). @default the system resolver */
+  webhookResolver?: HostResolver;
 }
 
 /** Cluster mode as `createApp` loads it: the module, and the ownership it gives the runtime. */
@@ -55,6 +59,18 @@ export class DaemonModule {
       maxTranscriptBytes: config.maxTranscriptBytes,
       maxIdempotencyKeys: config.maxIdempotencyKeys,
       idempotencyTtlMs: config.idempotencyTtlMs,
+      webhooks: {
+        url: config.webhookUrl,
+        secret: config.webhookSecret,
+        allow: config.webhookAllow,
+        timeoutMs: config.webhookTimeoutMs,
+        maxAttempts: config.webhookMaxAttempts,
+        retryBaseMs: config.webhookRetryBaseMs,
+        maxPerSession: config.maxWebhooksPerSession,
+        // Each node sends what it queued; a node's outbox waits for it to come back (or a cluster outbox).
+        ...(config.redisUrl && config.nodeId && { outboxDir: join(config.dataDir, 'webhooks', `outbox-${config.nodeId}`) }),
+        resolver: overrides.webhookResolver,
+      },
       clock: overrides.clock,
       scanLimits: overrides.scanLimits,
       engine,

@@ -19,6 +19,7 @@ export const FEATURES = [
   'session_fork',
   'session_turn_wait',
   'idempotency_keys',
+  'turn_webhooks',
 ] as const;
 
 /** The daemon's configuration, for what `/capabilities` reports beyond the runtime. */
@@ -71,6 +72,10 @@ export class SystemController {
         requestTimeoutMs: this.config.requestTimeoutMs ?? LIMIT_DEFAULTS.requestTimeoutMs,
         maxIdempotencyKeys: this.settings.idempotency.maxKeys,
         idempotencyTtlMs: this.settings.idempotency.ttlMs,
+        maxWebhooksPerSession: this.config.maxWebhooksPerSession ?? LIMIT_DEFAULTS.maxWebhooksPerSession,
+        webhookTimeoutMs: this.config.webhookTimeoutMs ?? LIMIT_DEFAULTS.webhookTimeoutMs,
+        webhookMaxAttempts: this.config.webhookMaxAttempts ?? LIMIT_DEFAULTS.webhookMaxAttempts,
+        webhookRetryBaseMs: this.config.webhookRetryBaseMs ?? LIMIT_DEFAULTS.webhookRetryBaseMs,
       },
       workspaces: workspaces.map(({ id, cwd, primary }) => ({ id, cwd, primary })),
       ...(this.config.redisUrl && { cluster: { nodeId: this.config.nodeId!, leaseMs: this.config.leaseMs! } }),
