@@ -59,20 +59,23 @@ export class TurnWebhookEvents implements OnModuleInit, OnModuleDestroy {
     if (!type || (provisional !== undefined && type !== provisional)) return;
     const now = this.clock.now();
     const body = JSON.stringify({ type, timestamp: now, data } satisfies TurnWebhookEvent);
-    for (const receiver of receivers) {
-      if (!receiver.events.includes(type)) continue;
-      await this.dispatcher.enqueue({
-        deliveryId: `msg_${randomUUID()}`,
-        target: receiver.target,
-        sessionId: transition.sessionId,
-        promptId: transition.promptId,
-        type,
-        body,
-        attempts: 0,
-        nextAttemptAt: now,
-        createdAt: now,
-      });
-    }
+    await Promise.all(
+      receivers
+        .filter((receiver) => receiver.events.includes(type))
+        .map((receiver) =>
+          this.dispatcher.enqueue({
+            deliveryId: `msg_${randomUUID()}`,
+            target: receiver.target,
+            sessionId: transition.sessionId,
+            promptId: transition.promptId,
+            type,
+            body,
+            attempts: 0,
+            nextAttemptAt: now,
+            createdAt: now,
+          }),
+        ),
+    );
   }
 
   /** Who may want this event: the session's live subscriptions and the operator's endpoint. */

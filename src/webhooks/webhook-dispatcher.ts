@@ -92,6 +92,21 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     this.schedule(delivery.deliveryId, delivery.nextAttemptAt);
   }
 
+  /** Where this process's outbox is. */
+  get outboxDir(): string {
+    return this.settings.outboxDir;
+  }
+
+  /** Takes over another outbox's pending deliveries (a dead cluster node's) and schedules them. */
+  async adopt(dir: string): Promise<number> {
+    const moved = await this.outbox.adopt(dir);
+    if (moved > 0) {
+      this.overflow = true;
+      await this.refill();
+    }
+    return moved;
+  }
+
   /** The last deliveries of a subscription, oldest first. */
   deliveries(sessionId: string, webhookId: string): DeliveryLogEntry[] {
     return [...(this.logs.get(`${sessionId}/${webhookId}`)?.values() ?? [])];

@@ -1,4 +1,4 @@
-import { opendir, readFile, rm } from 'node:fs/promises';
+import { mkdir, opendir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WebhookDelivery } from './webhook-delivery.js';
 import { writeAtomically } from './webhook-subscriptions.service.js';
@@ -54,6 +54,25 @@ export class WebhookOutbox {
       const match = file.isFile() ? NAME.exec(file.name) : null;
       if (match) yield { deliveryId: match[2]!, at: Number(match[1]) };
     }
+  }
+
+  /**
+   * Moves every pending delivery of another outbox (a dead cluster node's)
+   * into this one, a file at a time (a rename: each is in one outbox or the
+   * other, never both, never neither). Returns how many moved.
+   */
+  async adopt(dir: string): Promise<number> {
+    await mkdir(this.dir, { recursive: true });
+    let moved = 0;
+    const from = new WebhookOutbox(dir);
+    for await (const entry of from.entries()) {
+      const name = this.fileOf(entry.deliveryId, entry.at);
+      await rename(from.fileOf(entry.deliveryId, entry.at), name).then(
+        () => (moved += 1),
+        () => undefined, // taken meanwhile (its node came back, or another adopter)
+      );
+    }
+    return moved;
   }
 
   private fileOf(deliveryId: string, at: number): string {
