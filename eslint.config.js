@@ -1,7 +1,8 @@
 // Lint, and the package's layering: each layer (an `exports` subpath) may
 // import only the layers above it —
 //   root (turns, clients, common) → client → runtime (with idempotency/, webhooks/) → acp → cluster → daemon
-// and the root loads no agent SDK and no HTTP platform. Specs are exempt from
+// and the root loads no agent SDK and no HTTP platform. The testing kit sits
+// beside the daemon (root and runtime only), and nothing shipped imports it. Specs are exempt from
 // the layering (they never ship); a reversed import in shipped code fails CI.
 import js from '@eslint/js';
 import globals from 'globals';
@@ -10,46 +11,22 @@ import tseslint from 'typescript-eslint';
 const PLATFORMS = ['@nestjs/platform-*', 'fastify', '@fastify/*'];
 const CLUSTER_PACKAGES = ['ioredis', 'undici'];
 const folders = (...names) => names.map((name) => `**/${name}/**`);
+/** The runtime layer's folders (`nest-turn-status/runtime`). */
+const RUNTIME_FOLDERS = ['runtime', 'bridge', 'sessions', 'transcript', 'events', 'engines', 'idempotency', 'webhooks'];
 
 /** One layer: its files, the folders and packages it must not import. */
 const LAYERS = [
   {
     name: 'root',
     files: ['src/index.ts', 'src/turns/**/*.ts', 'src/clients/**/*.ts', 'src/common/**/*.ts'],
-    folders: folders(
-      'runtime',
-      'bridge',
-      'sessions',
-      'transcript',
-      'events',
-      'engines',
-      'idempotency',
-      'webhooks',
-      'acp',
-      'cluster',
-      'daemon',
-      'client',
-    ),
+    folders: folders(...RUNTIME_FOLDERS, 'acp', 'cluster', 'daemon', 'client', 'testing'),
     packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES],
   },
   // The client runs in browsers too: no Nest, no Node built-ins, and only the root's types.
   {
     name: 'client',
     files: ['src/client/**/*.ts'],
-    folders: folders(
-      'runtime',
-      'bridge',
-      'sessions',
-      'transcript',
-      'events',
-      'engines',
-      'idempotency',
-      'webhooks',
-      'acp',
-      'cluster',
-      'daemon',
-      'clients',
-    ),
+    folders: folders(...RUNTIME_FOLDERS, 'acp', 'cluster', 'daemon', 'clients', 'testing'),
     packages: [
       '@nestjs/*',
       'class-validator',
@@ -65,43 +42,42 @@ const LAYERS = [
   },
   {
     name: 'runtime',
-    files: [
-      'src/runtime/**/*.ts',
-      'src/bridge/**/*.ts',
-      'src/sessions/**/*.ts',
-      'src/transcript/**/*.ts',
-      'src/events/**/*.ts',
-      'src/engines/**/*.ts',
-      'src/idempotency/**/*.ts',
-      'src/webhooks/**/*.ts',
-    ],
-    folders: folders('acp', 'cluster', 'daemon', 'client'),
+    files: RUNTIME_FOLDERS.map((name) => `src/${name}/**/*.ts`),
+    folders: folders('acp', 'cluster', 'daemon', 'client', 'testing'),
     packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES],
   },
   {
     name: 'acp',
     files: ['src/acp/**/*.ts'],
-    folders: folders('cluster', 'daemon', 'client'),
+    folders: folders('cluster', 'daemon', 'client', 'testing'),
     packages: [...PLATFORMS, ...CLUSTER_PACKAGES],
   },
   // Cluster mode: the Redis directory and the forwarding router, on top of the runtime's ports.
   {
     name: 'cluster',
     files: ['src/cluster/**/*.ts'],
-    folders: folders('acp', 'daemon', 'client'),
+    folders: folders('acp', 'daemon', 'client', 'testing'),
     packages: ['@agentclientprotocol/*', ...PLATFORMS],
   },
   // The daemon loads the ACP engine, the Fastify platform and cluster mode only when chosen: dynamic import() only.
   {
     name: 'daemon',
     files: ['src/daemon/**/*.ts'],
-    folders: folders('acp', 'cluster'),
+    folders: folders('acp', 'cluster', 'testing'),
+    packages: ['@nestjs/platform-fastify', '@agentclientprotocol/*', ...CLUSTER_PACKAGES],
+  },
+  // The testing kit (nest-turn-status/testing): the root's ports in memory, a scripted engine for the
+  // runtime, an app builder. No layer imports it; Fastify only when a test asks for it.
+  {
+    name: 'testing',
+    files: ['src/testing/**/*.ts'],
+    folders: folders('acp', 'cluster', 'daemon', 'client'),
     packages: ['@nestjs/platform-fastify', '@agentclientprotocol/*', ...CLUSTER_PACKAGES],
   },
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.turns-data/**', '.test-dist/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.turns-data/**', '.test-dist/**', 'packages/*/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { LocalSessionOwnership } from '../src/sessions/session-ownership.js';
 import { ChatRecordingService } from '../src/transcript/chat-recording.service.js';
-import { deferred } from './support/controlled-engine.js';
+import { deferred } from './support/deferred.js';
 import { pollTurn } from './support/poll.js';
 import { ADAPTERS, startDaemon, tempDir, type TestDaemon } from './support/test-daemon.js';
 

@@ -79,7 +79,8 @@ describe.each(ADAPTERS)('turn webhooks (%s)', (httpAdapter) => {
     const poll = (await daemon.http.get(`/session/${sessionId}/turns/${promptId}`).expect(200)).body;
     expect(verified).toEqual({ type: 'turn.completed', timestamp: expect.any(Number), data: poll });
     expect(poll).toMatchObject({ state: 'completed', resultText: 'answer to hello', sessionId });
-    expect(await deliveries(sessionId, created.body.webhookId)).toEqual([
+    // Delivered once the daemon has read the 2xx (just after the receiver answered).
+    expect(await pollLog(sessionId, created.body.webhookId, (rows) => rows[0]?.state === 'delivered')).toEqual([
       { deliveryId: request.headers['webhook-id'], type: 'turn.completed', promptId, attempts: 1, state: 'delivered', lastStatus: 200 },
     ]);
   });

@@ -51,8 +51,71 @@ describe('TurnsClient', () => {
     const result = await client.waitForTurn('s', 'p', { onUpdate: (s) => seen.push(s.state) });
     expect(result).toMatchObject({ state: 'completed', resultText: 'hi' });
     expect(seen).toEqual(['running', 'completed']);
-    expect(calls.slice(1).every((c) => /\?waitMs=\d+$/.test(c.url))).toBe(true);
-    expect(header(calls[2]!.init, 'if-none-match')).toBe('"r"');
+    // The first answer comes at once (a held request without If-None-Match would wait for the terminal);
+    // every later one is held until the status changes.
+    expect(calls[1]!.url).not.toContain('waitMs');
+    expect(calls.slice(2).every((c) => /\?waitMs=\d+$/.test(c.url) && header(c.init, 'if-none-match') === '"r"')).toBe(true);
+  });
+
+  it('retries a read that could not reach the daemon or met a 503 with Retry-After, up to `retries` times', async () => {
+    jest.useFakeTimers();
+    const unreachable = () => {
+      throw new TypeError('fetch failed');
+    };
+    const busy = { status: 503, body: { error: 'x', code: 'too_many_waiters' }, headers: { 'retry-after': '1' } };
+    const { fetch, calls } = stubFetch([unreachable, busy, { status: 200, body: status('queued') }]);
+    const client = new TurnsClient({ baseUrl: 'http://daemon', fetch });
+    const answer = client.getTurn('s', 'p');
+    await jest.advanceTimersByTimeAsync(5_000);
+    await expect(answer).resolves.toMatchObject({ state: 'queued' });
+    expect(calls).toHaveLength(3);
+
+    const once = stubFetch([unreachable, unreachable]);
+    const strict = new TurnsClient({ baseUrl: 'http://daemon', fetch: once.fetch, retries: 1 });
+    const failed = strict.getTurn('s', 'p').catch((e: unknown) => e);
+    await jest.advanceTimersByTimeAsync(5_000);
+    await expect(failed).resolves.toBeInstanceOf(TypeError);
+    expect(once.calls).toHaveLength(2);
+  });
+
+  it('never sends a prompt twice on its own: a write without an Idempotency-Key is not retried', async () => {
+    const { fetch, calls } = stubFetch([
+      () => {
+        throw new TypeError('fetch failed');
+      },
+    ]);
+    const client = new TurnsClient({ baseUrl: 'http://daemon', fetch, retries: 5 });
+    await expect(client.prompt('s', 'hi', { idempotencyKey: false })).rejects.toBeInstanceOf(TypeError);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('gives a request `requestTimeoutMs` (plus the wait of a held one); event streams are not limited', async () => {
+    const signals: Array<AbortSignal | undefined> = [];
+    const { fetch } = stubFetch([
+      caps(['session_turn_wait']),
+      (_url, init) => {
+        signals.push(init.signal ?? undefined);
+        return { status: 200, body: status('running'), headers: { etag: '"r"' } };
+      },
+      (_url, init) => {
+        signals.push(init.signal ?? undefined);
+        return { status: 200, body: status('completed', { endedAt: 3 }), headers: { etag: '"c"' } };
+      },
+    ]);
+    const client = new TurnsClient({ baseUrl: 'http://daemon', fetch, requestTimeoutMs: 50, retries: 0 });
+    await client.waitForTurn('s', 'p');
+    expect(signals.every((signal) => signal instanceof AbortSignal)).toBe(true);
+    // A request that does not answer in time is aborted.
+    const hanging = new TurnsClient({
+      baseUrl: 'http://daemon',
+      requestTimeoutMs: 20,
+      retries: 0,
+      fetch: ((_url: string, init: RequestInit) =>
+        new Promise((_resolve, reject) =>
+          init.signal!.addEventListener('abort', () => reject(init.signal!.reason)),
+        )) as typeof globalThis.fetch,
+    });
+    await expect(hanging.getTurn('s', 'p')).rejects.toMatchObject({ name: 'TimeoutError' });
   });
 
   it('polls with If-None-Match against a daemon without long-poll, honoring Retry-After with backoff', async () => {
@@ -159,27 +222,37 @@ describe('TurnsClient admission (Idempotency-Key)', () => {
     expect(calls.map((c) => c.init.body)).toEqual(Array(3).fill(JSON.stringify({ prompt: [{ type: 'text', text: 'hello' }] })));
   });
 
-  it('does not retry an answer that was processed (422, 400, queue full), nor anything without a key', async () => {
+  it('does not retry an answer that was processed (422, 400), nor anything without a key', async () => {
     const { fetch, calls } = stubFetch([
       { status: 422, body: { error: 'x', code: 'idempotency_key_reused' } },
-      { status: 503, body: { error: 'x', code: 'prompt_queue_full' }, headers: { 'retry-after': '1' } },
+      { status: 400, body: { error: 'x', code: 'invalid_request' } },
       () => {
         throw new TypeError('fetch failed');
       },
     ]);
     const client = new TurnsClient({ baseUrl: 'http://d', fetch });
     await expect(client.prompt('s', 'x')).rejects.toMatchObject({ status: 422, code: 'idempotency_key_reused' });
-    await expect(client.prompt('s', 'x')).rejects.toMatchObject({ status: 503, code: 'prompt_queue_full' });
+    await expect(client.prompt('s', 'x')).rejects.toMatchObject({ status: 400, code: 'invalid_request' });
     await expect(client.prompt('s', 'x', { idempotencyKey: false })).rejects.toThrow('fetch failed');
     expect(calls).toHaveLength(3);
     expect(header(calls[2]!.init, 'idempotency-key')).toBeNull();
+  });
+
+  it('retries a full queue (503 with Retry-After) with the same key: nothing was admitted', async () => {
+    jest.useFakeTimers();
+    const full = { status: 503, body: { error: 'x', code: 'prompt_queue_full' }, headers: { 'retry-after': '1' } };
+    const { fetch, calls } = stubFetch([full, admitted]);
+    const result = new TurnsClient({ baseUrl: 'http://d', fetch }).prompt('s', 'x');
+    await jest.advanceTimersByTimeAsync(10_000);
+    await expect(result).resolves.toEqual(admitted.body);
+    expect(new Set(calls.map((c) => header(c.init, 'idempotency-key'))).size).toBe(1);
   });
 
   it('gives up after its retries with the last answer', async () => {
     jest.useFakeTimers();
     const busy = { status: 409, body: { error: 'x', code: 'idempotency_key_in_flight' }, headers: { 'retry-after': '1' } };
     const { fetch, calls } = stubFetch([busy, busy]);
-    const result = new TurnsClient({ baseUrl: 'http://d', fetch }).createSession({}, { retries: 1 }).catch((e: unknown) => e);
+    const result = new TurnsClient({ baseUrl: 'http://d', fetch, retries: 1 }).createSession({}).catch((e: unknown) => e);
     await jest.advanceTimersByTimeAsync(10_000);
     expect(await result).toMatchObject({ status: 409, code: 'idempotency_key_in_flight' });
     expect(calls).toHaveLength(2);
@@ -189,7 +262,6 @@ describe('TurnsClient admission (Idempotency-Key)', () => {
 describe('isRetryableAdmission', () => {
   it('retries only answers that processed nothing', () => {
     expect(isRetryableAdmission(409, 'idempotency_key_in_flight')).toBe(true);
-    expect(isRetryableAdmission(503, 'cluster_unavailable')).toBe(true);
     expect(isRetryableAdmission(502, undefined)).toBe(true);
     expect(isRetryableAdmission(409, 'session_busy')).toBe(false);
     expect(isRetryableAdmission(503, 'prompt_queue_full')).toBe(false);

@@ -1,9 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
+import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { DaemonConfig } from './daemon-config.js';
 import { BearerToken } from './bearer-token.js';
+import { browserWallSettings, installBrowserWalls } from './browser-walls.js';
 import { DaemonModule, type DaemonCluster, type DaemonOverrides } from './daemon.module.js';
 import { fastifyOptions, hardenApp } from './http-hardening.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -47,8 +49,9 @@ async function loadCluster(config: DaemonConfig): Promise<DaemonCluster | undefi
 
 /**
  * Builds the daemon on the configured HTTP adapter, with the OpenAPI document
- * at `/docs-json` and Swagger UI at `/docs`. Not yet listening; signals are
- * the caller's to handle (`main` closes the app on SIGINT/SIGTERM).
+ * at `/docs-json` and Swagger UI at `/docs`, behind the browser walls (SPEC
+ * §15). Initialized, not yet listening; signals are the caller's to handle
+ * (`main` closes the app on SIGINT/SIGTERM).
  *
  * @publicApi
  */
@@ -60,5 +63,8 @@ export async function createApp(config: DaemonConfig, overrides: DaemonOverrides
   });
   hardenApp(app, config);
   SwaggerModule.setup('docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });
+  // Initialized first, so the walls stand in front of everything, the cluster router included.
+  await app.init();
+  if (overrides.browserWalls !== false) installBrowserWalls(app.getHttpServer() as Server, browserWallSettings(config));
   return app;
 }

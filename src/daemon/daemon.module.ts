@@ -28,6 +28,12 @@ export interface DaemonOverrides {
   ownership?: SessionOwnership;
   /** DNS for webhook hosts (the SSRF guard checks what it answers). @default the system resolver */
   webhookResolver?: HostResolver;
+  /**
+   * `false` takes the Origin, Host and media-type walls down (SPEC §15): only
+   * for a host that fronts the daemon with its own, and for the benchmark
+   * that measures what they cost.
+   */
+  browserWalls?: false;
 }
 
 /** Cluster mode as `createApp` loads it: the module, and the ownership it gives the runtime. */

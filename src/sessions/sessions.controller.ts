@@ -16,7 +16,7 @@ import { SessionsService } from './sessions.service.js';
 export class SessionsController {
   constructor(private readonly sessions: SessionsService) {}
 
-  @ApiOperation({ summary: 'Create a session, or attach to the live one of a workspace' })
+  @ApiOperation({ summary: 'Create a session, or attach to the live one of a workspace', operationId: 'createSession' })
   @Post()
   @HttpCode(200)
   @IdempotentRoute('session', 200)
@@ -35,7 +35,7 @@ export class SessionsController {
     return this.sessions.create(body ?? {});
   }
 
-  @ApiOperation({ summary: 'Make a persisted session live again' })
+  @ApiOperation({ summary: 'Make a persisted session live again', operationId: 'loadSession' })
   @Post(':id/load')
   @HttpCode(200)
   @ApiOkResponse({ type: LoadedSessionDto })
@@ -44,7 +44,7 @@ export class SessionsController {
     return this.sessions.load(sessionId);
   }
 
-  @ApiOperation({ summary: 'Rewind the active chain to before a prompt' })
+  @ApiOperation({ summary: 'Rewind the active chain to before a prompt', operationId: 'rewindSession' })
   @Post(':id/rewind')
   @HttpCode(200)
   @UseGuards(ClientIdGuard)
@@ -62,7 +62,7 @@ export class SessionsController {
     return { rewound: true };
   }
 
-  @ApiOperation({ summary: 'Fork the active chain into a new live session' })
+  @ApiOperation({ summary: 'Fork the active chain into a new live session', operationId: 'forkSession' })
   @Post(':id/fork')
   @HttpCode(200)
   @UseGuards(ClientIdGuard)
@@ -72,7 +72,7 @@ export class SessionsController {
     return this.sessions.fork(sessionId);
   }
 
-  @ApiOperation({ summary: 'Close a session' })
+  @ApiOperation({ summary: 'Close a session', operationId: 'closeSession' })
   @Delete(':id')
   @HttpCode(204)
   @UseGuards(ClientIdGuard)

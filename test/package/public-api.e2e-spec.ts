@@ -10,6 +10,7 @@ const BARRELS = [
   'webhooks/index.ts',
   'cluster/index.ts',
   'daemon/index.ts',
+  'testing/index.ts',
 ];
 
 /** Every name a barrel exports, with the file that declares it. */
