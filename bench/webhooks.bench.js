@@ -207,7 +207,8 @@ async function deadReceiver() {
     await promptAll(daemon.url, sessions, perSession);
     const expected = sessions.length * Math.ceil(PENDING / SUBSCRIPTIONS / sessionCount) * SUBSCRIPTIONS;
     const outboxDir = join(daemon.dataDir, 'webhooks', 'outbox');
-    for (let i = 0; i < 600 && outboxSize(outboxDir).files < expected; i += 1) await sleep(100);
+    // Events are queued as fast as the turns settle and their polls answer: wait (bounded) until all are on disk.
+    for (let i = 0; i < 3_000 && outboxSize(outboxDir).files < expected; i += 1) await sleep(100);
     await sleep(3_000);
     const after = (await json(daemon.url, '/debug/stats')).rssBytes;
     const outbox = outboxSize(outboxDir);

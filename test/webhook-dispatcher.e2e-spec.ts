@@ -1,4 +1,3 @@
-import { readdirSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { SystemClock } from '../src/common/clock.js';
@@ -7,10 +6,8 @@ import { webhookSettings } from '../src/webhooks/webhook-settings.js';
 import type { WebhookSubscriptions } from '../src/webhooks/webhook-subscriptions.service.js';
 import { generateWebhookSecret } from '../src/webhooks/webhook-secret.js';
 import { tempDir } from './support/test-daemon.js';
-import { WebhookReceiver } from './support/webhook-receiver.js';
+import { pendingDeliveries, WebhookReceiver } from './support/webhook-receiver.js';
 
-/** The deliveries an outbox directory holds (a write in progress is a temp file beside them). */
-const pending = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.json'));
 /** The dispatcher against a real receiver and a real outbox directory, with a small in-memory schedule. */
 describe('WebhookDispatcher with more pending deliveries than it schedules in memory', () => {
   let receiver: WebhookReceiver;
@@ -53,7 +50,7 @@ describe('WebhookDispatcher with more pending deliveries than it schedules in me
       });
       most = Math.max(most, dispatcher.pending);
     }
-    expect(pending(join(dir, 'outbox'))).toHaveLength(40);
+    expect(pendingDeliveries(join(dir, 'outbox'))).toHaveLength(40);
     // Down: every delivery is tried (and fails) at least twice, cycling through the small schedule.
     const attempts = new Map<string, number>();
     const seen = async () => {
@@ -74,7 +71,7 @@ describe('WebhookDispatcher with more pending deliveries than it schedules in me
     }
     expect([...delivered].sort()).toEqual([...ids].sort());
     expect(most).toBeLessThanOrEqual(settings.maxScheduled + settings.maxConcurrent);
-    for (let i = 0; i < 200 && pending(join(dir, 'outbox')).length > 0; i += 1) await new Promise((r) => setTimeout(r, 10));
-    expect(pending(join(dir, 'outbox'))).toEqual([]);
+    for (let i = 0; i < 200 && pendingDeliveries(join(dir, 'outbox')).length > 0; i += 1) await new Promise((r) => setTimeout(r, 10));
+    expect(pendingDeliveries(join(dir, 'outbox'))).toEqual([]);
   });
 });

@@ -1,21 +1,12 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileSources } from './support/compiled.js';
 import { startDaemonProcess, type DaemonProcess } from './support/daemon-process.js';
 import { HAS_REDIS, startRedis, type RedisProcess } from './support/redis-server.js';
-import { WebhookReceiver } from './support/webhook-receiver.js';
+import { pendingDeliveries, WebhookReceiver } from './support/webhook-receiver.js';
 
 const LEASE_MS = 1_000;
-
-/** The deliveries an outbox directory holds. */
-const pending = (dir: string) => {
-  try {
-    return readdirSync(dir).filter((name) => name.endsWith('.json'));
-  } catch {
-    return [];
-  }
-};
 
 /**
  * Two compiled daemons on one redis-server and one data dir; the node that
@@ -73,7 +64,7 @@ const pending = (dir: string) => {
     await post(`${a.url}/session/${sessionId}/webhooks`, { url: receiver.url });
     for (const text of ['one', 'two']) await post(`${a.url}/session/${sessionId}/prompt`, { prompt: [{ type: 'text', text }] });
     const before = [await receiver.next(), await receiver.next()];
-    expect(pending(join(dataDir, 'webhooks', 'outbox-node-a'))).toHaveLength(2);
+    expect(pendingDeliveries(join(dataDir, 'webhooks', 'outbox-node-a'))).toHaveLength(2);
 
     a.child.kill('SIGKILL');
     await a.exited;
@@ -83,10 +74,10 @@ const pending = (dir: string) => {
     const ids = (requests: typeof before) => requests.map((r) => r.headers['webhook-id']).sort();
     expect(ids(after)).toEqual(ids(before));
     // Node b sent them from its own outbox; node a's is empty once they are delivered.
-    for (let i = 0; i < 200 && pending(join(dataDir, 'webhooks', 'outbox-node-b')).length > 0; i += 1)
+    for (let i = 0; i < 200 && pendingDeliveries(join(dataDir, 'webhooks', 'outbox-node-b')).length > 0; i += 1)
       await new Promise((r) => setTimeout(r, 25));
-    expect(pending(join(dataDir, 'webhooks', 'outbox-node-a'))).toEqual([]);
-    expect(pending(join(dataDir, 'webhooks', 'outbox-node-b'))).toEqual([]);
+    expect(pendingDeliveries(join(dataDir, 'webhooks', 'outbox-node-a'))).toEqual([]);
+    expect(pendingDeliveries(join(dataDir, 'webhooks', 'outbox-node-b'))).toEqual([]);
     // Each was sent once before the kill and once after: at most once more.
     expect(receiver.requests).toHaveLength(4);
   });

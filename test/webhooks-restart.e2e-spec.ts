@@ -1,12 +1,10 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileSources } from './support/compiled.js';
 import { startDaemonProcess, type DaemonProcess } from './support/daemon-process.js';
-import { WebhookReceiver } from './support/webhook-receiver.js';
+import { pendingDeliveries, WebhookReceiver } from './support/webhook-receiver.js';
 
-/** The deliveries an outbox directory holds (a write in progress is a temp file beside them). */
-const pending = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.json'));
 /** The daemon as operators run it, killed with SIGKILL while deliveries are pending. */
 describe('webhook deliveries survive kill -9', () => {
   jest.setTimeout(120_000);
@@ -52,7 +50,7 @@ describe('webhook deliveries survive kill -9', () => {
     for (const text of ['one', 'two', 'three'])
       promptIds.add((await post(`${daemon.url}/session/${sessionId}/prompt`, { prompt: [{ type: 'text', text }] })).promptId);
     const before = [await receiver.next(), await receiver.next(), await receiver.next()];
-    expect(pending(join(dataDir, 'webhooks', 'outbox'))).toHaveLength(3);
+    expect(pendingDeliveries(join(dataDir, 'webhooks', 'outbox'))).toHaveLength(3);
 
     daemon.child.kill('SIGKILL');
     await daemon.exited;
@@ -66,7 +64,8 @@ describe('webhook deliveries survive kill -9', () => {
     for (const request of after)
       expect(JSON.parse(request.body)).toMatchObject({ type: 'turn.completed', data: { sessionId, state: 'completed' } });
     // Delivered: the outbox empties (each removal follows its 2xx).
-    for (let i = 0; i < 200 && pending(join(dataDir, 'webhooks', 'outbox')).length > 0; i += 1) await new Promise((r) => setTimeout(r, 25));
-    expect(pending(join(dataDir, 'webhooks', 'outbox'))).toEqual([]);
+    for (let i = 0; i < 200 && pendingDeliveries(join(dataDir, 'webhooks', 'outbox')).length > 0; i += 1)
+      await new Promise((r) => setTimeout(r, 25));
+    expect(pendingDeliveries(join(dataDir, 'webhooks', 'outbox'))).toEqual([]);
   });
 });

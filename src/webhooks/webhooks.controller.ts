@@ -27,7 +27,7 @@ export class WebhooksController {
     @Inject(WEBHOOK_SETTINGS) private readonly settings: WebhookSettings,
   ) {}
 
-  @ApiOperation({ summary: 'Subscribe a URL to the turns of this session (the secret is shown once, here)' })
+  @ApiOperation({ summary: 'Subscribe a URL to the turns of this session (the secret is shown once, here)', operationId: 'createWebhook' })
   @Post()
   @HttpCode(201)
   @ApiCreatedResponse({ type: CreatedWebhookDto })
@@ -50,7 +50,7 @@ export class WebhooksController {
     return { ...listedWebhook(stored), secret: stored.secret };
   }
 
-  @ApiOperation({ summary: 'List the subscriptions (never their secrets or tokens)' })
+  @ApiOperation({ summary: 'List the subscriptions (never their secrets or tokens)', operationId: 'listWebhooks' })
   @Get()
   @ApiOkResponse({ type: WebhooksDto })
   @ApiErrorResponses('invalid_client_id', 'session_not_found')
@@ -58,7 +58,7 @@ export class WebhooksController {
     return { webhooks: (await this.subscriptions.list(sessionId)).map(listedWebhook) };
   }
 
-  @ApiOperation({ summary: 'Remove a subscription; its pending deliveries are dropped' })
+  @ApiOperation({ summary: 'Remove a subscription; its pending deliveries are dropped', operationId: 'deleteWebhook' })
   @Delete(':webhookId')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Removed.' })
@@ -67,7 +67,7 @@ export class WebhooksController {
     if (!(await this.subscriptions.remove(sessionId, webhookId))) throw apiError('webhook_not_found', { sessionId, webhookId });
   }
 
-  @ApiOperation({ summary: 'The last 50 deliveries of a subscription' })
+  @ApiOperation({ summary: 'The last 50 deliveries of a subscription', operationId: 'listWebhookDeliveries' })
   @Get(':webhookId/deliveries')
   @ApiOkResponse({ type: DeliveriesDto })
   @ApiErrorResponses('invalid_client_id', 'session_not_found', 'webhook_not_found')

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -79,3 +80,15 @@ export const answering =
     const answer = statuses[index] ?? 200;
     return typeof answer === 'number' ? { status: answer } : answer;
   };
+
+/**
+ * The deliveries an outbox directory holds, by id (none when it does not exist): a retry writes its new file before it
+ * removes the old one, and a write in progress is a temp file beside them.
+ */
+export function pendingDeliveries(dir: string): string[] {
+  try {
+    return [...new Set(readdirSync(dir).flatMap((name) => /_(msg_[0-9a-f-]+)\.json$/.exec(name)?.[1] ?? []))];
+  } catch {
+    return [];
+  }
+}
