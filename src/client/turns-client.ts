@@ -246,13 +246,16 @@ export class TurnsClient {
     for (;;) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new TurnWaitTimeoutError(sessionId, promptId, last);
-      // The first answer comes at once; each later one is held until the status changes (§8: If-None-Match).
-      const waitMs = longPoll && etag ? Math.max(0, Math.min(remaining, maxWaitMs)) : 0;
+      // The first answer comes at once; each later one is held until the status changes (§8: If-None-Match),
+      // or — where no ETag reaches us (a proxy, a host's CORS) — until it settles.
+      const waitMs = longPoll && last ? Math.max(0, Math.min(remaining, maxWaitMs)) : 0;
       const query = waitMs > 0 ? `?waitMs=${waitMs}` : '';
       const response = await this.request('GET', `/session/${this.id(sessionId)}/turns/${this.id(promptId)}${query}`, undefined, {
         signal: options.signal,
         headers: etag ? { 'If-None-Match': etag } : {},
         heldMs: waitMs,
+        // This loop waits out a 503 itself, up to its own deadline.
+        retryUnavailable: false,
       });
       if (response.status === 304) {
         unchanged += 1;
@@ -379,7 +382,7 @@ export class TurnsClient {
     method: string,
     path: string,
     body?: unknown,
-    extra: { signal?: AbortSignal; headers?: Record<string, string>; heldMs?: number; stream?: boolean } = {},
+    extra: { signal?: AbortSignal; headers?: Record<string, string>; heldMs?: number; stream?: boolean; retryUnavailable?: false } = {},
   ): Promise<Response> {
     const headers: Record<string, string> = { ...extra.headers };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -402,7 +405,8 @@ export class TurnsClient {
         await sleep(RETRY_DELAY_MS * 2 ** (attempt - 1), extra.signal);
         continue;
       }
-      if (response.status !== 503 || !response.headers.has('retry-after') || attempt >= attempts) return response;
+      const unavailable = response.status === 503 && response.headers.has('retry-after') && extra.retryUnavailable !== false;
+      if (!unavailable || attempt >= attempts) return response;
       await response.body?.cancel();
       await sleep(pollDelayMs(response.headers.get('retry-after'), attempt - 1), extra.signal);
     }
