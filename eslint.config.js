@@ -1,6 +1,6 @@
 // Lint, and the package's layering: each layer (an `exports` subpath) may
 // import only the layers above it —
-//   root (turns, clients, common) → client → runtime → acp → cluster → daemon
+//   root (turns, clients, common) → client → runtime (with idempotency/, webhooks/) → acp → cluster → daemon
 // and the root loads no agent SDK and no HTTP platform. The testing kit sits
 // beside the daemon (root and runtime only), and nothing shipped imports it. Specs are exempt from
 // the layering (they never ship); a reversed import in shipped code fails CI.
@@ -11,20 +11,22 @@ import tseslint from 'typescript-eslint';
 const PLATFORMS = ['@nestjs/platform-*', 'fastify', '@fastify/*'];
 const CLUSTER_PACKAGES = ['ioredis', 'undici'];
 const folders = (...names) => names.map((name) => `**/${name}/**`);
+/** The runtime layer's folders (`nest-turn-status/runtime`). */
+const RUNTIME_FOLDERS = ['runtime', 'bridge', 'sessions', 'transcript', 'events', 'engines', 'idempotency', 'webhooks'];
 
 /** One layer: its files, the folders and packages it must not import. */
 const LAYERS = [
   {
     name: 'root',
     files: ['src/index.ts', 'src/turns/**/*.ts', 'src/clients/**/*.ts', 'src/common/**/*.ts'],
-    folders: folders('runtime', 'bridge', 'sessions', 'transcript', 'events', 'engines', 'acp', 'cluster', 'daemon', 'client', 'testing'),
+    folders: folders(...RUNTIME_FOLDERS, 'acp', 'cluster', 'daemon', 'client', 'testing'),
     packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES],
   },
   // The client runs in browsers too: no Nest, no Node built-ins, and only the root's types.
   {
     name: 'client',
     files: ['src/client/**/*.ts'],
-    folders: folders('runtime', 'bridge', 'sessions', 'transcript', 'events', 'engines', 'acp', 'cluster', 'daemon', 'clients', 'testing'),
+    folders: folders(...RUNTIME_FOLDERS, 'acp', 'cluster', 'daemon', 'clients', 'testing'),
     packages: [
       '@nestjs/*',
       'class-validator',
@@ -40,14 +42,7 @@ const LAYERS = [
   },
   {
     name: 'runtime',
-    files: [
-      'src/runtime/**/*.ts',
-      'src/bridge/**/*.ts',
-      'src/sessions/**/*.ts',
-      'src/transcript/**/*.ts',
-      'src/events/**/*.ts',
-      'src/engines/**/*.ts',
-    ],
+    files: RUNTIME_FOLDERS.map((name) => `src/${name}/**/*.ts`),
     folders: folders('acp', 'cluster', 'daemon', 'client', 'testing'),
     packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES],
   },

@@ -1,5 +1,6 @@
 import type { PromptBlock } from '../common/turn-fields.js';
 import type { LiveTurnStatus } from '../turns/turn-status.js';
+import type { RecordedIdempotency } from '../transcript/transcript-record.js';
 import { TerminalOverlay } from './terminal-overlay.js';
 
 /** An admitted prompt while it is queued or running. */
@@ -18,6 +19,8 @@ export interface LiveEntry {
   deadline?: NodeJS.Timeout;
   /** The live status last projected, reused until the entry changes (so its bytes are serialized once). */
   status?: LiveTurnStatus;
+  /** The `Idempotency-Key` it was admitted with, and its answer, for the transcript. */
+  idempotency?: RecordedIdempotency;
 }
 
 /** One session's FIFO, its running prompt, its terminal overlay and its rewind state. */

@@ -50,6 +50,21 @@ export interface WaitOptions {
   onUpdate?: (status: TurnStatus) => void;
 }
 
+/**
+ * Retry safety of `prompt()` and `createSession()` (SPEC §13).
+ *
+ * @publicApi
+ */
+export interface AdmissionOptions {
+  /**
+   * The `Idempotency-Key` sent, the same on each of the client's own retries
+   * (`retries`: a network failure, a timeout, a `503` with `Retry-After`, a
+   * `409 idempotency_key_in_flight`, a `502`/`504`); `false` sends none, and
+   * then nothing is retried. @default a new random UUID per call
+   */
+  idempotencyKey?: string | false;
+}
+
 /** @publicApi */
 export interface EventsOptions {
   /** Resume after this event id (otherwise from now). */
@@ -63,6 +78,24 @@ const RETRY_DELAY_MS = 250;
 /** Polling without long-poll: never faster than the server's hint, never slower than this. */
 const MAX_POLL_DELAY_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+
+/** A fresh `Idempotency-Key`: a random UUID from the platform's Web Crypto (Node >= 20 and browsers). */
+function newIdempotencyKey(): string {
+  if (typeof globalThis.crypto.randomUUID === 'function') return globalThis.crypto.randomUUID();
+  // Insecure browser contexts have getRandomValues but not randomUUID.
+  return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * True when a keyed admission answered so may be sent again with its key
+ * (beyond what every request retries: unreachable, `503` with `Retry-After`):
+ * the first is still in flight there, or a gateway could not pass it on.
+ *
+ * @internal exported for its spec
+ */
+export function isRetryableAdmission(status: number, code: string | undefined): boolean {
+  return (status === 409 && code === 'idempotency_key_in_flight') || status === 502 || status === 504;
+}
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -126,18 +159,30 @@ export class TurnsClient {
     return this.capabilitiesCache;
   }
 
-  createSession(body: { cwd?: string; sessionScope?: 'single' | 'thread'; sessionId?: string } = {}): Promise<CreatedSession> {
-    return this.json('POST', '/session', body);
+  /** `POST /session`, with an `Idempotency-Key` (reused by its own retries). */
+  createSession(
+    body: { cwd?: string; sessionScope?: 'single' | 'thread'; sessionId?: string } = {},
+    options: AdmissionOptions = {},
+  ): Promise<CreatedSession> {
+    return this.admission('/session', body, options);
   }
 
   loadSession(sessionId: string): Promise<{ sessionId: string; workspaceCwd: string; clientId: string }> {
     return this.json('POST', `/session/${this.id(sessionId)}/load`);
   }
 
-  /** Admits a prompt: a string becomes one text block. */
-  prompt(sessionId: string, prompt: string | PromptBlock[], options: { deadlineMs?: number } = {}): Promise<AdmittedPrompt> {
+  /**
+   * Admits a prompt: a string becomes one text block. Sent with an
+   * `Idempotency-Key`, so its own retries never admit it twice.
+   */
+  prompt(
+    sessionId: string,
+    prompt: string | PromptBlock[],
+    options: { deadlineMs?: number } & AdmissionOptions = {},
+  ): Promise<AdmittedPrompt> {
+    const { idempotencyKey, ...rest } = options;
     const blocks = typeof prompt === 'string' ? [{ type: 'text', text: prompt }] : prompt;
-    return this.json('POST', `/session/${this.id(sessionId)}/prompt`, { prompt: blocks, ...options });
+    return this.admission(`/session/${this.id(sessionId)}/prompt`, { prompt: blocks, ...rest }, { idempotencyKey });
   }
 
   getTurn(sessionId: string, promptId: string): Promise<TurnStatus> {
@@ -296,8 +341,32 @@ export class TurnsClient {
     return encodeURIComponent(value);
   }
 
+  /**
+   * A POST that admits something, with one `Idempotency-Key` for every
+   * attempt: `request` retries what never reached the daemon; this also
+   * retries answers that processed nothing.
+   */
+  private async admission<T>(path: string, body: unknown, options: AdmissionOptions): Promise<T> {
+    const key = options.idempotencyKey === false ? undefined : (options.idempotencyKey ?? newIdempotencyKey());
+    const headers: Record<string, string> = key === undefined ? {} : { 'Idempotency-Key': key };
+    const retries = key === undefined ? 0 : (this.options.retries ?? 2);
+    for (let attempt = 0; ; attempt += 1) {
+      const response = await this.request('POST', path, body, { headers });
+      if (response.ok || attempt >= retries) return this.parsed<T>(response);
+      const answer = await response
+        .clone()
+        .json()
+        .catch(() => undefined);
+      if (!isRetryableAdmission(response.status, (answer as { code?: string } | undefined)?.code)) return this.parsed<T>(response);
+      await sleep(pollDelayMs(response.headers.get('retry-after'), attempt));
+    }
+  }
+
   private async json<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const response = await this.request(method, path, body);
+    return this.parsed<T>(await this.request(method, path, body));
+  }
+
+  private async parsed<T>(response: Response): Promise<T> {
     const text = await response.text();
     const parsed: unknown = text ? JSON.parse(text) : undefined;
     if (!response.ok) throw new TurnsApiError(response.status, (parsed as { code?: string } | undefined)?.code, parsed);

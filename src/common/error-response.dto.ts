@@ -55,4 +55,10 @@ export class ErrorResponseDto {
 
   @ApiPropertyOptional({ description: 'session_on_other_node, cluster_unavailable: the node that owns the session.' })
   node?: string;
+
+  @ApiPropertyOptional({ description: 'webhook_not_found: the subscription asked for.' })
+  webhookId?: string;
+
+  @ApiPropertyOptional({ description: 'webhook_url_forbidden: why the URL was refused.' })
+  reason?: string;
 }

@@ -148,11 +148,14 @@ export async function runCli(
       .description('admit a prompt (in a new session unless --session); with --wait, wait for its result')
       .argument('<text>', 'the prompt text')
       .option('--session <id>', 'an existing session')
-      .option('--wait', 'wait for the result and print it'),
-  ).action(async (text: string, flags: ClientFlags & { session?: string; wait?: boolean }) => {
+      .option('--wait', 'wait for the result and print it')
+      .option('--idempotency-key <key>', 'the same key on a rerun admits nothing new: the same session and prompt answer again'),
+  ).action(async (text: string, flags: ClientFlags & { session?: string; wait?: boolean; idempotencyKey?: string }) => {
     const turns = client(flags);
-    const sessionId = flags.session ?? (await turns.createSession({ sessionScope: 'thread' })).sessionId;
-    const { promptId } = await turns.prompt(sessionId, text);
+    // Each call sends a key of its own by default (kept across its retries); a given one also makes reruns safe.
+    const key = { idempotencyKey: flags.idempotencyKey };
+    const sessionId = flags.session ?? (await turns.createSession({ sessionScope: 'thread' }, key)).sessionId;
+    const { promptId } = await turns.prompt(sessionId, text, key);
     if (!flags.wait) {
       io.stdout.write(flags.json ? `${JSON.stringify({ sessionId, promptId })}\n` : `${sessionId} ${promptId}\n`);
       return;

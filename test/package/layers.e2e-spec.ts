@@ -40,6 +40,10 @@ describe('package layers (lint rule)', () => {
     ['src/client/x.ts', "import { readFile } from 'node:fs/promises';"],
     ['src/client/x.ts', "import { TURN_STATES } from '../turns/turn-status.js';"],
     ['src/turns/x.ts', "import { TurnsClient } from '../client/turns-client.js';"],
+    ['src/common/x.ts', "import { IdempotencyStore } from '../idempotency/idempotency-store.js';"],
+    ['src/turns/x.ts', "import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';"],
+    ['src/webhooks/x.ts', "import { ClusterNode } from '../cluster/cluster-node.js';"],
+    ['src/webhooks/x.ts', "import { request } from 'undici';"],
   ];
   const downward: Array<[string, string]> = [
     ['src/bridge/x.ts', "import { ApiErrors } from '../common/api-errors.js';"],
@@ -48,6 +52,8 @@ describe('package layers (lint rule)', () => {
     ['src/daemon/x.ts', "export const load = () => import('@nestjs/platform-fastify');"],
     ['src/client/x.ts', "import type { TurnStatus } from '../turns/turn-status.js';"],
     ['src/daemon/x.ts', "import { TurnsClient } from '../client/turns-client.js';"],
+    ['src/daemon/x.ts', "import { isWebhookSecret } from '../webhooks/webhook-secret.js';"],
+    ['src/bridge/x.ts', "import type { AdmissionIdempotency } from '../idempotency/idempotency.interceptor.js';"],
   ];
   let results: string[][];
   beforeAll(() => {
