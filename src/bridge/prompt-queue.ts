@@ -1,4 +1,5 @@
 import type { PromptBlock } from '../common/turn-fields.js';
+import type { TurnSpan } from '../telemetry/tracing.js';
 import type { LiveTurnStatus } from '../turns/turn-status.js';
 import { TerminalOverlay } from './terminal-overlay.js';
 
@@ -18,6 +19,10 @@ export interface LiveEntry {
   deadline?: NodeJS.Timeout;
   /** The live status last projected, reused until the entry changes (so its bytes are serialized once). */
   status?: LiveTurnStatus;
+  /** Trace context of the admission (with OpenTelemetry loaded): the execution span is its child. */
+  traceContext?: unknown;
+  /** The `turns.prompt.execute` span while the prompt runs. */
+  span?: TurnSpan;
 }
 
 /** One session's FIFO, its running prompt, its terminal overlay and its rewind state. */

@@ -7,6 +7,8 @@ import type { AgentEngineProvider } from '../runtime/runtime.module-definition.j
 import { RuntimeModule } from '../runtime/runtime.module.js';
 import type { SessionOwnership } from '../sessions/session-ownership.js';
 import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
+import { DaemonStatusController } from '../status/daemon-status.controller.js';
+import { DaemonStatusService } from '../status/daemon-status.service.js';
 import { TurnsModule } from '../turns/turns.module.js';
 import { BEARER_TOKEN, BearerTokenGuard } from './bearer-token.guard.js';
 import { createEngine } from './create-engine.js';
@@ -59,8 +61,9 @@ export class DaemonModule {
     return {
       module: DaemonModule,
       imports: [runtime, TurnsModule.forRoot({ imports: [runtime], maxWaitMs: config.maxWaitMs, maxWaiters: config.maxWaiters })],
-      controllers: [SystemController],
+      controllers: [SystemController, DaemonStatusController],
       providers: [
+        DaemonStatusService,
         { provide: BEARER_TOKEN, useValue: config.token },
         { provide: DAEMON_CONFIG, useValue: config },
         { provide: APP_GUARD, useClass: BearerTokenGuard },

@@ -40,6 +40,12 @@ describe('package layers (lint rule)', () => {
     ['src/client/x.ts', "import { readFile } from 'node:fs/promises';"],
     ['src/client/x.ts', "import { TURN_STATES } from '../turns/turn-status.js';"],
     ['src/turns/x.ts', "import { TurnsClient } from '../client/turns-client.js';"],
+    ['src/turns/x.ts', "import { Registry } from 'prom-client';"],
+    ['src/common/x.ts', "import pino from 'pino';"],
+    ['src/telemetry/x.ts', "import { trace } from '@opentelemetry/api';"],
+    ['src/bridge/x.ts', "import { TurnsMetrics } from '../metrics/turns-metrics.js';"],
+    ['src/cluster/x.ts', "import { DaemonLogger } from '../logging/daemon-logger.js';"],
+    ['src/logging/x.ts', "import { PromptBridge } from '../bridge/prompt-bridge.js';"],
   ];
   const downward: Array<[string, string]> = [
     ['src/bridge/x.ts', "import { ApiErrors } from '../common/api-errors.js';"],
@@ -48,6 +54,10 @@ describe('package layers (lint rule)', () => {
     ['src/daemon/x.ts', "export const load = () => import('@nestjs/platform-fastify');"],
     ['src/client/x.ts', "import type { TurnStatus } from '../turns/turn-status.js';"],
     ['src/daemon/x.ts', "import { TurnsClient } from '../client/turns-client.js';"],
+    ['src/metrics/x.ts', "import { Registry } from 'prom-client';"],
+    ['src/logging/x.ts', "import pino from 'pino';"],
+    ['src/telemetry/x.ts', "export const load = () => import('@opentelemetry/api');"],
+    ['src/daemon/x.ts', "import { TurnsMetrics } from '../metrics/turns-metrics.js';"],
   ];
   let results: string[][];
   beforeAll(() => {
