@@ -7,6 +7,11 @@ import { BearerToken } from './bearer-token.js';
 import { DaemonModule, type DaemonCluster, type DaemonOverrides } from './daemon.module.js';
 import { fastifyOptions, hardenApp } from './http-hardening.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { DaemonLogger } from '../logging/daemon-logger.js';
+import { LOG_LEVELS, type LogLevel } from '../logging/log-level.js';
+import { TurnsMetrics } from '../metrics/turns-metrics.js';
+import { loadOpenTelemetry } from '../telemetry/tracing.js';
+import { RequestObserver } from './request-observer.js';
 
 /**
  * The HTTP adapter the configuration names. Fastify (and its Nest platform)
@@ -53,12 +58,27 @@ async function loadCluster(config: DaemonConfig): Promise<DaemonCluster | undefi
  * @publicApi
  */
 export async function createApp(config: DaemonConfig, overrides: DaemonOverrides = {}): Promise<INestApplication> {
-  const app = await NestFactory.create(DaemonModule.forRoot(config, overrides, await loadCluster(config)), await createAdapter(config), {
-    logger: process.env.TURNS_LOG === 'silent' ? false : ['error', 'warn', 'log'],
+  // OpenTelemetry, when its API is installed: loaded before any span could start.
+  await loadOpenTelemetry();
+  const logger = new DaemonLogger({ level: logLevel(config) });
+  const module = DaemonModule.forRoot(config, overrides, await loadCluster(config), logger);
+  const app = await NestFactory.create(module, await createAdapter(config), {
+    logger,
     // Express's JSON parser is registered by hardenApp, with the configured limit.
     bodyParser: config.httpAdapter === 'fastify',
   });
   hardenApp(app, config);
+  const observer = new RequestObserver(config.metrics === false ? undefined : app.get(TurnsMetrics), logger);
+  observer.prepare(app, config.httpAdapter);
   SwaggerModule.setup('docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });
+  // Initialized here so the request observer wraps everything, the cluster router included.
+  await app.init();
+  observer.install(app);
   return app;
+}
+
+/** `config.log`, else `TURNS_LOG` of the environment (tests set it for embedded daemons), else `info`. */
+function logLevel(config: DaemonConfig): LogLevel {
+  const env = process.env.TURNS_LOG as LogLevel | undefined;
+  return config.log ?? (env && LOG_LEVELS.includes(env) ? env : 'info');
 }

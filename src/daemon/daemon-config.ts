@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { LOG_LEVELS, type LogLevel } from '../logging/log-level.js';
 
 /**
  * Everything the daemon reads from its environment (or the same CLI flags).
@@ -47,6 +48,12 @@ export interface DaemonConfig {
   leaseMs?: number;
   /** Time an owner has to start answering a forwarded request (plus the wait a held turn request asks for). */
   forwardTimeoutMs?: number;
+  /** Log level (`TURNS_LOG`); unset: `TURNS_LOG` of the environment, else `info`. */
+  log?: LogLevel;
+  /** Prometheus metrics at `GET /metrics` (default on). */
+  metrics?: boolean;
+  /** Serve `GET /metrics` on this port of its own instead of the API's (same host, same token). */
+  metricsPort?: number;
 }
 
 /** @publicApi */
@@ -102,6 +109,9 @@ export const DAEMON_VARIABLES = [
   'NODE_URL',
   'LEASE_MS',
   'FORWARD_TIMEOUT_MS',
+  'LOG',
+  'METRICS',
+  'METRICS_PORT',
 ] as const;
 type Variable = (typeof DAEMON_VARIABLES)[number];
 
@@ -214,8 +224,15 @@ export function loadDaemonConfig(env: NodeJS.ProcessEnv, argv: string[] = [], cw
     headersTimeoutMs: number('HEADERS_TIMEOUT_MS', LIMIT_DEFAULTS.headersTimeoutMs, 1, INT32_MAX),
     requestTimeoutMs: number('REQUEST_TIMEOUT_MS', LIMIT_DEFAULTS.requestTimeoutMs, 1, INT32_MAX),
     ...clusterConfig(read),
+    log: oneOf('TURNS_LOG', read('LOG') ?? 'info', LOG_LEVELS),
+    metrics: oneOf('TURNS_METRICS', read('METRICS') ?? 'true', ['true', 'false'] as const) === 'true',
+    metricsPort: optional('METRICS_PORT', 0, 65_535),
   };
   if (config.agent === 'acp' && !config.agentCommand) throw new ConfigError('TURNS_AGENT=acp needs TURNS_AGENT_COMMAND');
+  if (config.metricsPort !== undefined && config.metricsPort !== 0 && config.metricsPort === config.port) {
+    throw new ConfigError('TURNS_METRICS_PORT must differ from TURNS_PORT');
+  }
+  if (config.metricsPort !== undefined && !config.metrics) throw new ConfigError('TURNS_METRICS_PORT needs TURNS_METRICS=true');
   if (config.headersTimeoutMs! > config.requestTimeoutMs!)
     throw new ConfigError('TURNS_HEADERS_TIMEOUT_MS must not exceed TURNS_REQUEST_TIMEOUT_MS');
   if (config.redisUrl && !config.nodeUrl && (config.host === '0.0.0.0' || config.host === '::')) {

@@ -83,8 +83,9 @@ export class TurnsController {
   }
 
   /**
-   * A held request counts once, when it answers: it is answered from memory
-   * (a wake-up is a bridge transition), `not_modified` on a 304.
+   * A held request counts once, when it answers: `scan` when memory could not
+   * answer it as it arrived (wake-ups are bridge transitions, read from
+   * memory), `not_modified` on a 304.
    */
   private async held(
     sessionId: string,
@@ -93,6 +94,7 @@ export class TurnsController {
     params: TurnWaitParams,
     span: TurnSpan | undefined,
   ): Promise<string> {
+    const source: PollSource = this.waits.peek(sessionId, promptId) ? 'memory' : 'scan';
     const gone = new ClientGone(params.response);
     let status: TurnStatus;
     try {
@@ -100,7 +102,7 @@ export class TurnsController {
     } finally {
       gone.done();
     }
-    return this.send(status, params, 'memory', span);
+    return this.send(status, params, source, span);
   }
 
   /** Sets the turn routes' headers and returns the body, or answers 304 (headers set, no body). */
