@@ -48,7 +48,8 @@ let loading: Promise<boolean> | undefined;
 export function loadOpenTelemetry(): Promise<boolean> {
   loading ??= import('@opentelemetry/api').then(
     (loaded) => {
-      api = ((loaded as { default?: OtelApi }).default ?? loaded) as unknown as OtelApi;
+      // The namespace, not its `default` (which lacks ROOT_CONTEXT).
+      api = loaded as unknown as OtelApi;
       return true;
     },
     () => false,
@@ -100,7 +101,14 @@ export function injectTraceContext(headers: Record<string, unknown>): void {
  */
 export function withIncomingContext<T>(headers: Record<string, unknown>, fn: () => T): T {
   if (!api || headers.traceparent === undefined || api.trace.getSpan(api.context.active())) return fn();
-  return api.context.with(api.propagation.extract(api.ROOT_CONTEXT, headers), fn);
+  let incoming: unknown;
+  try {
+    incoming = api.propagation.extract(api.ROOT_CONTEXT, headers);
+  } catch {
+    // A host's propagator that throws must not cost the request.
+    return fn();
+  }
+  return api.context.with(incoming, fn);
 }
 
 /** Sets an attribute on the active span, if any (a scan reports the records it read to its poll's span). */
