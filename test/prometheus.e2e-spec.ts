@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileSources } from './support/compiled.js';
@@ -154,5 +155,30 @@ const hostOf = (url: string) => new URL(url).host;
     expect(everything).not.toContain(TOKEN);
     expect(clientIds.length).toBeGreaterThan(2);
     for (const clientId of clientIds) expect(everything).not.toContain(clientId);
+  });
+});
+
+(HAS_PROMETHEUS ? describe : describe.skip)('deploy/ Prometheus files', () => {
+  const ROOT = join(__dirname, '..');
+
+  it('the example alerts pass `promtool check rules`', () => {
+    const run = spawnSync('promtool', ['check', 'rules', join(ROOT, 'deploy', 'prometheus-alerts.yml')], { encoding: 'utf8' });
+    expect(`${run.stdout}${run.stderr}`).toMatch(/SUCCESS: 5 rules found/);
+    expect(run.status).toBe(0);
+  });
+
+  it('the scrape config, filled in as cluster-demo.sh does, passes `promtool check config`', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'turns-promcfg-'));
+    try {
+      const config = readFileSync(join(ROOT, 'deploy', 'prometheus.yml.template'), 'utf8')
+        .replace('__TARGETS__', "'127.0.0.1:4171', '127.0.0.1:4172', '127.0.0.1:4173'")
+        .replace('__RULES__', join(ROOT, 'deploy', 'prometheus-alerts.yml'));
+      writeFileSync(join(dir, 'prometheus.yml'), config);
+      const run = spawnSync('promtool', ['check', 'config', join(dir, 'prometheus.yml')], { encoding: 'utf8' });
+      expect(`${run.stdout}${run.stderr}`).toMatch(/SUCCESS/);
+      expect(run.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

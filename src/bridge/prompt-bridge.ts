@@ -51,7 +51,8 @@ export class PromptBridge extends BridgeOverlayProvider {
     if (this.options.maxPromptChars !== undefined && chars > this.options.maxPromptChars) {
       throw ApiErrors.promptTooLarge(sessionId, chars, this.options.maxPromptChars);
     }
-    const span = startSpan('turns.prompt.admit', { 'turns.session_id': sessionId });
+    const span = startSpan('turns.prompt.admit');
+    span?.setAttribute('turns.session_id', sessionId);
     try {
       const admitted = this.admitTraced(sessionId, prompt, originatorClientId, deadlineMs, span);
       span?.setAttribute('turns.prompt_id', admitted.promptId);
@@ -252,12 +253,8 @@ export class PromptBridge extends BridgeOverlayProvider {
     queue.running = entry;
     entry.startedAt = this.clock.now();
     TURNS_CHANNELS.promptStarted.publish({ queueWaitMs: entry.startedAt - entry.queuedAt });
-    entry.span = startSpan(
-      'turns.prompt.execute',
-      { 'turns.session_id': sessionId, 'turns.prompt_id': entry.promptId },
-      SpanKind.INTERNAL,
-      entry.traceContext,
-    );
+    entry.span = startSpan('turns.prompt.execute', SpanKind.INTERNAL, entry.traceContext);
+    entry.span?.setAttributes({ 'turns.session_id': sessionId, 'turns.prompt_id': entry.promptId });
     this.announce(sessionId, 'pending_prompt_started', entry, { startedAt: entry.startedAt });
     this.notify(sessionId);
     const { promptId, prompt, promptText, startedAt, originatorClientId } = entry;

@@ -50,11 +50,8 @@ export class RequestForwarder implements OnApplicationShutdown {
    * span whose context reaches the owner in `traceparent`.
    */
   async forward(req: IncomingMessage, res: ServerResponse, owner: Lease, sessionId: string): Promise<boolean> {
-    const span = startSpan(
-      'turns.forward',
-      { 'turns.session_id': sessionId, 'turns.owner_node': owner.node, 'http.request.method': req.method ?? 'GET' },
-      SpanKind.CLIENT,
-    );
+    const span = startSpan('turns.forward', SpanKind.CLIENT);
+    span?.setAttributes({ 'turns.session_id': sessionId, 'turns.owner_node': owner.node, 'http.request.method': req.method ?? 'GET' });
     try {
       const reached = await withSpan(span, () => this.exchange(req, res, owner, sessionId));
       TURNS_CHANNELS.clusterForward.publish({ outcome: reached ? 'forwarded' : 'unreachable' });

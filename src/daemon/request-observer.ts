@@ -5,7 +5,7 @@ import { setRouteTemplate, stampedRouteTemplate } from '../common/route-template
 import { sessionIdOf } from '../common/session-path.js';
 import type { DaemonLogger } from '../logging/daemon-logger.js';
 import type { TurnsMetrics } from '../metrics/turns-metrics.js';
-import { withIncomingContext } from '../telemetry/tracing.js';
+import { tracingEnabled, withIncomingContext } from '../telemetry/tracing.js';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -45,11 +45,13 @@ export class RequestObserver {
     const server = app.getHttpServer() as Server;
     const inner = server.listeners('request') as Listener[];
     server.removeAllListeners('request');
+    const dispatch: Listener = (req, res) => {
+      for (const listener of inner) listener.call(server, req, res);
+    };
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       this.observe(req, res);
-      withIncomingContext(req.headers, () => {
-        for (const listener of inner) listener.call(server, req, res);
-      });
+      if (req.headers.traceparent === undefined || !tracingEnabled()) dispatch(req, res);
+      else withIncomingContext(req.headers, () => dispatch(req, res));
     });
   }
 

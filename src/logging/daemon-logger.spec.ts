@@ -45,6 +45,33 @@ describe('DaemonLogger', () => {
     expect(silent.lines).toEqual([]);
   });
 
+  it('a request line is shaped as pino shapes every line (pid, hostname, time), with no field left unescaped', () => {
+    const { logger, lines } = capture();
+    logger.log('first', 'Daemon');
+    logger.request({ requestId: 'r"1', method: 'GET', route: '/x', status: 499, durationMs: 3, aborted: true });
+    expect(Object.keys(lines[1]!)).toEqual([
+      'level',
+      'time',
+      'pid',
+      'hostname',
+      'requestId',
+      'method',
+      'route',
+      'status',
+      'durationMs',
+      'aborted',
+      'msg',
+    ]);
+    expect(lines[1]).toMatchObject({
+      pid: lines[0]!.pid,
+      hostname: lines[0]!.hostname,
+      requestId: 'r"1',
+      aborted: true,
+      msg: 'GET /x 499',
+    });
+    expect(lines[1]!.time).toBeGreaterThanOrEqual(lines[0]!.time as number);
+  });
+
   it('a request line carries the request id, route template, status, duration and session', () => {
     const { logger, lines } = capture();
     logger.request({

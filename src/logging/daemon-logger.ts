@@ -1,4 +1,5 @@
 import type { LoggerService, OnApplicationShutdown } from '@nestjs/common';
+import { hostname } from 'node:os';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { NEST_TO_PINO, splitNestParams, type LogLevel, type NestLevel } from './log-level.js';
 import { prettyLogStream } from './pretty-log-stream.js';
@@ -35,16 +36,24 @@ export interface DaemonLoggerOptions {
  */
 export class DaemonLogger implements LoggerService, OnApplicationShutdown {
   private readonly pino: Logger;
-  private readonly destination?: DestinationStream & { flushSync?: () => void };
+  private readonly destination: DestinationStream & { flushSync?: () => void };
+  /** The fields pino puts on every line after `time`, serialized once for the request line. */
+  private readonly base = `,"pid":${process.pid},"hostname":${JSON.stringify(hostname())}`;
 
   constructor(options: DaemonLoggerOptions) {
     const out = options.out ?? process.stdout;
     const pretty = options.pretty ?? out.isTTY === true;
-    // Buffered, written off the request path; flushed at shutdown.
-    this.destination =
-      !pretty && out === process.stdout
-        ? pino.destination({ dest: 1, sync: false })
-        : ((pretty ? prettyLogStream(out) : out) as DestinationStream);
+    // Buffered: one write per 4 KiB or per 100 ms, off the request path (a write per line
+    // cost a Fastify poll +34 µs of server CPU, ~70%); flushed at shutdown.
+    if (!pretty && out === process.stdout) {
+      const buffered = pino.destination({ dest: 1, sync: false, minLength: 4_096 });
+      // Logging is best effort: a closed log pipe must not take the daemon down.
+      buffered.on('error', () => undefined);
+      setInterval(() => this.flushSoon(buffered), 100).unref();
+      this.destination = buffered;
+    } else {
+      this.destination = (pretty ? prettyLogStream(out) : out) as DestinationStream;
+    }
     this.pino = pino(
       {
         level: options.level,
@@ -59,8 +68,18 @@ export class DaemonLogger implements LoggerService, OnApplicationShutdown {
     return this.pino.isLevelEnabled(level);
   }
 
+  /**
+   * The request line, in the shape pino writes, built by hand: through pino
+   * it cost ~5 µs a request (a tenth of a Fastify poll); this is a few
+   * string joins of fields whose types are fixed.
+   */
   request(line: RequestLogLine): void {
-    this.pino.info(line, `${line.method} ${line.route} ${line.status}`);
+    if (!this.pino.isLevelEnabled('info')) return;
+    const method = JSON.stringify(line.method);
+    const route = JSON.stringify(line.route);
+    this.destination.write(
+      `{"level":"info","time":${Date.now()}${this.base},"requestId":${JSON.stringify(line.requestId)},"method":${method},"route":${route},"status":${line.status},"durationMs":${line.durationMs}${line.sessionId === undefined ? '' : `,"sessionId":${JSON.stringify(line.sessionId)}`}${line.aborted ? ',"aborted":true' : ''},"msg":${JSON.stringify(`${line.method} ${line.route} ${line.status}`)}}\n`,
+    );
   }
 
   log(message: unknown, ...params: unknown[]): void {
@@ -89,7 +108,20 @@ export class DaemonLogger implements LoggerService, OnApplicationShutdown {
 
   /** Writes out what is buffered (before the process exits). */
   flush(): void {
-    this.destination?.flushSync?.();
+    try {
+      this.destination.flushSync?.();
+    } catch {
+      // Standard output is gone (a closed pipe): nothing left to write to.
+    }
+  }
+
+  private flushSoon(buffered: { destroyed?: boolean; flush(): void }): void {
+    if (buffered.destroyed) return;
+    try {
+      buffered.flush();
+    } catch {
+      // Gone: see the error listener.
+    }
   }
 
   onApplicationShutdown(): void {

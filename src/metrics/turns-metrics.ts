@@ -7,6 +7,7 @@ import { SessionRegistry } from '../sessions/session-registry.js';
 import { TURNS_CHANNELS, type PollSource, type SettledState } from '../telemetry/turns-channels.js';
 import { TurnWaitService } from '../turns/wait/turn-wait.service.js';
 import { httpLabels } from './http-labels.js';
+import { RequestHistogram, type HistogramSeries } from './request-histogram.js';
 
 /**
  * prom-client's gauges of this name end in `_total`, which Prometheus keeps
@@ -22,7 +23,6 @@ const POLL_SOURCES: readonly PollSource[] = ['memory', 'scan', 'not_found', 'not
 const SETTLED_STATES: readonly SettledState[] = ['completed', 'cancelled', 'error'];
 
 type Child = { inc(value?: number): void };
-type Observer = { observe(value: number): void };
 
 /**
  * The daemon's Prometheus series (SPEC §14), in a registry of its own.
@@ -35,8 +35,8 @@ type Observer = { observe(value: number): void };
 export class TurnsMetrics implements OnModuleDestroy {
   readonly registry = new Registry();
   private readonly unsubscribe: Array<() => void> = [];
-  private readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
-  private readonly httpChildren = new Map<string, Observer>();
+  private readonly httpDuration: RequestHistogram;
+  private readonly httpChildren = new Map<string, HistogramSeries>();
 
   constructor(
     registry: SessionRegistry,
@@ -49,13 +49,12 @@ export class TurnsMetrics implements OnModuleDestroy {
     collectDefaultMetrics({ register: this.registry });
     for (const name of MISNAMED_DEFAULTS) this.registry.removeSingleMetric(name);
 
-    this.httpDuration = new Histogram({
-      name: 'turns_http_request_duration_seconds',
-      help: 'HTTP requests by method, route template and status: time to the last byte',
-      labelNames: ['method', 'route', 'status'],
-      buckets: HTTP_BUCKETS,
-      registers: register,
-    });
+    this.httpDuration = new RequestHistogram(
+      'turns_http_request_duration_seconds',
+      'HTTP requests by method, route template and status: time to the last byte',
+      HTTP_BUCKETS,
+      this.registry,
+    );
 
     const polls = new Counter({
       name: 'turns_turn_polls_total',
@@ -176,11 +175,11 @@ export class TurnsMetrics implements OnModuleDestroy {
 
   /** Records one HTTP exchange (labels normalized so their number stays bounded). */
   observeHttp(method: string | undefined, route: string, status: number, seconds: number): void {
-    const labels = httpLabels(method, route, status);
-    const key = `${labels.method} ${labels.status} ${labels.route}`;
+    // Keyed by the raw values (Node's parser knows a fixed set of methods), normalized once per key.
+    const key = `${method} ${status} ${route}`;
     let child = this.httpChildren.get(key);
     if (!child) {
-      child = this.httpDuration.labels(labels);
+      child = this.httpDuration.labels(httpLabels(method, route, status));
       this.httpChildren.set(key, child);
     }
     child.observe(seconds);

@@ -6,21 +6,22 @@
 
 /** The part of an OpenTelemetry span this package uses. */
 export interface TurnSpan {
+  isRecording(): boolean;
   setAttribute(key: string, value: string | number | boolean): unknown;
+  setAttributes(attributes: Attributes): unknown;
   setStatus(status: { code: number; message?: string }): unknown;
   end(): void;
 }
 
 type Attributes = Record<string, string | number | boolean | undefined>;
 
+interface Tracer {
+  startSpan(name: string, options?: { kind?: number }, context?: unknown): TurnSpan;
+}
+
 interface OtelApi {
   trace: {
-    getTracer(
-      name: string,
-      version?: string,
-    ): {
-      startSpan(name: string, options?: { kind?: number; attributes?: Attributes }, context?: unknown): TurnSpan;
-    };
+    getTracer(name: string, version?: string): Tracer;
     setSpan(context: unknown, span: TurnSpan): unknown;
     getSpan(context: unknown): TurnSpan | undefined;
   };
@@ -39,6 +40,8 @@ const STATUS_ERROR = 2;
 const TRACER_NAME = 'nest-turn-status';
 
 let api: OtelApi | undefined;
+/** The API's proxy tracer, made once: it forwards to whatever SDK registers later. */
+let tracer: Tracer | undefined;
 let loading: Promise<boolean> | undefined;
 
 /**
@@ -50,6 +53,7 @@ export function loadOpenTelemetry(): Promise<boolean> {
     (loaded) => {
       // The namespace, not its `default` (which lacks ROOT_CONTEXT).
       api = loaded as unknown as OtelApi;
+      tracer = api.trace.getTracer(TRACER_NAME);
       return true;
     },
     () => false,
@@ -64,11 +68,15 @@ export function tracingEnabled(): boolean {
 
 /**
  * Starts a span, a child of the active one, or of `parent` when given
- * (a context from {@link captureContext}); `undefined` without the API.
+ * (a context from {@link captureContext}). `undefined` without the API, and
+ * for a span nobody records (no SDK registered, or not sampled): callers
+ * then set no attributes and activate no context, so the API alone costs
+ * one non-recording span per call.
  */
-export function startSpan(name: string, attributes?: Attributes, kind: number = SpanKind.INTERNAL, parent?: unknown): TurnSpan | undefined {
-  if (!api) return undefined;
-  return api.trace.getTracer(TRACER_NAME).startSpan(name, { kind, attributes }, parent ?? api.context.active());
+export function startSpan(name: string, kind: number = SpanKind.INTERNAL, parent?: unknown): TurnSpan | undefined {
+  if (!api || !tracer) return undefined;
+  const span = tracer.startSpan(name, { kind }, parent ?? api.context.active());
+  return span.isRecording() ? span : undefined;
 }
 
 /** Runs `fn` with `span` active, so spans started inside are its children. */

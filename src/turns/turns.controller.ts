@@ -4,7 +4,7 @@ import { ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiException } from '../common/api-exception.js';
 import { NotModifiedException } from '../common/not-modified.exception.js';
 import { TURNS_CHANNELS, type PollSource } from '../telemetry/turns-channels.js';
-import { endSpan, startSpan, withSpan, type TurnSpan } from '../telemetry/tracing.js';
+import { endSpan, startSpan, tracingEnabled, withSpan, type TurnSpan } from '../telemetry/tracing.js';
 import type { TurnStatus } from './turn-status.js';
 import { turnStatusResponse } from './turn-status-response.js';
 import { TurnStatusRoute } from './turn-status-route.decorator.js';
@@ -41,10 +41,14 @@ export class TurnsController {
 
   /** The answer inside a `turns.poll` span (when OpenTelemetry is loaded), counted by the source it came from. */
   private answer(sessionId: string, promptId: string | undefined, params: TurnWaitParams): string | Promise<string> {
-    const span = startSpan('turns.poll', { 'turns.session_id': sessionId, 'turns.prompt_id': promptId ?? 'current' });
+    // Without a recording span, no attributes and no closure per poll.
+    const span = tracingEnabled() ? startSpan('turns.poll') : undefined;
+    span?.setAttributes({ 'turns.session_id': sessionId, 'turns.prompt_id': promptId ?? 'current' });
     let answer: string | Promise<string>;
     try {
-      answer = withSpan(span, () => this.answerNow(sessionId, promptId, params, span));
+      answer = span
+        ? withSpan(span, () => this.answerNow(sessionId, promptId, params, span))
+        : this.answerNow(sessionId, promptId, params, undefined);
     } catch (error) {
       throw this.failed(error, span);
     }
