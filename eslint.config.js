@@ -2,7 +2,8 @@
 // import only the layers above it —
 //   root (turns, clients, common, telemetry) → client → runtime → acp → cluster → daemon
 // (metrics and logging sit under the daemon, which alone mounts them), and the
-// root loads no agent SDK, no HTTP platform, no prom-client, pino or OpenTelemetry. Specs are exempt from
+// root loads no agent SDK, no HTTP platform, no prom-client, pino or OpenTelemetry.
+// The testing kit sits beside the daemon (root and runtime only), and nothing shipped imports it. Specs are exempt from
 // the layering (they never ship); a reversed import in shipped code fails CI.
 import js from '@eslint/js';
 import globals from 'globals';
@@ -35,6 +36,7 @@ const LAYERS = [
       'status',
       'metrics',
       'logging',
+      'testing',
     ),
     packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES, ...OPERATIONS_PACKAGES, ...TRACING_PACKAGES],
   },
@@ -42,7 +44,7 @@ const LAYERS = [
   {
     name: 'client',
     files: ['src/client/**/*.ts'],
-    folders: folders('runtime', 'bridge', 'sessions', 'transcript', 'events', 'engines', 'acp', 'cluster', 'daemon', 'clients'),
+    folders: folders('runtime', 'bridge', 'sessions', 'transcript', 'events', 'engines', 'acp', 'cluster', 'daemon', 'clients', 'testing'),
     packages: [
       '@nestjs/*',
       'class-validator',
@@ -66,27 +68,27 @@ const LAYERS = [
       'src/events/**/*.ts',
       'src/engines/**/*.ts',
     ],
-    folders: folders('acp', 'cluster', 'daemon', 'client', 'status', 'metrics', 'logging'),
+    folders: folders('acp', 'cluster', 'daemon', 'client', 'status', 'metrics', 'logging', 'testing'),
     packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES, ...OPERATIONS_PACKAGES, ...TRACING_PACKAGES],
   },
   {
     name: 'acp',
     files: ['src/acp/**/*.ts'],
-    folders: folders('cluster', 'daemon', 'client', 'status', 'metrics', 'logging'),
+    folders: folders('cluster', 'daemon', 'client', 'status', 'metrics', 'logging', 'testing'),
     packages: [...PLATFORMS, ...CLUSTER_PACKAGES, ...OPERATIONS_PACKAGES, ...TRACING_PACKAGES],
   },
   // Cluster mode: the Redis directory and the forwarding router, on top of the runtime's ports.
   {
     name: 'cluster',
     files: ['src/cluster/**/*.ts'],
-    folders: folders('acp', 'daemon', 'client', 'status', 'metrics', 'logging'),
+    folders: folders('acp', 'daemon', 'client', 'status', 'metrics', 'logging', 'testing'),
     packages: ['@agentclientprotocol/*', ...PLATFORMS, ...OPERATIONS_PACKAGES, ...TRACING_PACKAGES],
   },
   // Prometheus metrics (prom-client) over the runtime's counters and the telemetry channels; the daemon mounts them.
   {
     name: 'metrics',
     files: ['src/metrics/**/*.ts'],
-    folders: folders('acp', 'cluster', 'daemon', 'client', 'status', 'logging'),
+    folders: folders('acp', 'cluster', 'daemon', 'client', 'status', 'logging', 'testing'),
     packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES, 'pino', ...TRACING_PACKAGES],
   },
   // Structured logs (pino) behind Nest's LoggerService; knows nothing of the runtime.
@@ -106,6 +108,7 @@ const LAYERS = [
       'client',
       'status',
       'metrics',
+      'testing',
     ),
     packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES, 'prom-client', ...TRACING_PACKAGES],
   },
@@ -113,13 +116,21 @@ const LAYERS = [
   {
     name: 'daemon',
     files: ['src/daemon/**/*.ts', 'src/status/**/*.ts'],
-    folders: folders('acp', 'cluster'),
+    folders: folders('acp', 'cluster', 'testing'),
     packages: ['@nestjs/platform-fastify', '@agentclientprotocol/*', ...CLUSTER_PACKAGES, ...TRACING_PACKAGES],
+  },
+  // The testing kit (nest-turn-status/testing): the root's ports in memory, a scripted engine for the
+  // runtime, an app builder. No layer imports it; Fastify only when a test asks for it.
+  {
+    name: 'testing',
+    files: ['src/testing/**/*.ts'],
+    folders: folders('acp', 'cluster', 'daemon', 'client', 'status', 'metrics', 'logging'),
+    packages: ['@nestjs/platform-fastify', '@agentclientprotocol/*', ...CLUSTER_PACKAGES, ...OPERATIONS_PACKAGES, ...TRACING_PACKAGES],
   },
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.turns-data/**', '.test-dist/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.turns-data/**', '.test-dist/**', 'packages/*/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

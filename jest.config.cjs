@@ -16,6 +16,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/src', '<rootDir>/test'],
   testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
+  // The host apps' own suites run inside those apps (test/package/host-apps.e2e-spec.ts).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/package/hosts/'],
   transform: {
     '^.+\\.ts$': swc('typescript'),
     '^.+\\.m?js$': swc('ecmascript'),

@@ -20,6 +20,7 @@ import { dirname, join } from 'node:path';
 import { startDaemonWithData, startOnPort, startProcess } from './support/daemon-process.js';
 import { cpuTicks, heldPhase, json, post, sleep } from './support/held-requests.js';
 import { workspaceKey } from '../dist/transcript/chat-recording.service.js';
+import { browserWallSettings, judgeRequest } from '../dist/daemon/browser-walls.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -107,25 +108,35 @@ async function loadedSession(base, dataDir, segments) {
   return sessionId;
 }
 
+/** Five settled turns read back from a transcript, the newest polled once so its answer is in memory. */
+async function settledSession(base, dataDir) {
+  const sessionId = await loadedSession(base, dataDir, [[5, 200]]);
+  const { promptId } = await json(base, `/session/${sessionId}/turns/current`);
+  await json(base, `/session/${sessionId}/turns/${promptId}`);
+  return { sessionId, promptId };
+}
+
 async function benchAdapter(httpAdapter) {
   const dataDir = mkdtempSync(join(tmpdir(), 'turns-bench-'));
-  const server = await spawnServer(['dist/daemon/bin.js'], {
+  const unwalledDir = mkdtempSync(join(tmpdir(), 'turns-bench-'));
+  const env = (dir) => ({
     TURNS_PORT: '0',
-    TURNS_DATA_DIR: dataDir,
-    TURNS_WORKSPACES: dataDir,
+    TURNS_DATA_DIR: dir,
+    TURNS_WORKSPACES: dir,
     TURNS_HTTP_ADAPTER: httpAdapter,
     // Echo answers take 10 minutes: prompts admitted here stay live for the whole run.
     TURNS_ECHO_DELAY_MS: '600000',
     TURNS_MAX_TRANSCRIPT_BYTES: String(512 * 1024 * 1024),
   });
+  const server = await spawnServer(['dist/daemon/bin.js'], env(dataDir));
+  // The same daemon without the browser walls, for their cost on a settled poll (same rounds).
+  const unwalled = await spawnServer(['bench/support/daemon-without-walls.js'], env(unwalledDir));
   const base = server.url;
   const pid = server.child.pid;
   try {
-    // Settled: five turns read back from a transcript, each polled once so its answer is in memory.
-    const settled = { sessionId: await loadedSession(base, dataDir, [[5, 200]]) };
-    const current = await json(base, `/session/${settled.sessionId}/turns/current`);
-    const promptId = current.promptId;
-    await json(base, `/session/${settled.sessionId}/turns/${promptId}`);
+    const settled = await settledSession(base, dataDir);
+    const { promptId } = settled;
+    const bare = await settledSession(unwalled.url, unwalledDir);
     // Live: one prompt running, one queued behind it.
     const live = await json(base, '/session', post({ sessionScope: 'thread' }));
     const livePrompt = (await json(base, `/session/${live.sessionId}/prompt`, post({ prompt: [{ type: 'text', text: 'long' }] }))).promptId;
@@ -152,7 +163,9 @@ async function benchAdapter(httpAdapter) {
       exactLive: `${base}/session/${live.sessionId}/turns/${livePrompt}`,
       currentLive: `${base}/session/${live.sessionId}/turns/current`,
       repeatedMiss: `${base}/session/${window}/turns/${missing}`,
+      exactNoWalls: `${unwalled.url}/session/${bare.sessionId}/turns/${bare.promptId}`,
     };
+    const pidOf = (key) => (key === 'exactNoWalls' ? unwalled.child.pid : pid);
     // Each round runs every fast case once, in an order shuffled each round, each case
     // after a pause and an uncounted warm-up of its own (the case right after /health
     // measured ~15% low: it paid for what the /health run left, e.g. its garbage). A ratio
@@ -164,7 +177,7 @@ async function benchAdapter(httpAdapter) {
       for (const key of shuffled(keys, round)) {
         await sleep(300);
         await load(fast[key], { duration: WARM_UP_SECONDS }); // not counted: absorbs what the previous case left behind
-        runs[key].push(await load(fast[key], {}, pid));
+        runs[key].push(await load(fast[key], {}, pidOf(key)));
       }
     }
     const rows = Object.fromEntries(Object.entries(runs).map(([key, list]) => [key, mean(list)]));
@@ -179,6 +192,7 @@ async function benchAdapter(httpAdapter) {
     return rows;
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(unwalledDir, { recursive: true, force: true });
   }
 }
 
@@ -260,6 +274,23 @@ async function benchOperations(httpAdapter) {
   }
 }
 
+/**
+ * The walls' own work per request (ns), timed in this process over the
+ * headers a poll carries: robust where the daemon A/B drowns in the noise of
+ * a shared machine.
+ */
+function wallNsPerRequest() {
+  const settings = browserWallSettings({ host: '127.0.0.1', allowOrigins: ['http://localhost:3000'] });
+  const polls = [{ host: '127.0.0.1:4170' }, { host: '127.0.0.1:4170', origin: 'http://localhost:3000' }];
+  const rounds = 2_000_000;
+  let passed = 0;
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < rounds; i += 1) if (judgeRequest('GET', polls[i & 1], settings).kind === 'pass') passed += 1;
+  if (passed !== rounds) throw new Error('a poll was refused');
+  return Number(process.hrtime.bigint() - started) / rounds;
+}
+const wallNs = wallNsPerRequest();
+
 const ONLY_OPERATIONS = process.env.BENCH_ONLY === 'operations';
 const baselines = {};
 const results = {};
@@ -300,6 +331,7 @@ const label = {
   currentLive: 'turns/current, live',
   miss: 'full-window miss (404, new id each time)',
   repeatedMiss: 'repeated miss, unchanged transcript',
+  exactNoWalls: 'turns/:promptId, settled, no browser walls',
   miss1MiB: 'window miss in a 1 MiB transcript',
   miss256MiB: 'window miss in a 256 MiB transcript',
 };
@@ -335,6 +367,12 @@ console.log(`server CPU per request, /health's ÷ the case's (median of rounds; 
 console.log(`  express: ${costs(e)}\n  fastify: ${costs(f)}`);
 console.log(
   `live / settled: express ${e.ratio('exactLive', 'exact').toFixed(2)} (exact), ${e.ratio('currentLive', 'current').toFixed(2)} (current); fastify ${f.ratio('exactLive', 'exact').toFixed(2)}, ${f.ratio('currentLive', 'current').toFixed(2)}`,
+);
+console.log(
+  `browser walls (Origin, Host, media type), settled exact with ÷ without: express ${e.ratio('exact', 'exactNoWalls').toFixed(2)} req/s, ${(1 / e.cost('exact', 'exactNoWalls')).toFixed(2)} CPU; fastify ${f.ratio('exact', 'exactNoWalls').toFixed(2)} req/s, ${(1 / f.cost('exact', 'exactNoWalls')).toFixed(2)} CPU (1.00 = free)`,
+);
+console.log(
+  `browser walls' decision: ${wallNs.toFixed(0)} ns a request = ${((wallNs / 1000 / e.exact.cpuUs) * 100).toFixed(2)}% of a settled exact poll's server CPU on express, ${((wallNs / 1000 / f.exact.cpuUs) * 100).toFixed(2)}% on fastify`,
 );
 console.log(
   `miss cost 256 MiB / 1 MiB transcript (time per request): express ${(e.miss1MiB.rps / e.miss256MiB.rps).toFixed(2)}, fastify ${(f.miss1MiB.rps / f.miss256MiB.rps).toFixed(2)}`,

@@ -1,6 +1,11 @@
 // nest-turn-status: the turn status module. What a host can import is decided
 // here, name by name; everything else is internal.
 
+import { assertSingleCopy } from './common/single-copy.js';
+
+// One copy of the injection tokens per process (see assertSingleCopy).
+assertSingleCopy();
+
 export { TurnsModule } from './turns/turns.module.js';
 export type { TurnsModuleOptions, TurnsModuleExtras } from './turns/turns.module-definition.js';
 export { TurnStatusService } from './turns/turn-status.service.js';

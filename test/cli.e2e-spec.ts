@@ -1,8 +1,11 @@
-import { execFile, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { PACKAGE_VERSION } from '../src/common/package-version.js';
 import { compileSources } from './support/compiled.js';
 import { startDaemonProcess } from './support/daemon-process.js';
 
@@ -78,5 +81,65 @@ describe('nest-turn-status command line', () => {
     const help = await cli('prompt', '--help');
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('--session <id>');
+  });
+
+  it('prints its version, and never starts a daemon for a typo, an unknown flag or a flag without its value', async () => {
+    const version = await cli('--version');
+    expect(version).toMatchObject({ code: 0, stdout: `${PACKAGE_VERSION}\n` });
+    for (const args of [['promtp', 'hi'], ['--bogus'], ['serve', '--port'], ['serve', '--data-dir', '/tmp', 'extra']]) {
+      const run = await cli(...args);
+      expect({ args, code: run.code }).toEqual({ args, code: 4 });
+      expect(run.stderr).toMatch(/^error: .*--help/);
+      expect(run.stdout).not.toContain('listening');
+    }
+  });
+
+  it('names the URL it could not reach, and exits 5 for a session or prompt the daemon does not know', async () => {
+    // A port that was free a moment ago: nothing listens there.
+    const probe = createServer().listen(0, '127.0.0.1');
+    await once(probe, 'listening');
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const closed = await cli('status', 'x', '--url', `http://127.0.0.1:${port}`);
+    expect(closed.code).toBe(4);
+    expect(closed.stderr).toBe(`cannot reach the daemon at http://127.0.0.1:${port}: fetch failed (ECONNREFUSED)\n`);
+    const { sessionId } = (await (
+      await fetch(`${url}/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"sessionScope":"thread"}' })
+    ).json()) as { sessionId: string };
+    const unknownPrompt = await cli('status', sessionId, 'no-such-prompt');
+    expect(unknownPrompt.code).toBe(5);
+    expect(unknownPrompt.stderr).toMatch(/prompt_not_found/);
+    expect((await cli('wait', '00000000-0000-4000-8000-000000000000', 'p')).code).toBe(5);
+  });
+
+  it('on a terminal, keeps one live line of the state and the elapsed time: queued → running → cancelled', async () => {
+    const { sessionId } = (await (
+      await fetch(`${url}/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"sessionScope":"thread"}' })
+    ).json()) as { sessionId: string };
+    await fetch(`${url}/session/${sessionId}/prompt`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: [{ type: 'text', text: 'slow first' }] }),
+    });
+    // `script` gives the command a pseudo-terminal, as a user's shell would.
+    const command = `${process.execPath} ${bin} prompt 'slow second' --session ${sessionId} --wait`;
+    const terminal = spawn('script', ['-qec', command, '/dev/null'], { env: { ...process.env, TURNS_URL: url } });
+    let screen = '';
+    const shown = (text: string) =>
+      new Promise<void>((resolve) => {
+        const check = () => screen.includes(text) && resolve();
+        terminal.stdout.on('data', (chunk: Buffer) => ((screen += chunk), check()));
+        check();
+      });
+    await shown('\u001b[2Kqueued ');
+    await fetch(`${url}/session/${sessionId}/cancel`, { method: 'POST' }); // the first ends: the second runs
+    await shown('\u001b[2Krunning ');
+    await fetch(`${url}/session/${sessionId}/cancel`, { method: 'POST' });
+    const code = await new Promise((resolve) => terminal.once('exit', resolve));
+    expect(code).toBe(2);
+    // One line, redrawn in place (carriage return, erase line) for each state, with its elapsed time.
+    const redraws = ['queued', 'running', 'cancelled'].map((state) => screen.search(new RegExp(`\r\u001b\\[2K${state} \\d+\\.\\ds`)));
+    expect(redraws.every((at) => at >= 0)).toBe(true);
+    expect([...redraws].sort((a, b) => a - b)).toEqual(redraws);
   });
 });

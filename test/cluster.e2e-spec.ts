@@ -31,6 +31,9 @@ async function eventually<T>(probe: () => Promise<T | undefined>, ms = 10_000): 
   }
 }
 
+/** A web UI the nodes let in (TURNS_ALLOW_ORIGINS). */
+const UI_ORIGIN = 'http://ui.example';
+
 /**
  * Three daemons (Express, Fastify, Express) on one real redis-server and one
  * data dir, each a child process as operators run it.
@@ -54,6 +57,7 @@ async function eventually<T>(probe: () => Promise<T | undefined>, ms = 10_000): 
       TURNS_LEASE_MS: String(LEASE_MS),
       TURNS_TOKEN: TOKEN,
       TURNS_FORWARD_TIMEOUT_MS: '1000',
+      TURNS_ALLOW_ORIGINS: UI_ORIGIN,
     });
     return { id, daemon, url: daemon.url };
   }
@@ -101,6 +105,25 @@ async function eventually<T>(probe: () => Promise<T | undefined>, ms = 10_000): 
     expect(((await res.json()) as { state: string }).state).toBe('completed');
     return promptId;
   }
+
+  it('judges Origin and Host at the node the client reached: a forwarded request is not refused again by its owner', async () => {
+    const { sessionId, clientId } = await createSession(a);
+    const path = `/session/${sessionId}/turns/current`;
+    // An allowed web UI, through B: answered by A, with B's CORS headers, once.
+    const fromUi = await call(`${b.url}${path}`, { headers: { origin: UI_ORIGIN, 'x-qwen-client-id': clientId } });
+    expect(fromUi.status).toBe(200);
+    expect(fromUi.headers.get('x-turns-node')).toBe('node-a');
+    expect(fromUi.headers.get('access-control-allow-origin')).toBe(UI_ORIGIN);
+    // A page of B itself (its Swagger UI): B's own origin, which A, under another Host, would not call its own.
+    const fromB = await call(`${b.url}${path}`, { headers: { origin: b.url, 'x-qwen-client-id': clientId } });
+    expect(fromB.status).toBe(200);
+    expect(fromB.headers.get('x-turns-via')).toBe('node-b');
+    // A foreign page is refused where it knocked: nothing is forwarded.
+    const evil = await call(`${b.url}${path}`, { headers: { origin: 'http://evil.example', 'x-qwen-client-id': clientId } });
+    expect(evil.status).toBe(403);
+    expect(await evil.json()).toMatchObject({ code: 'origin_forbidden' });
+    expect(evil.headers.get('x-turns-via')).toBeNull();
+  });
 
   it('any node serves any session: prompt through B, polls and waits through C, events through B — all answered by the owner A', async () => {
     const { sessionId, clientId } = await createSession(a);

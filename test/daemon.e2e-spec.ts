@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ADAPTERS, startDaemon, tempDir, type TestDaemon } from './support/test-daemon.js';
-import { settle } from './support/controlled-engine.js';
+import { settle } from './support/deferred.js';
 
 describe.each(ADAPTERS)('daemon routes (%s)', (httpAdapter) => {
   let daemon: TestDaemon;

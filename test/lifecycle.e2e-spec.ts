@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ChatRecordingService } from '../src/transcript/chat-recording.service.js';
-import { deferred, settle } from './support/controlled-engine.js';
+import { deferred, settle } from './support/deferred.js';
 import { pollTurn } from './support/poll.js';
 import { ADAPTERS, startDaemon, tempDir, type TestDaemon } from './support/test-daemon.js';
 

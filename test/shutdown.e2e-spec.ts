@@ -49,7 +49,7 @@ describe.each(ADAPTERS)('daemon shutdown (%s)', (httpAdapter) => {
     );
     const slow = connect(Number(port), '127.0.0.1');
     slow.on('error', () => undefined);
-    slow.write(`POST /session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
+    slow.write(`POST /session HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
 
     const started = Date.now();
     child.kill('SIGTERM');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TranscriptScanService } from '../src/turns/transcript-scan.service.js';
 import { ADAPTERS, startDaemon, type TestDaemon } from './support/test-daemon.js';
-import { settle } from './support/controlled-engine.js';
+import { settle } from './support/deferred.js';
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
   // Bounded by count, not time: each round lets pending I/O finish.

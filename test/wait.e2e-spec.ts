@@ -1,5 +1,6 @@
+import { TurnsClient } from '../src/client/turns-client.js';
 import { TurnWaitService } from '../src/turns/wait/turn-wait.service.js';
-import { settle } from './support/controlled-engine.js';
+import { settle } from './support/deferred.js';
 import { ADAPTERS, startDaemon, type TestDaemon } from './support/test-daemon.js';
 
 describe.each(ADAPTERS)('waiting for a turn (%s)', (httpAdapter) => {
@@ -39,6 +40,26 @@ describe.each(ADAPTERS)('waiting for a turn (%s)', (httpAdapter) => {
     expect(res.body).toEqual((await turn(second).expect(200)).body);
     expect(waiting()).toBe(0);
     expect((await turn(first, '?waitMs=60000').expect(200)).body).toMatchObject({ state: 'completed' }); // settled: at once
+  });
+
+  it("the client's waitForTurn shows every state on the way: queued → running → completed, one held request per change", async () => {
+    await daemon.prompt(sessionId, 'first', clientId);
+    const second = await daemon.prompt(sessionId, 'second', clientId);
+    const firstTurn = await daemon.engine.nextTurn();
+    const client = new TurnsClient({ baseUrl: daemon.url, clientId });
+    const seen: string[] = [];
+    const settled = client.waitForTurn(sessionId, second, {
+      onUpdate: (status) => {
+        seen.push(status.state);
+        // Each step happens only once the client has seen the one before.
+        if (status.state === 'queued') firstTurn.finish();
+        if (status.state === 'running') void daemon.engine.nextTurn().then((turn) => (turn.say('two'), turn.finish()));
+      },
+    });
+    const result = await settled;
+    expect(seen).toEqual(['queued', 'running', 'completed']);
+    expect(result).toMatchObject({ state: 'completed', resultText: 'two' });
+    expect(waiting()).toBe(0);
   });
 
   it('waits on current too, and accepts Prefer: wait with Preference-Applied', async () => {

@@ -19,7 +19,7 @@ import { PromptBridge } from './prompt-bridge.js';
 export class PromptsController {
   constructor(private readonly bridge: PromptBridge) {}
 
-  @ApiOperation({ summary: 'Admit a prompt into the session FIFO' })
+  @ApiOperation({ summary: 'Admit a prompt into the session FIFO', operationId: 'admitPrompt' })
   @Post('prompt')
   @HttpCode(202)
   @ApiAcceptedResponse({ type: AdmittedPromptDto })
@@ -38,7 +38,7 @@ export class PromptsController {
     return this.bridge.admit(sessionId, body.prompt as PromptBlock[], clientId, body.deadlineMs);
   }
 
-  @ApiOperation({ summary: 'List the running and queued prompts' })
+  @ApiOperation({ summary: 'List the running and queued prompts', operationId: 'listPendingPrompts' })
   @ApiErrorResponses('invalid_client_id', 'session_not_found')
   @Get('pending-prompts')
   @ApiOkResponse({ type: PendingPromptsDto })
@@ -46,7 +46,7 @@ export class PromptsController {
     return { pendingPrompts: this.bridge.pendingPrompts(sessionId) };
   }
 
-  @ApiOperation({ summary: 'Remove a pending prompt' })
+  @ApiOperation({ summary: 'Remove a pending prompt', operationId: 'removePendingPrompt' })
   @ApiErrorResponses('invalid_client_id', 'session_not_found')
   @Delete('pending-prompts/:promptId')
   @ApiOkResponse({ type: RemovedDto })
@@ -54,7 +54,7 @@ export class PromptsController {
     return { removed: this.bridge.remove(sessionId, promptId) };
   }
 
-  @ApiOperation({ summary: 'Cancel the running prompt' })
+  @ApiOperation({ summary: 'Cancel the running prompt', operationId: 'cancelRunningPrompt' })
   @ApiErrorResponses('invalid_client_id', 'session_not_found')
   @Post('cancel')
   @HttpCode(204)

@@ -51,8 +51,71 @@ describe('TurnsClient', () => {
     const result = await client.waitForTurn('s', 'p', { onUpdate: (s) => seen.push(s.state) });
     expect(result).toMatchObject({ state: 'completed', resultText: 'hi' });
     expect(seen).toEqual(['running', 'completed']);
-    expect(calls.slice(1).every((c) => /\?waitMs=\d+$/.test(c.url))).toBe(true);
-    expect(header(calls[2]!.init, 'if-none-match')).toBe('"r"');
+    // The first answer comes at once (a held request without If-None-Match would wait for the terminal);
+    // every later one is held until the status changes.
+    expect(calls[1]!.url).not.toContain('waitMs');
+    expect(calls.slice(2).every((c) => /\?waitMs=\d+$/.test(c.url) && header(c.init, 'if-none-match') === '"r"')).toBe(true);
+  });
+
+  it('retries a read that could not reach the daemon or met a 503 with Retry-After, up to `retries` times', async () => {
+    jest.useFakeTimers();
+    const unreachable = () => {
+      throw new TypeError('fetch failed');
+    };
+    const busy = { status: 503, body: { error: 'x', code: 'too_many_waiters' }, headers: { 'retry-after': '1' } };
+    const { fetch, calls } = stubFetch([unreachable, busy, { status: 200, body: status('queued') }]);
+    const client = new TurnsClient({ baseUrl: 'http://daemon', fetch });
+    const answer = client.getTurn('s', 'p');
+    await jest.advanceTimersByTimeAsync(5_000);
+    await expect(answer).resolves.toMatchObject({ state: 'queued' });
+    expect(calls).toHaveLength(3);
+
+    const once = stubFetch([unreachable, unreachable]);
+    const strict = new TurnsClient({ baseUrl: 'http://daemon', fetch: once.fetch, retries: 1 });
+    const failed = strict.getTurn('s', 'p').catch((e: unknown) => e);
+    await jest.advanceTimersByTimeAsync(5_000);
+    await expect(failed).resolves.toBeInstanceOf(TypeError);
+    expect(once.calls).toHaveLength(2);
+  });
+
+  it('never sends a prompt twice on its own: a write without an Idempotency-Key is not retried', async () => {
+    const { fetch, calls } = stubFetch([
+      () => {
+        throw new TypeError('fetch failed');
+      },
+    ]);
+    const client = new TurnsClient({ baseUrl: 'http://daemon', fetch, retries: 5 });
+    await expect(client.prompt('s', 'hi')).rejects.toBeInstanceOf(TypeError);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('gives a request `requestTimeoutMs` (plus the wait of a held one); event streams are not limited', async () => {
+    const signals: Array<AbortSignal | undefined> = [];
+    const { fetch } = stubFetch([
+      caps(['session_turn_wait']),
+      (_url, init) => {
+        signals.push(init.signal ?? undefined);
+        return { status: 200, body: status('running'), headers: { etag: '"r"' } };
+      },
+      (_url, init) => {
+        signals.push(init.signal ?? undefined);
+        return { status: 200, body: status('completed', { endedAt: 3 }), headers: { etag: '"c"' } };
+      },
+    ]);
+    const client = new TurnsClient({ baseUrl: 'http://daemon', fetch, requestTimeoutMs: 50, retries: 0 });
+    await client.waitForTurn('s', 'p');
+    expect(signals.every((signal) => signal instanceof AbortSignal)).toBe(true);
+    // A request that does not answer in time is aborted.
+    const hanging = new TurnsClient({
+      baseUrl: 'http://daemon',
+      requestTimeoutMs: 20,
+      retries: 0,
+      fetch: ((_url: string, init: RequestInit) =>
+        new Promise((_resolve, reject) =>
+          init.signal!.addEventListener('abort', () => reject(init.signal!.reason)),
+        )) as typeof globalThis.fetch,
+    });
+    await expect(hanging.getTurn('s', 'p')).rejects.toMatchObject({ name: 'TimeoutError' });
   });
 
   it('polls with If-None-Match against a daemon without long-poll, honoring Retry-After with backoff', async () => {

@@ -1,7 +1,7 @@
 import type { SessionEvent } from '../common/session-event.js';
 import type { AdmittedPrompt, CreatedSession, PendingPrompt } from '../common/wire-types.js';
 import type { PromptBlock } from '../common/turn-fields.js';
-import type { TurnStatus } from '../turns/turn-status.js';
+import type { SettledTurnStatus, TurnStatus } from '../turns/turn-status.js';
 import { TurnsApiError, TurnWaitTimeoutError, TurnWindowExpiredError } from './errors.js';
 import { SseParser } from './sse-parser.js';
 
@@ -17,6 +17,19 @@ export interface TurnsClientOptions {
   fetch?: typeof fetch;
   /** Header carrying the client id. @default 'X-Qwen-Client-Id' */
   clientIdHeader?: string;
+  /**
+   * Give up on one request that has not answered after this long (a held
+   * turn request gets its wait on top; event streams are not limited).
+   * @default no limit
+   */
+  requestTimeoutMs?: number;
+  /**
+   * How many times a request that could not reach the daemon, timed out, or
+   * answered `503` with `Retry-After` is sent again. Only reads, and writes
+   * that carry an `Idempotency-Key`, are retried: a prompt is never admitted
+   * twice. @default 2
+   */
+  retries?: number;
 }
 
 /** @publicApi */
@@ -45,6 +58,8 @@ export interface EventsOptions {
 }
 
 const TERMINAL = new Set(['completed', 'cancelled', 'error']);
+/** First pause before a retry after a failure to reach the daemon; it doubles each time. */
+const RETRY_DELAY_MS = 250;
 /** Polling without long-poll: never faster than the server's hint, never slower than this. */
 const MAX_POLL_DELAY_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
@@ -162,18 +177,19 @@ export class TurnsClient {
     sessionId: string,
     prompt: string | PromptBlock[],
     options: WaitOptions & { deadlineMs?: number } = {},
-  ): Promise<TurnStatus> {
+  ): Promise<SettledTurnStatus> {
     const { promptId } = await this.prompt(sessionId, prompt, { deadlineMs: options.deadlineMs });
     return this.waitForTurn(sessionId, promptId, options);
   }
 
   /**
-   * Resolves with the prompt's terminal status. Throws
+   * Resolves with the prompt's terminal status; `onUpdate` sees every state
+   * on the way (queued → running → terminal). Throws
    * `TurnWindowExpiredError` when a prompt seen before answers 404,
    * `TurnWaitTimeoutError` when `timeoutMs` runs out, `TurnsApiError` for
    * any other error answer.
    */
-  async waitForTurn(sessionId: string, promptId: string, options: WaitOptions = {}): Promise<TurnStatus> {
+  async waitForTurn(sessionId: string, promptId: string, options: WaitOptions = {}): Promise<SettledTurnStatus> {
     const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const capabilities = await this.capabilities().catch(() => undefined);
     const longPoll = capabilities?.features.includes('session_turn_wait') ?? false;
@@ -185,11 +201,13 @@ export class TurnsClient {
     for (;;) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new TurnWaitTimeoutError(sessionId, promptId, last);
-      const waitMs = longPoll ? Math.max(0, Math.min(remaining, maxWaitMs)) : 0;
+      // The first answer comes at once; each later one is held until the status changes (§8: If-None-Match).
+      const waitMs = longPoll && etag ? Math.max(0, Math.min(remaining, maxWaitMs)) : 0;
       const query = waitMs > 0 ? `?waitMs=${waitMs}` : '';
       const response = await this.request('GET', `/session/${this.id(sessionId)}/turns/${this.id(promptId)}${query}`, undefined, {
         signal: options.signal,
         headers: etag ? { 'If-None-Match': etag } : {},
+        heldMs: waitMs,
       });
       if (response.status === 304) {
         unchanged += 1;
@@ -199,7 +217,7 @@ export class TurnsClient {
         last = status;
         unchanged = 0;
         options.onUpdate?.(status);
-        if (TERMINAL.has(status.state)) return status;
+        if (TERMINAL.has(status.state)) return status as SettledTurnStatus;
       } else {
         const body = await response.json().catch(() => undefined);
         const code = (body as { code?: string } | undefined)?.code;
@@ -235,6 +253,7 @@ export class TurnsClient {
         response = await this.request('GET', `/session/${this.id(sessionId)}/events`, undefined, {
           signal: options.signal,
           headers: { Accept: 'text/event-stream', ...(lastEventId !== undefined && { 'Last-Event-ID': lastEventId }) },
+          stream: true,
         });
       } catch {
         // A network failure: try again after the server's retry delay.
@@ -282,22 +301,49 @@ export class TurnsClient {
     return parsed as T;
   }
 
-  private request(
+  /**
+   * One exchange, sent again (up to `retries` times) when it could not reach
+   * the daemon, timed out, or met a `503` with `Retry-After` — only where a
+   * repeat cannot do the work twice.
+   */
+  private async request(
     method: string,
     path: string,
     body?: unknown,
-    extra: { signal?: AbortSignal; headers?: Record<string, string> } = {},
+    extra: { signal?: AbortSignal; headers?: Record<string, string>; heldMs?: number; stream?: boolean } = {},
   ): Promise<Response> {
     const headers: Record<string, string> = { ...extra.headers };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (this.options.token) headers.Authorization = `Bearer ${this.options.token}`;
     if (this.options.clientId && path.startsWith('/session/'))
       headers[this.options.clientIdHeader ?? 'X-Qwen-Client-Id'] = this.options.clientId;
-    return this.fetcher(`${this.baseUrl}${path}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: extra.signal,
-    });
+    const repeatable = method === 'GET' || 'Idempotency-Key' in headers;
+    const attempts = 1 + (repeatable ? (this.options.retries ?? 2) : 0);
+    for (let attempt = 1; ; attempt += 1) {
+      let response: Response;
+      try {
+        response = await this.fetcher(`${this.baseUrl}${path}`, {
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: this.signalFor(extra),
+        });
+      } catch (error) {
+        if (extra.signal?.aborted || attempt >= attempts) throw error;
+        await sleep(RETRY_DELAY_MS * 2 ** (attempt - 1), extra.signal);
+        continue;
+      }
+      if (response.status !== 503 || !response.headers.has('retry-after') || attempt >= attempts) return response;
+      await response.body?.cancel();
+      await sleep(pollDelayMs(response.headers.get('retry-after'), attempt - 1), extra.signal);
+    }
+  }
+
+  /** The caller's signal, and the per-request time limit unless the answer is a stream. */
+  private signalFor(extra: { signal?: AbortSignal; heldMs?: number; stream?: boolean }): AbortSignal | undefined {
+    const limit = this.options.requestTimeoutMs;
+    if (limit === undefined || extra.stream) return extra.signal;
+    const timeout = AbortSignal.timeout(limit + (extra.heldMs ?? 0));
+    return extra.signal ? AbortSignal.any([extra.signal, timeout]) : timeout;
   }
 }

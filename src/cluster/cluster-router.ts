@@ -4,16 +4,16 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { ApiException } from '../common/api-exception.js';
 import { ApiErrors } from '../common/api-errors.js';
 import { setRouteTemplate } from '../common/route-template.js';
+import { putInFront, type NextListener } from '../common/request-front.js';
+import { sendApiError } from '../common/send-api-error.js';
 import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
 import { ClusterNode } from './cluster-node.js';
 import { FORWARDED_BY_HEADER, NODE_HEADER } from './forward-headers.js';
 import { LeaseDirectory, type Lease } from './lease-directory.js';
 import { OwnerCache } from './owner-cache.js';
 import { RedisSessionOwnership } from './redis-session-ownership.js';
-import { RequestForwarder, sendApiError } from './request-forwarder.js';
+import { RequestForwarder } from './request-forwarder.js';
 import { isLoadRequest, sessionIdOf } from '../common/session-path.js';
-
-type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
  * Decides, before the HTTP framework sees a request, whether this node
@@ -46,16 +46,10 @@ export class ClusterRouter implements OnApplicationBootstrap {
 
   /** Puts the router in front of the framework's request listener. */
   onApplicationBootstrap(): void {
-    const server = this.adapterHost.httpAdapter.getHttpServer() as Server;
-    const framework = server.listeners('request') as Listener[];
-    server.removeAllListeners('request');
-    const answerHere: Listener = (req, res) => {
-      for (const listener of framework) listener.call(server, req, res);
-    };
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => this.handle(req, res, answerHere));
+    putInFront(this.adapterHost.httpAdapter.getHttpServer() as Server, (req, res, next) => this.handle(req, res, next));
   }
 
-  handle(req: IncomingMessage, res: ServerResponse, answerHere: Listener): void {
+  handle(req: IncomingMessage, res: ServerResponse, answerHere: NextListener): void {
     const local = () => {
       res.setHeader(NODE_HEADER, this.node.id);
       answerHere(req, res);
@@ -90,7 +84,9 @@ export class ClusterRouter implements OnApplicationBootstrap {
       if (!reached || res.statusCode === 404 || res.statusCode === 503) this.owners.delete(sessionId);
     } catch (error) {
       if (!res.headersSent) {
-        sendApiError(res, error instanceof ApiException ? error : ApiErrors.clusterUnavailable({ sessionId }), this.node.id);
+        sendApiError(res, error instanceof ApiException ? error : ApiErrors.clusterUnavailable({ sessionId }), {
+          [NODE_HEADER]: this.node.id,
+        });
       }
       req.resume();
     }

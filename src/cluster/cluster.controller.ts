@@ -15,7 +15,7 @@ export class ClusterController {
   ) {}
 
   @Get('nodes')
-  @ApiOperation({ summary: 'Live nodes of the cluster and how many sessions each owns', operationId: 'clusterNodes' })
+  @ApiOperation({ summary: 'Live nodes of the cluster and how many sessions each owns', operationId: 'listClusterNodes' })
   @ApiOkResponse({ type: ClusterNodesDto })
   @ApiErrorResponses('cluster_unavailable')
   async nodes(): Promise<ClusterNodesDto> {

@@ -38,6 +38,11 @@ describe('forwardRequestHeaders', () => {
     expect(headers).toEqual({ 'x-end-to-end': 'kept', [FORWARDED_BY_HEADER]: 'node-b', 'x-forwarded-for': '10.0.0.9' });
   });
 
+  it('drops Origin: the node the client reached judged it (SPEC §15)', () => {
+    const headers = forwardRequestHeaders({ origin: 'http://localhost:3000', 'x-qwen-client-id': 'client_1' }, via);
+    expect(headers).toEqual({ 'x-qwen-client-id': 'client_1', [FORWARDED_BY_HEADER]: 'node-b', 'x-forwarded-for': '10.0.0.9' });
+  });
+
   it('appends to an X-Forwarded-For the load balancer set', () => {
     expect(forwardRequestHeaders({ 'x-forwarded-for': '203.0.113.7' }, via)['x-forwarded-for']).toBe('203.0.113.7, 10.0.0.9');
   });

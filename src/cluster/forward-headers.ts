@@ -47,13 +47,15 @@ function endToEnd(headers: IncomingHttpHeaders): Record<string, string | string[
  * The headers a forwarded request carries to the owner: every end-to-end
  * header as the client sent it (the bearer token, the client id, conditional
  * and `Prefer` headers, `Last-Event-ID`, the body's type and length), without
- * hop-by-hop ones, plus the forwarding marker and `X-Forwarded-For`.
+ * hop-by-hop ones and `Origin`, plus the forwarding marker and `X-Forwarded-For`.
  */
 export function forwardRequestHeaders(
   headers: IncomingHttpHeaders,
   via: { nodeId: string; remoteAddress?: string },
 ): Record<string, string | string[]> {
   const kept = endToEnd(headers);
+  // The node the client reached judged its Origin (and answers with the CORS headers): the owner sees a peer's request.
+  delete kept.origin;
   kept[FORWARDED_BY_HEADER] = via.nodeId;
   if (via.remoteAddress) {
     const prior = headers['x-forwarded-for'];

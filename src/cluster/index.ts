@@ -1,4 +1,9 @@
 /** @module nest-turn-status/daemon — cluster mode, loaded by the daemon only when TURNS_REDIS_URL is set. */
+import { assertSingleCopy } from '../common/single-copy.js';
+
+// One copy of the injection tokens per process (see assertSingleCopy).
+assertSingleCopy();
+
 export { ClusterModule } from './cluster.module.js';
 export type { ClusterOptions } from './cluster-options.js';
 export { RedisSessionOwnership } from './redis-session-ownership.js';

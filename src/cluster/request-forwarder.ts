@@ -2,10 +2,10 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { Pool } from 'undici';
-import type { ApiException } from '../common/api-exception.js';
 import { ApiErrors } from '../common/api-errors.js';
 import { endSpan, injectTraceContext, SpanKind, startSpan, withSpan } from '../telemetry/tracing.js';
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
+import { sendApiError } from '../common/send-api-error.js';
 import { parseWaitRequest } from '../turns/wait/wait-request.js';
 import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
 import { ClusterNode } from './cluster-node.js';
@@ -14,18 +14,6 @@ import type { Lease } from './lease-directory.js';
 
 /** Keep-alive connections kept open to each peer. */
 const CONNECTIONS_PER_PEER = 128;
-
-/** Writes an API error on a raw response, as the exception filter would. */
-export function sendApiError(res: ServerResponse, error: ApiException, nodeId: string): void {
-  const body = JSON.stringify(error.toBody());
-  res.writeHead(error.getStatus(), {
-    ...error.headers,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    [NODE_HEADER]: nodeId,
-  });
-  res.end(body);
-}
 
 /**
  * Forwards a request to the node that owns its session and streams the
@@ -87,7 +75,7 @@ export class RequestForwarder implements OnApplicationShutdown {
     } catch {
       res.off('close', onClose);
       if (!abort.signal.aborted && !res.headersSent) {
-        sendApiError(res, ApiErrors.clusterUnavailable({ sessionId, node: owner.node }), this.node.id);
+        sendApiError(res, ApiErrors.clusterUnavailable({ sessionId, node: owner.node }), { [NODE_HEADER]: this.node.id });
       }
       return false;
     }

@@ -24,6 +24,8 @@ export const API_ERRORS = {
   invalid_transcript_cursor: { status: 400, message: 'Invalid transcript cursor', example: { sessionId: SID } },
   workspace_mismatch: { status: 400, message: 'cwd is not a workspace of this daemon', example: { cwd: '/srv/other' } },
   unauthorized: { status: 401, message: 'Unauthorized' },
+  request_timeout: { status: 408, message: 'Request timeout' },
+  origin_forbidden: { status: 403, message: 'Requests from this origin are not allowed' },
   payload_too_large: { status: 413, message: 'Request body too large' },
   prompt_too_large: { status: 413, message: 'Prompt too large', example: { sessionId: SID, promptChars: 2000000, maxChars: 1048576 } },
   unsupported_media_type: { status: 415, message: 'Unsupported media type' },
@@ -117,6 +119,9 @@ export const ApiErrors = {
     apiError('prompt_too_large', { sessionId, promptChars, maxChars }),
   transcriptPageTooLarge: (sessionId: string, pageBytes: number, maxBytes: number) =>
     apiError('transcript_page_too_large', { sessionId, pageBytes, maxBytes }),
+  originForbidden: () => apiError('origin_forbidden'),
+  hostForbidden: () => apiError('origin_forbidden', {}, { message: 'Requests for this host are not allowed' }),
+  unsupportedMediaType: () => apiError('unsupported_media_type', {}, { message: 'Request bodies must be application/json' }),
   transcriptTooLarge: (sessionId: string, snapshotSize: number, maxBytes: number) =>
     apiError('transcript_too_large', { sessionId, snapshotSize, maxBytes }),
 };

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { API_ERRORS } from './api-errors.js';
 
 /**
  * Every error body: a message, a stable code, and details that depend on the code.
@@ -9,10 +10,14 @@ export class ErrorResponseDto {
   @ApiProperty({ description: 'Human-readable message.' })
   error!: string;
 
-  @ApiProperty({ description: 'Stable, machine-readable code.' })
+  @ApiProperty({
+    description: 'Stable, machine-readable code: one of the catalogue (README, Errors).',
+    enum: Object.keys(API_ERRORS),
+    enumName: 'ErrorCode',
+  })
   code!: string;
 
-  @ApiPropertyOptional({ format: 'uuid' })
+  @ApiPropertyOptional()
   sessionId?: string;
 
   @ApiPropertyOptional()

@@ -1,13 +1,28 @@
 import { Command, CommanderError, Option } from 'commander';
-import { DAEMON_VARIABLES, flagOf } from './daemon-config.js';
-import { TurnsApiError, TurnsClient, TurnWaitTimeoutError, TurnWindowExpiredError, type TurnStatus } from '../client/index.js';
+import { PACKAGE_VERSION } from '../common/package-version.js';
+import { DAEMON_VARIABLES, DaemonUsageError, flagOf, parseDaemonFlags } from './daemon-config.js';
+import {
+  TurnsApiError,
+  TurnsClient,
+  TurnWaitTimeoutError,
+  TurnWindowExpiredError,
+  type SettledTurnStatus,
+  type TurnStatus,
+} from '../client/index.js';
 
 /**
- * Exit codes of the command line: the outcome of the prompt waited for.
+ * Exit codes of the command line: the outcome of the prompt waited for;
+ * `notFound` when the daemon does not know the session or prompt asked for.
  *
  * @publicApi
  */
-export const EXIT = { completed: 0, error: 1, cancelled: 2, expired: 3, usage: 4 } as const;
+export const EXIT = { completed: 0, error: 1, cancelled: 2, expired: 3, usage: 4, notFound: 5 } as const;
+
+/** The package a failed `import()` named (`Cannot find package 'x' imported from …`). */
+function missingPackage(error: unknown): string | undefined {
+  if ((error as NodeJS.ErrnoException)?.code !== 'ERR_MODULE_NOT_FOUND') return undefined;
+  return /Cannot find (?:package|module) '([^']+)'/.exec((error as Error).message)?.[1];
+}
 
 interface Io {
   stdout: NodeJS.WritableStream;
@@ -23,7 +38,7 @@ interface ClientFlags {
 }
 
 /** The exit code of a terminal status. */
-function exitCodeOf(status: TurnStatus): number {
+function exitCodeOf(status: SettledTurnStatus): number {
   switch (status.state) {
     case 'completed':
       return EXIT.completed;
@@ -31,10 +46,6 @@ function exitCodeOf(status: TurnStatus): number {
       return EXIT.cancelled;
     case 'error':
       return EXIT.error;
-    case 'idle':
-    case 'queued':
-    case 'running':
-      return EXIT.completed;
     default: {
       const exhaustive: never = status;
       return exhaustive;
@@ -87,8 +98,10 @@ export async function runCli(
   io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env },
 ): Promise<number> {
   let code: number = EXIT.completed;
+  let url: string | undefined;
   const program = new Command('nest-turn-status')
-    .description('Poll and wait for turns of an AI-agent daemon; or run the daemon.')
+    .description('Poll and wait for turns of an AI-agent daemon; or run the daemon (the default command).')
+    .version(PACKAGE_VERSION, '-V, --version')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .showHelpAfterError();
@@ -99,9 +112,12 @@ export async function runCli(
       .addOption(new Option('--token <token>', 'bearer token').env('TURNS_TOKEN'))
       .option('--json', 'print the status as JSON instead of the result text')
       .option('--timeout <ms>', 'give up waiting after this many ms', '600000');
-  const client = (flags: ClientFlags) => new TurnsClient({ baseUrl: flags.url!, token: flags.token });
+  const client = (flags: ClientFlags) => {
+    url = flags.url!;
+    return new TurnsClient({ baseUrl: flags.url!, token: flags.token });
+  };
 
-  const finish = async (flags: ClientFlags, wait: (progress: Progress) => Promise<TurnStatus>) => {
+  const finish = async (flags: ClientFlags, wait: (progress: Progress) => Promise<SettledTurnStatus>) => {
     const progress = new Progress(io.stderr);
     try {
       const status = await wait(progress);
@@ -162,7 +178,7 @@ export async function runCli(
   });
 
   program
-    .command('serve')
+    .command('serve', { isDefault: true })
     .description('run the daemon (flags as TURNS_* variables: --port, --host, --data-dir, --agent, ...)')
     .allowUnknownOption()
     .helpOption(false)
@@ -175,7 +191,18 @@ export async function runCli(
         );
         return;
       }
-      const { main } = await import('./main.js');
+      // A typo, an unknown flag or a flag without its value never starts a daemon.
+      parseDaemonFlags(flags);
+      let main: (argv: string[]) => Promise<void>;
+      try {
+        ({ main } = await import('./main.js'));
+      } catch (error) {
+        const name = missingPackage(error);
+        if (!name) throw error;
+        io.stderr.write(`serve needs the package ${name}: npm install ${name}\n`);
+        code = EXIT.error;
+        return;
+      }
       await main(flags);
       code = -1; // the daemon keeps running
     });
@@ -184,15 +211,21 @@ export async function runCli(
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.completed : EXIT.usage;
+    if (error instanceof DaemonUsageError) {
+      io.stderr.write(`error: ${error.message} (nest-turn-status --help lists the commands, serve --help the flags)\n`);
+      return EXIT.usage;
+    }
     if (error instanceof TurnWindowExpiredError || error instanceof TurnWaitTimeoutError) {
       io.stderr.write(`${error.message}\n`);
       return EXIT.expired;
     }
     if (error instanceof TurnsApiError) {
       io.stderr.write(`${error.message}\n`);
-      return EXIT.usage;
+      return error.code === 'prompt_not_found' || error.code === 'session_not_found' ? EXIT.notFound : EXIT.usage;
     }
-    io.stderr.write(`cannot reach the daemon: ${(error as Error).message}\n`);
+    const { cause } = error as { cause?: { code?: string; message?: string } };
+    const reason = cause?.code ?? cause?.message;
+    io.stderr.write(`cannot reach the daemon at ${url}: ${(error as Error).message}${reason ? ` (${reason})` : ''}\n`);
     return EXIT.usage;
   }
   return code;

@@ -1,9 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
+import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { DaemonConfig } from './daemon-config.js';
 import { BearerToken } from './bearer-token.js';
+import { browserWallSettings, installBrowserWalls } from './browser-walls.js';
 import { DaemonModule, type DaemonCluster, type DaemonOverrides } from './daemon.module.js';
 import { fastifyOptions, hardenApp } from './http-hardening.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -52,8 +54,9 @@ async function loadCluster(config: DaemonConfig): Promise<DaemonCluster | undefi
 
 /**
  * Builds the daemon on the configured HTTP adapter, with the OpenAPI document
- * at `/docs-json` and Swagger UI at `/docs`. Not yet listening; signals are
- * the caller's to handle (`main` closes the app on SIGINT/SIGTERM).
+ * at `/docs-json` and Swagger UI at `/docs`, behind the browser walls (SPEC
+ * §15). Initialized, not yet listening; signals are the caller's to handle
+ * (`main` closes the app on SIGINT/SIGTERM).
  *
  * @publicApi
  */
@@ -71,8 +74,10 @@ export async function createApp(config: DaemonConfig, overrides: DaemonOverrides
   const observer = new RequestObserver(config.metrics === false ? undefined : app.get(TurnsMetrics), logger);
   observer.prepare(app, config.httpAdapter);
   SwaggerModule.setup('docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });
-  // Initialized here so the request observer wraps everything, the cluster router included.
+  // Initialized first, so the walls and the request observer stand in front of everything, the cluster router included;
+  // the observer outermost, so refusals at the walls are counted and logged too.
   await app.init();
+  if (overrides.browserWalls !== false) installBrowserWalls(app.getHttpServer() as Server, browserWallSettings(config));
   observer.install(app);
   return app;
 }

@@ -53,6 +53,29 @@ describe('loadDaemonConfig', () => {
     });
   });
 
+  it('reads the origins a web UI may call from, normalized as browsers send them', () => {
+    expect(loadDaemonConfig({ TURNS_ALLOW_ORIGINS: 'http://LocalHost:3000/, https://ui.example:443' }).allowOrigins).toEqual([
+      'http://localhost:3000',
+      'https://ui.example',
+    ]);
+    expect(loadDaemonConfig({ TURNS_ALLOW_ORIGINS: '*', TURNS_TOKEN: 't' }).allowOrigins).toEqual(['*']);
+    expect(() => loadDaemonConfig({ TURNS_ALLOW_ORIGINS: '*' })).toThrow('TURNS_ALLOW_ORIGINS=* needs TURNS_TOKEN');
+    for (const bad of ['localhost:3000', 'http://ui.example/app', 'file:///x', 'null', 'http://user@ui.example']) {
+      expect(() => loadDaemonConfig({ TURNS_ALLOW_ORIGINS: bad })).toThrow(/TURNS_ALLOW_ORIGINS entries must be origins/);
+    }
+  });
+
+  it('reads the accepted host names', () => {
+    expect(loadDaemonConfig({ TURNS_ALLOWED_HOSTS: 'Turns.Internal, 10.0.0.5,[::1]' }).allowedHosts).toEqual([
+      'turns.internal',
+      '10.0.0.5',
+      '[::1]',
+    ]);
+    for (const bad of ['turns.internal:4170', 'http://turns.internal', 'a b']) {
+      expect(() => loadDaemonConfig({ TURNS_ALLOWED_HOSTS: bad })).toThrow(/TURNS_ALLOWED_HOSTS entries must be host names/);
+    }
+  });
+
   it('refuses a non-loopback bind without a token', () => {
     expect(() => loadDaemonConfig({ TURNS_HOST: '0.0.0.0' })).toThrow(ConfigError);
     expect(loadDaemonConfig({ TURNS_HOST: '0.0.0.0', TURNS_TOKEN: 't' }).host).toBe('0.0.0.0');

@@ -54,10 +54,22 @@ export interface DaemonConfig {
   metrics?: boolean;
   /** Serve `GET /metrics` on this port of its own instead of the API's (same host, same token). */
   metricsPort?: number;
+  /** Origins whose pages may call the daemon (exact, as browsers send them), or `['*']` (only with a token). Unset: none. */
+  allowOrigins?: string[];
+  /** Host names a request may address besides the loopback ones (unset on a non-loopback bind: any). */
+  allowedHosts?: string[];
 }
 
 /** @publicApi */
 export class ConfigError extends Error {}
+
+/**
+ * The command line itself is wrong (an unknown flag, a flag without its
+ * value, a stray word): a usage error, not a bad setting.
+ *
+ * @publicApi
+ */
+export class DaemonUsageError extends ConfigError {}
 
 const INT32_MAX = 2 ** 31 - 1;
 
@@ -112,6 +124,8 @@ export const DAEMON_VARIABLES = [
   'LOG',
   'METRICS',
   'METRICS_PORT',
+  'ALLOW_ORIGINS',
+  'ALLOWED_HOSTS',
 ] as const;
 type Variable = (typeof DAEMON_VARIABLES)[number];
 
@@ -137,6 +151,43 @@ export function isLoopback(host: string): boolean {
 }
 
 const NODE_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** A comma-separated list, each entry trimmed; `undefined` when unset. */
+function list(raw: string | undefined): string[] | undefined {
+  return raw
+    ?.split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+}
+
+/** `TURNS_ALLOW_ORIGINS`: exact `http(s)://host[:port]` origins, normalized as a browser sends them, or `*`. */
+function allowOrigins(raw: string | undefined, token: string | undefined): string[] | undefined {
+  const entries = list(raw);
+  if (!entries?.length) return undefined;
+  if (entries.includes('*')) {
+    if (!token) throw new ConfigError('TURNS_ALLOW_ORIGINS=* needs TURNS_TOKEN: any web page could drive the agent otherwise');
+    return ['*'];
+  }
+  return entries.map((entry) => {
+    const origin = /^https?:\/\/[^\s/?#@]+\/?$/i.test(entry) ? new URL(entry).origin : undefined;
+    if (!origin || origin === 'null') {
+      throw new ConfigError(`TURNS_ALLOW_ORIGINS entries must be origins such as http://localhost:3000, or * (got "${entry}")`);
+    }
+    return origin;
+  });
+}
+
+/** `TURNS_ALLOWED_HOSTS`: host names or addresses (no scheme, no port), lower-cased. */
+function allowedHosts(raw: string | undefined): string[] | undefined {
+  const entries = list(raw);
+  if (!entries?.length) return undefined;
+  return entries.map((entry) => {
+    if (!/^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])$/.test(entry)) {
+      throw new ConfigError(`TURNS_ALLOWED_HOSTS entries must be host names or addresses without a port (got "${entry}")`);
+    }
+    return entry.toLowerCase();
+  });
+}
 
 /** The cluster settings; all unset unless `TURNS_REDIS_URL` is. */
 function clusterConfig(read: (name: Variable) => string | undefined): Partial<DaemonConfig> {
@@ -167,6 +218,26 @@ function clusterConfig(read: (name: Variable) => string | undefined): Partial<Da
 }
 
 /**
+ * The daemon's flags (`--data-dir DIR`, …) by name; anything else on the
+ * command line — an unknown flag, a missing value, a stray word — throws a
+ * {@link DaemonUsageError}.
+ *
+ * @publicApi
+ */
+export function parseDaemonFlags(argv: string[]): Record<string, string | undefined> {
+  try {
+    return parseArgs({
+      args: argv,
+      options: Object.fromEntries(DAEMON_VARIABLES.map((name) => [flagOf(name), { type: 'string' as const }])),
+      strict: true,
+      allowPositionals: false,
+    }).values as Record<string, string | undefined>;
+  } catch (error) {
+    throw new DaemonUsageError((error as Error).message);
+  }
+}
+
+/**
  * Reads the configuration; CLI flags win over the environment. Every number is
  * range-checked; a bad value throws a {@link ConfigError} naming the variable,
  * and so does a non-loopback bind without a token.
@@ -174,16 +245,7 @@ function clusterConfig(read: (name: Variable) => string | undefined): Partial<Da
  * @publicApi
  */
 export function loadDaemonConfig(env: NodeJS.ProcessEnv, argv: string[] = [], cwd = process.cwd()): DaemonConfig {
-  let values: Record<string, string | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: Object.fromEntries(DAEMON_VARIABLES.map((name) => [flagOf(name), { type: 'string' as const }])),
-      strict: true,
-    }) as { values: Record<string, string | undefined> });
-  } catch (error) {
-    throw new ConfigError((error as Error).message);
-  }
+  const values = parseDaemonFlags(argv);
   const read = (name: Variable): string | undefined => {
     const value = values[flagOf(name)] ?? env[`TURNS_${name}`];
     return value === undefined || value === '' ? undefined : value;
@@ -192,10 +254,7 @@ export function loadDaemonConfig(env: NodeJS.ProcessEnv, argv: string[] = [], cw
     integer(`TURNS_${name}`, read(name) ?? String(fallback), min, max);
   const optional = (name: Variable, min: number, max: number) =>
     read(name) === undefined ? undefined : integer(`TURNS_${name}`, read(name)!, min, max);
-  const workspaces = (read('WORKSPACES') ?? cwd)
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean);
+  const workspaces = list(read('WORKSPACES') ?? cwd)!;
   for (const path of workspaces) {
     if (!isAbsolute(path)) throw new ConfigError(`TURNS_WORKSPACES entries must be absolute paths (got "${path}")`);
   }
@@ -227,6 +286,8 @@ export function loadDaemonConfig(env: NodeJS.ProcessEnv, argv: string[] = [], cw
     log: oneOf('TURNS_LOG', read('LOG') ?? 'info', LOG_LEVELS),
     metrics: oneOf('TURNS_METRICS', read('METRICS') ?? 'true', ['true', 'false'] as const) === 'true',
     metricsPort: optional('METRICS_PORT', 0, 65_535),
+    allowOrigins: allowOrigins(read('ALLOW_ORIGINS'), read('TOKEN')),
+    allowedHosts: allowedHosts(read('ALLOWED_HOSTS')),
   };
   if (config.agent === 'acp' && !config.agentCommand) throw new ConfigError('TURNS_AGENT=acp needs TURNS_AGENT_COMMAND');
   if (config.metricsPort !== undefined && config.metricsPort !== 0 && config.metricsPort === config.port) {

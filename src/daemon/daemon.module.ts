@@ -29,6 +29,12 @@ export interface DaemonOverrides {
   engine?: AgentEngine;
   clock?: Clock;
   scanLimits?: Partial<TranscriptScanLimits>;
+  /**
+   * `false` takes the Origin, Host and media-type walls down (SPEC §15): only
+   * for a host that fronts the daemon with its own, and for the benchmark
+   * that measures what they cost.
+   */
+  browserWalls?: false;
 }
 
 /** Cluster mode as `createApp` loads it: the module, and the ownership it gives the runtime. */

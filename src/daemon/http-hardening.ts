@@ -64,9 +64,13 @@ function hardenServer(server: Server, config: DaemonConfig): void {
     const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     const status = tooLarge ? 431 : timedOut ? 408 : 400;
     const body = JSON.stringify(
-      tooLarge
-        ? apiError('request_header_fields_too_large').toBody()
-        : { error: timedOut ? 'Request timeout' : 'Bad request', code: timedOut ? 'request_timeout' : 'invalid_request' },
+      apiError(
+        tooLarge ? 'request_header_fields_too_large' : timedOut ? 'request_timeout' : 'invalid_request',
+        {},
+        {
+          message: tooLarge || timedOut ? undefined : 'Bad request',
+        },
+      ).toBody(),
     );
     const reason = tooLarge ? 'Request Header Fields Too Large' : timedOut ? 'Request Timeout' : 'Bad Request';
     socket.end(

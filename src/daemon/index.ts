@@ -1,7 +1,13 @@
 // nest-turn-status/daemon: the runnable daemon.
 
+import { assertSingleCopy } from '../common/single-copy.js';
+
+// One copy of the injection tokens per process (see assertSingleCopy).
+assertSingleCopy();
+
 export { createApp } from './create-app.js';
 export { DaemonModule, type DaemonOverrides } from './daemon.module.js';
 export { loadDaemonConfig, ConfigError, type DaemonConfig } from './daemon-config.js';
 export { main } from './main.js';
 export { runCli, EXIT } from './cli.js';
+export { buildOpenApiDocument, type OpenApiDocumentOptions } from './openapi.js';

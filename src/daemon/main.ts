@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Logger, type INestApplication } from '@nestjs/common';
 import { createServer } from 'node:net';
-import { ConfigError, loadDaemonConfig } from './daemon-config.js';
+import { ConfigError, DaemonUsageError, loadDaemonConfig } from './daemon-config.js';
 import { createApp } from './create-app.js';
 import { tracingEnabled } from '../telemetry/tracing.js';
 
@@ -53,7 +53,7 @@ function exitOnSignals(app: INestApplication): void {
 
 /**
  * Starts the daemon from the environment and command-line flags. A bad
- * setting exits with code 2 and one line; a port in use or any other start
+ * setting exits with code 2 and one line (a malformed command line, 4); a port in use or any other start
  * failure with code 1 and one line.
  *
  * @publicApi
@@ -64,7 +64,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     config = loadDaemonConfig(process.env, argv);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    fail(error.message, 2);
+    fail(error.message, error instanceof DaemonUsageError ? 4 : 2);
   }
   let app: INestApplication;
   try {

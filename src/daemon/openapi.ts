@@ -1,43 +1,95 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, getSchemaPath, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { apiErrorExample } from '../common/api-errors.js';
+import { apiErrorExample, type ApiErrorCode } from '../common/api-errors.js';
+import { DEFAULT_CLIENT_ID_HEADER } from '../clients/client-id-options.js';
 import { ErrorResponseDto } from '../common/error-response.dto.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as const;
 
+type ServerObject = NonNullable<OpenAPIObject['servers']>[number];
+interface ParameterObject {
+  name: string;
+  in: string;
+  required?: boolean;
+  description?: string;
+  schema?: object;
+}
+
+/** @publicApi */
+export interface OpenApiDocumentOptions {
+  /** Where generated clients and Swagger UI send requests. @default [{ url: '/' }]: the daemon that serves the document */
+  servers?: ServerObject[];
+}
+
+/** The client id header, as the turn routes declare it; every session route accepts it. */
+const CLIENT_ID_HEADER: ParameterObject = {
+  name: DEFAULT_CLIENT_ID_HEADER,
+  in: 'header',
+  required: false,
+  description: 'Client id issued by POST /session.',
+  schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+};
+
 /**
  * The daemon's OpenAPI document: every route, the bearer scheme required
  * everywhere but on the operations that opt out (`security: []`, i.e.
- * `/health`), and their `401`.
+ * `/health`), and their `401`; the browser walls' `403` on every operation
+ * and `415` on every one that may carry a body; the client id header on
+ * every session route (but `load`, which issues one). Its `servers` are
+ * relative unless a host names them, and its operationIds are part of the
+ * contract (README, All daemon routes).
  *
  * @publicApi
  */
-export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+export function buildOpenApiDocument(app: INestApplication, options: OpenApiDocumentOptions = {}): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('nest-turn-status daemon')
     .setDescription('Sessions, prompt admission, events, and polling of turn status by promptId.')
     .setVersion('1')
     .setLicense('MIT', 'https://opensource.org/license/mit')
-    .addServer('http://127.0.0.1:4170', 'The daemon on its default address')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'TURNS_TOKEN, when the daemon is started with one.' }, 'bearer')
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', description: 'TURNS_TOKEN (an opaque token), when the daemon is started with one.' },
+      'bearer',
+    )
     .addSecurityRequirements('bearer')
     .build();
+  config.servers = options.servers ?? [{ url: '/', description: 'The daemon serving this document' }];
+  // The token is opaque: no JWT claim (Nest's builder adds one by default).
+  delete (config.components!.securitySchemes!.bearer as { bearerFormat?: string }).bearerFormat;
   const document = SwaggerModule.createDocument(app, config);
-  const unauthorized = {
-    description: 'unauthorized: the bearer token is missing, malformed or wrong.',
-    content: {
-      'application/json': {
-        schema: { $ref: getSchemaPath(ErrorResponseDto) },
-        examples: { unauthorized: { summary: 'unauthorized', value: apiErrorExample('unauthorized') } },
-      },
-    },
-  };
-  for (const item of Object.values(document.paths)) {
+  const unauthorized = errorResponse('unauthorized: the bearer token is missing, malformed or wrong.', 'unauthorized');
+  const forbidden = errorResponse(
+    'origin_forbidden: a web page of an origin not in TURNS_ALLOW_ORIGINS, or a Host the daemon does not answer to (SPEC §15).',
+    'origin_forbidden',
+  );
+  const unsupported = errorResponse('unsupported_media_type: a body that is not application/json.', 'unsupported_media_type');
+  for (const [path, item] of Object.entries(document.paths)) {
     for (const method of METHODS) {
       const operation = item[method];
-      if (!operation || operation.security?.length === 0) continue;
+      if (!operation) continue;
+      const parameters = (operation.parameters ??= []) as ParameterObject[];
+      const takesClientId = path.startsWith('/session/{id}') && !path.endsWith('/load');
+      if (takesClientId && !parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === DEFAULT_CLIENT_ID_HEADER)) {
+        parameters.push(CLIENT_ID_HEADER);
+      }
+      operation.responses['403'] ??= forbidden;
+      if (method === 'post' || method === 'delete') operation.responses['415'] ??= unsupported;
+      if (operation.security?.length === 0) continue;
       operation.responses['401'] ??= unauthorized;
     }
   }
   return document;
+}
+
+/** A documented error answer of `code`, with its catalogued example. */
+function errorResponse(description: string, code: ApiErrorCode) {
+  return {
+    description,
+    content: {
+      'application/json': {
+        schema: { $ref: getSchemaPath(ErrorResponseDto) },
+        examples: { [code]: { summary: code, value: apiErrorExample(code) } },
+      },
+    },
+  };
 }

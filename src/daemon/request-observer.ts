@@ -1,13 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { putInFront } from '../common/request-front.js';
 import { setRouteTemplate, stampedRouteTemplate } from '../common/route-template.js';
 import { sessionIdOf } from '../common/session-path.js';
 import type { DaemonLogger } from '../logging/daemon-logger.js';
 import type { TurnsMetrics } from '../metrics/turns-metrics.js';
 import { tracingEnabled, withIncomingContext } from '../telemetry/tracing.js';
-
-type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** A client's own request id is kept when it is short and plain; otherwise one is made. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -42,16 +41,10 @@ export class RequestObserver {
 
   /** After `init` (the cluster router is in place): wraps every request listener of the server. */
   install(app: INestApplication): void {
-    const server = app.getHttpServer() as Server;
-    const inner = server.listeners('request') as Listener[];
-    server.removeAllListeners('request');
-    const dispatch: Listener = (req, res) => {
-      for (const listener of inner) listener.call(server, req, res);
-    };
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    putInFront(app.getHttpServer() as Server, (req, res, next) => {
       this.observe(req, res);
-      if (req.headers.traceparent === undefined || !tracingEnabled()) dispatch(req, res);
-      else withIncomingContext(req.headers, () => dispatch(req, res));
+      if (req.headers.traceparent === undefined || !tracingEnabled()) next(req, res);
+      else withIncomingContext(req.headers, () => next(req, res));
     });
   }
 

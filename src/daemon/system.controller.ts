@@ -34,14 +34,14 @@ export class SystemController {
 
   @Get('health')
   @Public()
-  @ApiOperation({ summary: 'Liveness', operationId: 'health', security: [] })
+  @ApiOperation({ summary: 'Liveness', operationId: 'getHealth', security: [] })
   @ApiOkResponse({ type: HealthDto })
   health(): HealthDto {
     return { status: 'ok' };
   }
 
   @Get('capabilities')
-  @ApiOperation({ summary: 'Protocol version, features, effective limits and workspaces', operationId: 'capabilities' })
+  @ApiOperation({ summary: 'Protocol version, features, effective limits and workspaces', operationId: 'getCapabilities' })
   @ApiOkResponse({ type: CapabilitiesDto })
   capabilities(): CapabilitiesDto {
     const { workspaces, maxPendingPrompts, promptDeadlineMs, overlaySize, scanLimits } = this.settings;
@@ -75,7 +75,7 @@ export class SystemController {
   }
 
   @Get('debug/stats')
-  @ApiOperation({ summary: 'Live counters: held turn requests, memory', operationId: 'debugStats' })
+  @ApiOperation({ summary: 'Live counters: held turn requests, memory', operationId: 'getDebugStats' })
   @ApiOkResponse({ type: StatsDto })
   stats(): StatsDto {
     const memory = process.memoryUsage();

@@ -27,7 +27,7 @@ export class EventsController {
     private readonly adapterHost: HttpAdapterHost,
   ) {}
 
-  @ApiOperation({ summary: 'Stream the session events (SSE)' })
+  @ApiOperation({ summary: 'Stream the session events (SSE)', operationId: 'streamSessionEvents' })
   @ApiErrorResponses('invalid_client_id', 'session_not_found', 'too_many_streams')
   @Sse('events')
   @UseGuards(ClientIdGuard)

@@ -1,5 +1,10 @@
 // nest-turn-status/runtime: the reference runtime behind TurnsModule.
 
+import { assertSingleCopy } from '../common/single-copy.js';
+
+// One copy of the injection tokens per process (see assertSingleCopy).
+assertSingleCopy();
+
 export { RuntimeModule } from './runtime.module.js';
 export type {
   RuntimeModuleOptions,

@@ -1,6 +1,6 @@
 import { Test } from '@nestjs/testing';
 import { readFileSync } from 'node:fs';
-import { ControlledEngine } from '../../test/support/controlled-engine.js';
+import { ScriptedEngine } from '../testing/scripted-engine.js';
 import { tempDir } from '../../test/support/test-daemon.js';
 import { apiError } from '../common/api-errors.js';
 import { PromptBridge } from '../bridge/prompt-bridge.js';
@@ -46,7 +46,7 @@ const ID = '4f0c3a52-9d7e-4b1a-8c6d-2e5f7a9b0c1d';
 
 describe('SessionsService and its SessionOwnership', () => {
   let ownership: RecordingOwnership;
-  let engine: ControlledEngine;
+  let engine: ScriptedEngine;
   let sessions: SessionsService;
   let bridge: PromptBridge;
   let recorder: ChatRecordingService;
@@ -55,7 +55,7 @@ describe('SessionsService and its SessionOwnership', () => {
 
   beforeEach(async () => {
     ownership = new RecordingOwnership();
-    engine = new ControlledEngine();
+    engine = new ScriptedEngine();
     const dir = tempDir();
     const runtime = RuntimeModule.forRoot({
       workspaces: [dir],

@@ -10,8 +10,8 @@ export class CreateSessionDto {
 
   @ApiPropertyOptional({
     enum: ['single', 'thread'],
-    default: 'single',
-    description: '"single" attaches to a live session of the workspace; "thread" always creates one.',
+    // The default is stated in words: a schema `default` makes generators (openapi-typescript) require the field.
+    description: '"single" (when absent) attaches to the live session of the workspace, if any; "thread" always creates one.',
   })
   @IsOptional()
   @IsIn(['single', 'thread'])

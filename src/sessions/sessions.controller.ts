@@ -15,7 +15,7 @@ import { SessionsService } from './sessions.service.js';
 export class SessionsController {
   constructor(private readonly sessions: SessionsService) {}
 
-  @ApiOperation({ summary: 'Create a session, or attach to the live one of a workspace' })
+  @ApiOperation({ summary: 'Create a session, or attach to the live one of a workspace', operationId: 'createSession' })
   @Post()
   @HttpCode(200)
   @ApiOkResponse({ type: CreatedSessionDto })
@@ -32,7 +32,7 @@ export class SessionsController {
     return this.sessions.create(body ?? {});
   }
 
-  @ApiOperation({ summary: 'Make a persisted session live again' })
+  @ApiOperation({ summary: 'Make a persisted session live again', operationId: 'loadSession' })
   @Post(':id/load')
   @HttpCode(200)
   @ApiOkResponse({ type: LoadedSessionDto })
@@ -41,7 +41,7 @@ export class SessionsController {
     return this.sessions.load(sessionId);
   }
 
-  @ApiOperation({ summary: 'Rewind the active chain to before a prompt' })
+  @ApiOperation({ summary: 'Rewind the active chain to before a prompt', operationId: 'rewindSession' })
   @Post(':id/rewind')
   @HttpCode(200)
   @UseGuards(ClientIdGuard)
@@ -59,7 +59,7 @@ export class SessionsController {
     return { rewound: true };
   }
 
-  @ApiOperation({ summary: 'Fork the active chain into a new live session' })
+  @ApiOperation({ summary: 'Fork the active chain into a new live session', operationId: 'forkSession' })
   @Post(':id/fork')
   @HttpCode(200)
   @UseGuards(ClientIdGuard)
@@ -69,7 +69,7 @@ export class SessionsController {
     return this.sessions.fork(sessionId);
   }
 
-  @ApiOperation({ summary: 'Close a session' })
+  @ApiOperation({ summary: 'Close a session', operationId: 'closeSession' })
   @Delete(':id')
   @HttpCode(204)
   @UseGuards(ClientIdGuard)

@@ -6,7 +6,7 @@ import { SessionOwnership } from '../sessions/session-ownership.js';
 import { SessionRegistry } from '../sessions/session-registry.js';
 import { TurnWaitService } from '../turns/wait/turn-wait.service.js';
 import type { DaemonStatusDto } from './daemon-status.dto.js';
-import { PACKAGE_VERSION } from './package-version.js';
+import { PACKAGE_VERSION } from '../common/package-version.js';
 import { dataDirWritable, firstFailing, redisUp, type ReadinessCheck } from './readiness-checks.js';
 
 /**

@@ -3,16 +3,23 @@ import type { SettledTurnStatus } from './turn-status.js';
 /**
  * Bounded read of settled results from a session's persisted transcript.
  * Abstract class used as the injection token; the reference implementation
- * is the runtime's `JsonlTranscriptScanService`. Failures are thrown as
- * structured `ApiException`s (`invalid_transcript_cursor`,
- * `transcript_snapshot_unavailable`, `transcript_page_too_large`,
- * `transcript_too_large`), never reported as "not found".
+ * is the runtime's `JsonlTranscriptScanService`, an in-memory one is
+ * `InMemoryTranscriptScan` (`nest-turn-status/testing`).
+ *
+ * The contract: read only (never write, never load or resume a session);
+ * bounded (a window of recent records, whatever the transcript's size);
+ * results as persisted — settled wire shapes without `queuedAt`, within the
+ * wire limits. Failures are thrown as structured `ApiException`s
+ * (`invalid_transcript_cursor`, `transcript_snapshot_unavailable`,
+ * `transcript_page_too_large`, `transcript_too_large`), never reported as
+ * "not found"; "not found" is `undefined`, also for a session with no
+ * transcript.
  *
  * @publicApi
  */
 export abstract class TranscriptScanService {
-  /** The persisted result of `promptId` within the scan window, if any. */
+  /** The persisted result of `promptId` within the scan window (the newest record of it), else `undefined`. */
   abstract findTurnResult(sessionId: string, promptId: string): Promise<SettledTurnStatus | undefined>;
-  /** The newest persisted result within the scan window, if any. */
+  /** The newest persisted result within the scan window, else `undefined`. */
   abstract findNewestTurnResult(sessionId: string): Promise<SettledTurnStatus | undefined>;
 }

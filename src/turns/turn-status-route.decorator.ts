@@ -49,17 +49,18 @@ const RETRY_AFTER = { description: 'Seconds before polling again; present while 
  * conventions of the turn routes (`Cache-Control`, `ETag` → 304,
  * `Retry-After`) and its OpenAPI description — the status as a `oneOf` union
  * discriminated by `state`, its headers, and an example per state and per
- * error code.
+ * error code. `operationId` names it for generated clients (the module's own
+ * routes: `getCurrentTurn`, `getTurn`).
  *
  * @publicApi
  */
-export function TurnStatusRoute(path: string, summary: string, errors: ApiErrorCode[]): MethodDecorator {
+export function TurnStatusRoute(path: string, summary: string, errors: ApiErrorCode[], operationId?: string): MethodDecorator {
   const models = Object.values(TurnStatusDto);
   return applyDecorators(
     Get(path),
     UseGuards(ClientIdGuard),
     UseFilters(ApiExceptionFilter),
-    ApiOperation({ summary }),
+    ApiOperation({ summary, operationId }),
     ApiParam({ name: 'id', description: 'Session id.', schema: { type: 'string' } }),
     ApiHeader({
       name: DEFAULT_CLIENT_ID_HEADER,

@@ -91,7 +91,7 @@ export class TurnErrorDto implements TurnError {
 
 /** @publicApi */
 export class IdleTurnStatusDto implements IdleTurnStatus {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ description: "The host's session id (the daemon's are UUIDs)." })
   @IsString()
   sessionId!: string;
 
@@ -101,11 +101,11 @@ export class IdleTurnStatusDto implements IdleTurnStatus {
 
 /** Fields shared by every status of an admitted prompt. */
 abstract class PromptStatusDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ description: "The host's session id (the daemon's are UUIDs)." })
   @IsString()
   sessionId!: string;
 
-  @LimitedText(TURN_LIMITS.identifier, { required: true, format: 'uuid' })
+  @LimitedText(TURN_LIMITS.identifier, { required: true })
   promptId!: string;
 
   @LimitedText(TURN_LIMITS.promptText, {

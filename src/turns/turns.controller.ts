@@ -25,15 +25,22 @@ export class TurnsController {
     private readonly adapterHost: HttpAdapterHost,
   ) {}
 
-  @TurnStatusRoute('current', 'The running prompt, else the queued head, else the newest settled one, else idle', [
-    'session_not_found',
-    'invalid_transcript_cursor',
-  ])
+  @TurnStatusRoute(
+    'current',
+    'The running prompt, else the queued head, else the newest settled one, else idle',
+    ['session_not_found', 'invalid_transcript_cursor'],
+    'getCurrentTurn',
+  )
   current(@Param('id') sessionId: string, @TurnWait() wait: TurnWaitParams): string | Promise<string> {
     return this.answer(sessionId, undefined, wait);
   }
 
-  @TurnStatusRoute(':promptId', 'The status of one prompt', ['session_not_found', 'prompt_not_found', 'invalid_transcript_cursor'])
+  @TurnStatusRoute(
+    ':promptId',
+    'The status of one prompt',
+    ['session_not_found', 'prompt_not_found', 'invalid_transcript_cursor'],
+    'getTurn',
+  )
   @ApiParam({ name: 'promptId', description: 'The promptId returned by POST /session/{id}/prompt.', schema: { type: 'string' } })
   exact(@Param('id') sessionId: string, @Param('promptId') promptId: string, @TurnWait() wait: TurnWaitParams): string | Promise<string> {
     return this.answer(sessionId, promptId, wait);

@@ -1,9 +1,12 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import request from 'supertest';
+import { PACKAGE_VERSION } from '../../src/common/package-version.js';
+import { EchoEngine } from '../../src/engines/echo.engine.js';
+import { startDaemon } from '../support/test-daemon.js';
 
 /**
  * The package as a host app gets it: `npm pack`, the tarball installed next to
@@ -157,6 +160,144 @@ describe('the packed package in host apps', () => {
   it('loads with require() in a CommonJS app on Nest 11, with one copy of Nest', async () => {
     const dir = install('cjs-nest11');
     expectOneNest(dir, 11);
+    // require() gets the CommonJS build, import() the ESM one.
+    expect(node(dir, "console.log(require.resolve('nest-turn-status'))").stdout).toMatch(/nest-turn-status\/dist\/cjs\/index\.js\n$/);
     await expectTurnRoutes(await start(dir, 'app.cjs'));
+  });
+
+  it('refuses to load both builds in one process (the dual-package hazard): one copy of each token', () => {
+    const both = node(
+      join(work, 'cjs-nest11'),
+      "require('nest-turn-status'); import('nest-turn-status').then(() => console.log('loaded twice'), (e) => console.log(e.message))",
+    );
+    expect(both.stdout).toMatch(/^nest-turn-status is loaded twice in this process \(its ESM and CommonJS builds/);
+  });
+
+  it('runs the supertest e2e of a stock Nest 11 project (nest new: CommonJS, ts-jest, its jest-e2e.json) through the testing kit', () => {
+    const dir = install('cjs-nest11-stock');
+    const run = spawnSync(process.execPath, [join(dir, 'node_modules', 'jest', 'bin', 'jest.js'), '--config', './test/jest-e2e.json'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    expect(run.stderr).toMatch(/Tests:\s+3 passed, 3 total/);
+    expect(run.status).toBe(0);
+    // The host type-checks against the package's CommonJS types, as `nest build` would.
+    const types = spawnSync(process.execPath, [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', 'tsconfig.json'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    expect(types.stdout).toBe('');
+    expect(types.status).toBe(0);
+  });
+
+  it("runs the ESM Nest 12 host's supertest e2e through the testing kit (node:test)", () => {
+    const run = spawnSync(process.execPath, ['--test', 'kit.test.mjs'], { cwd: join(work, 'esm-nest12'), encoding: 'utf8' });
+    expect(run.stdout).toMatch(/# pass 2\n# fail 0/);
+    expect(run.status).toBe(0);
+  });
+
+  it('the CLI outside the repo: --version, a typo starts nothing, serve names the package it needs', () => {
+    // A project with the package alone: npm adds its required peers, not the optional platform packages.
+    const dir = join(work, 'cli-only');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'package.json'), '{"name":"cli-only","private":true}');
+    npm(['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], dir);
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, [join(dir, 'node_modules', 'nest-turn-status', 'dist', 'daemon', 'bin.js'), ...args], {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+    expect(cli('--version')).toMatchObject({ status: 0, stdout: `${PACKAGE_VERSION}\n` });
+    expect(cli('promtp', 'hi')).toMatchObject({ status: 4, stderr: expect.stringMatching(/^error: Unexpected argument 'promtp'/) });
+    expect(cli('serve', '--port')).toMatchObject({ status: 4 });
+    expect(cli('serve')).toMatchObject({
+      status: 1,
+      stderr: 'serve needs the package @nestjs/platform-express: npm install @nestjs/platform-express\n',
+    });
+  });
+});
+
+/** `node -e script` in a host's directory. */
+function node(cwd: string, script: string) {
+  return spawnSync(process.execPath, ['-e', script], { cwd, encoding: 'utf8' });
+}
+
+/** Packages and bytes a project's node_modules holds. */
+function installed(dir: string): { packages: string[]; bytes: number } {
+  const tree = npm(['ls', '--all', '--parseable'], dir).trim().split('\n').slice(1);
+  const du = execFileSync('du', ['-sb', join(dir, 'node_modules')], { encoding: 'utf8' });
+  return { packages: tree.map((path) => path.slice(path.lastIndexOf('node_modules/') + 13)), bytes: Number(du.split('\t')[0]) };
+}
+
+describe('the client, installed alone', () => {
+  jest.setTimeout(300_000);
+  let work: string;
+  let project: string;
+
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), 'turns-client-'));
+    npm(['run', 'build:client'], ROOT);
+    const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', work], join(ROOT, 'packages', 'client'))) as Array<{
+      filename: string;
+    }>;
+    project = join(work, 'project');
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), '{"name":"client-only","private":true,"type":"module"}');
+    npm(['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, packed[0]!.filename)], project);
+  });
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it('adds no Nest and no dependency to a client-only project', () => {
+    const { packages, bytes } = installed(project);
+    expect(packages).toEqual(['nest-turn-status-client']);
+    expect(bytes).toBeLessThan(1024 * 1024);
+    console.log(`client-only install: ${packages.length} package, ${(bytes / 1024).toFixed(0)} KiB`);
+  });
+
+  it('works in Node >= 20, by import and by require, against a real daemon', async () => {
+    const daemon = await startDaemon({}, { engine: new EchoEngine(0) });
+    try {
+      const program = `const { sessionId } = await client.createSession({ sessionScope: 'thread' });
+        const status = await client.promptAndWait(sessionId, 'from a client-only project');
+        console.log(status.state, status.resultText);`;
+      writeFileSync(
+        join(project, 'esm.mjs'),
+        `import { TurnsClient } from 'nest-turn-status-client';\nconst client = new TurnsClient({ baseUrl: process.argv[2] });\n${program}`,
+      );
+      writeFileSync(
+        join(project, 'cjs.cjs'),
+        `const { TurnsClient } = require('nest-turn-status-client');\nconst client = new TurnsClient({ baseUrl: process.argv[2] });\n(async () => { ${program} })();`,
+      );
+      for (const file of ['esm.mjs', 'cjs.cjs']) {
+        const run = await new Promise<string>((resolve, reject) =>
+          execFile(process.execPath, [file, daemon.url], { cwd: project }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
+        );
+        expect({ file, run }).toEqual({ file, run: 'completed echo: from a client-only project\n' });
+      }
+    } finally {
+      await daemon.close(true);
+    }
+  });
+
+  it('bundles for a browser with esbuild: no Node built-in reached', async () => {
+    const { build } = await import('esbuild');
+    writeFileSync(
+      join(project, 'page.js'),
+      "import { TurnsClient } from 'nest-turn-status-client';\nwindow.client = new TurnsClient({ baseUrl: '' });\n",
+    );
+    const result = await build({
+      entryPoints: [join(project, 'page.js')],
+      bundle: true,
+      platform: 'browser',
+      format: 'esm',
+      write: false,
+      metafile: true,
+      absWorkingDir: project,
+      logLevel: 'silent',
+    });
+    expect(result.errors).toEqual([]);
+    expect(Object.keys(result.metafile.inputs).filter((input) => /^node:|^(fs|path|http|net|crypto)$/.test(input))).toEqual([]);
+    expect(result.outputFiles[0]!.text).toMatch(/var TurnsClient = class/);
   });
 });

@@ -2,7 +2,15 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 const SRC = join(__dirname, '..', '..', 'src');
-const BARRELS = ['index.ts', 'client/index.ts', 'runtime/index.ts', 'acp/index.ts', 'cluster/index.ts', 'daemon/index.ts'];
+const BARRELS = [
+  'index.ts',
+  'client/index.ts',
+  'runtime/index.ts',
+  'acp/index.ts',
+  'cluster/index.ts',
+  'daemon/index.ts',
+  'testing/index.ts',
+];
 
 /** Every name a barrel exports, with the file that declares it. */
 function exportsOf(barrel: string): Array<{ name: string; file: string }> {

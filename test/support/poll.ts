@@ -1,6 +1,6 @@
 import type { LooseStatus } from './loose-status.js';
 import type { TestDaemon } from './test-daemon.js';
-import { settle } from './controlled-engine.js';
+import { settle } from './deferred.js';
 
 /** Polls a turn until `done` holds; bounded by count, each round lets pending I/O finish. */
 export async function pollTurn(

@@ -7,7 +7,7 @@ import type TestAgent from 'supertest/lib/agent.js';
 import { createApp } from '../../src/daemon/create-app.js';
 import type { DaemonConfig } from '../../src/daemon/daemon-config.js';
 import type { DaemonOverrides } from '../../src/daemon/daemon.module.js';
-import { ControlledEngine } from './controlled-engine.js';
+import { ScriptedEngine } from '../../src/testing/scripted-engine.js';
 
 export type Adapter = DaemonConfig['httpAdapter'];
 export const ADAPTERS: Adapter[] = ['express', 'fastify'];
@@ -17,7 +17,7 @@ export interface TestDaemon {
   http: TestAgent;
   url: string;
   config: DaemonConfig;
-  engine: ControlledEngine;
+  engine: ScriptedEngine;
   /** Stops the app; keeps the data dir unless `removeData`. */
   close(removeData?: boolean): Promise<void>;
   /** POST /session; returns sessionId and clientId. */
@@ -32,7 +32,7 @@ export function tempDir(prefix = 'turns-'): string {
 }
 
 /**
- * A real daemon on an ephemeral loopback port, with the controlled engine
+ * A real daemon on an ephemeral loopback port, with the testing kit's scripted engine
  * unless another is given.
  */
 export async function startDaemon(config: Partial<DaemonConfig> = {}, overrides: DaemonOverrides = {}): Promise<TestDaemon> {
@@ -49,7 +49,7 @@ export async function startDaemon(config: Partial<DaemonConfig> = {}, overrides:
     echoDelayMs: 0,
     ...config,
   };
-  const engine = new ControlledEngine();
+  const engine = new ScriptedEngine();
   const app = await createApp(full, { engine, ...overrides });
   await app.listen(0, '127.0.0.1');
   const http = request(app.getHttpServer());

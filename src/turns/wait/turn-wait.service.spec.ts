@@ -1,5 +1,5 @@
 import { TerminalOverlay } from '../../bridge/terminal-overlay.js';
-import { deferred } from '../../../test/support/controlled-engine.js';
+import { deferred } from '../../../test/support/deferred.js';
 import type { LooseStatus } from '../../../test/support/loose-status.js';
 import { BridgeOverlayProvider, type OverlayEntry } from '../bridge-overlay.provider.js';
 import { TranscriptScanService } from '../transcript-scan.service.js';

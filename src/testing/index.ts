@@ -1,0 +1,12 @@
+// nest-turn-status/testing: in-memory ports, a scripted engine and an app
+// builder for a host's supertest e2e. Never loaded by the other layers.
+
+import { assertSingleCopy } from '../common/single-copy.js';
+
+// One copy of the injection tokens per process (see assertSingleCopy).
+assertSingleCopy();
+
+export { InMemoryBridgeOverlay, type InMemoryBridgeOverlayOptions } from './in-memory-bridge-overlay.js';
+export { InMemoryTranscriptScan, type HeldScan } from './in-memory-transcript-scan.js';
+export { ScriptedEngine, type ScriptedTurn } from './scripted-engine.js';
+export { createTurnsTestingApp, type TurnsTestingApp, type TurnsTestingAppOptions } from './create-turns-testing-app.js';

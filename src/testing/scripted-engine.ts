@@ -1,0 +1,91 @@
+import {
+  AgentEngine,
+  type EngineSession,
+  type EngineTurnRequest,
+  type EngineTurnResult,
+  type EngineUpdate,
+} from '../engines/agent-engine.js';
+
+/**
+ * One prompt inside the {@link ScriptedEngine}: it streams and ends only when
+ * the test says so.
+ *
+ * @publicApi
+ */
+export interface ScriptedTurn {
+  readonly sessionId: string;
+  readonly request: EngineTurnRequest;
+  /** Streams a chunk of the final answer. */
+  say(text: string): void;
+  /** Streams a chunk of thought (never part of the final answer). */
+  think(text: string): void;
+  /** Streams a tool call, then (with `output`) its result. */
+  tool(toolCallId: string, title: string, output?: string): void;
+  /** Streams any update. */
+  emit(update: EngineUpdate): void;
+  /** Ends the turn with a stop reason. @default 'end_turn' */
+  finish(stopReason?: string): void;
+  /** Ends the turn with an engine error (e.g. a JSON-RPC error object). */
+  fail(error: unknown): void;
+}
+
+/**
+ * An `AgentEngine` for `RuntimeModule` whose turns start when the runtime
+ * dispatches them and end only when the test says so: queued, running and
+ * every terminal are reached deterministically, without sleeps.
+ *
+ * ```ts
+ * const engine = new ScriptedEngine();
+ * // RuntimeModule.forRoot({ ..., engine: { useValue: engine } })
+ * const turn = await engine.nextTurn();
+ * turn.say('hello');
+ * turn.finish();
+ * ```
+ *
+ * @publicApi
+ */
+export class ScriptedEngine extends AgentEngine {
+  readonly name = 'scripted';
+  /** When false, a cancelled turn keeps running until the test ends it. @default true */
+  honorAbort = true;
+  private readonly started: ScriptedTurn[] = [];
+  private readonly waiters: Array<(turn: ScriptedTurn) => void> = [];
+
+  async openSession({ sessionId }: { sessionId: string }): Promise<EngineSession> {
+    return {
+      prompt: (request) => this.begin(sessionId, request),
+      close: async () => undefined,
+    };
+  }
+
+  /** The next turn the engine starts (already started, or when it starts). */
+  nextTurn(): Promise<ScriptedTurn> {
+    const turn = this.started.shift();
+    if (turn) return Promise.resolve(turn);
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private begin(sessionId: string, request: EngineTurnRequest): Promise<EngineTurnResult> {
+    return new Promise((resolve, reject) => {
+      const emit = (update: EngineUpdate) => request.onUpdate(update);
+      const turn: ScriptedTurn = {
+        sessionId,
+        request,
+        emit,
+        say: (text) => emit({ kind: 'message', text }),
+        think: (text) => emit({ kind: 'thought', text }),
+        tool: (toolCallId, title, output) => {
+          emit({ kind: 'tool_call', toolCallId, title, status: 'pending' });
+          if (output !== undefined) emit({ kind: 'tool_call_update', toolCallId, status: 'completed', output });
+        },
+        finish: (stopReason = 'end_turn') => resolve({ stopReason }),
+        fail: reject,
+      };
+      // Cancellation is cooperative: the turn ends as "cancelled" when aborted.
+      if (this.honorAbort) request.signal.addEventListener('abort', () => resolve({ stopReason: 'cancelled' }), { once: true });
+      const waiter = this.waiters.shift();
+      if (waiter) waiter(turn);
+      else this.started.push(turn);
+    });
+  }
+}

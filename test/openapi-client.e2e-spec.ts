@@ -1,0 +1,89 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { EchoEngine } from '../src/engines/echo.engine.js';
+import { startDaemon, type TestDaemon } from './support/test-daemon.js';
+
+const ROOT = join(__dirname, '..');
+const run = promisify(execFile);
+
+/**
+ * The document as a generator takes it: openapi-typescript generates the
+ * types, a program on openapi-fetch type-checks (strict) and runs against the
+ * daemon that served the document.
+ */
+describe('a client generated from the OpenAPI document (openapi-typescript + openapi-fetch)', () => {
+  jest.setTimeout(120_000);
+  let daemon: TestDaemon;
+  // Inside the repo, so the program resolves openapi-fetch from its node_modules.
+  const dir = join(ROOT, '.test-dist', 'openapi-client');
+
+  beforeAll(async () => {
+    daemon = await startDaemon({}, { engine: new EchoEngine(0) });
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+  });
+  afterAll(async () => {
+    await daemon.close(true);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('generates, type-checks, admits a prompt with a client id, narrows completed and reads a typed error', async () => {
+    const document = (await daemon.http.get('/docs-json').expect(200)).body;
+    expect(document.servers).toEqual([{ url: '/', description: 'The daemon serving this document' }]);
+    writeFileSync(join(dir, 'openapi.json'), JSON.stringify(document));
+    await run(process.execPath, [join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), 'openapi.json', '-o', 'schema.d.ts'], {
+      cwd: dir,
+    });
+    copyFileSync(join(ROOT, 'test', 'fixtures', 'openapi-client', 'program.mts'), join(dir, 'program.mts'));
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          skipLibCheck: true,
+          types: ['node'],
+        },
+        files: ['program.mts'],
+      }),
+    );
+    const compiled = await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], {
+      cwd: dir,
+    }).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
+    expect(compiled.stdout).toBe('');
+    const { stdout } = await run(process.execPath, ['program.mjs', daemon.url], { cwd: dir });
+    expect(stdout).toBe('completed echo: typed\n404 prompt_not_found\n');
+  });
+
+  it('names every operation for what it does: stable, unique operationIds', async () => {
+    const document = (await daemon.http.get('/docs-json').expect(200)).body as {
+      paths: Record<string, Record<string, { operationId: string }>>;
+    };
+    const ids = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, operation]) => `${method.toUpperCase()} ${path} ${operation.operationId}`),
+    );
+    expect(ids.sort()).toEqual(
+      [
+        'GET /health getHealth',
+        'GET /capabilities getCapabilities',
+        'GET /debug/stats getDebugStats',
+        'POST /session createSession',
+        'POST /session/{id}/load loadSession',
+        'POST /session/{id}/rewind rewindSession',
+        'POST /session/{id}/fork forkSession',
+        'DELETE /session/{id} closeSession',
+        'POST /session/{id}/prompt admitPrompt',
+        'GET /session/{id}/pending-prompts listPendingPrompts',
+        'DELETE /session/{id}/pending-prompts/{promptId} removePendingPrompt',
+        'POST /session/{id}/cancel cancelRunningPrompt',
+        'GET /session/{id}/events streamSessionEvents',
+        'GET /session/{id}/turns/current getCurrentTurn',
+        'GET /session/{id}/turns/{promptId} getTurn',
+      ].sort(),
+    );
+  });
+});
