@@ -132,6 +132,8 @@ describe.each(ADAPTERS)('TURNS_METRICS_PORT (%s)', (httpAdapter) => {
       expect(res.status).toBe(200);
       expect(await res.text()).toMatch(/^turns_sessions_live 0$/m);
       expect((await fetch(url.replace('/metrics', '/other'), { headers: auth })).status).toBe(404);
+      // The browser walls stand in front of it as of the API's port.
+      expect((await fetch(url, { headers: { ...auth, origin: 'http://evil.example' } })).status).toBe(403);
     } finally {
       await daemon.close(true);
     }

@@ -171,8 +171,8 @@ const hostOf = (url: string) => new URL(url).host;
     const dir = mkdtempSync(join(tmpdir(), 'turns-promcfg-'));
     try {
       const config = readFileSync(join(ROOT, 'deploy', 'prometheus.yml.template'), 'utf8')
-        .replace('__TARGETS__', "'127.0.0.1:4171', '127.0.0.1:4172', '127.0.0.1:4173'")
-        .replace('__RULES__', join(ROOT, 'deploy', 'prometheus-alerts.yml'));
+        .replaceAll('__TARGETS__', "'127.0.0.1:4171', '127.0.0.1:4172', '127.0.0.1:4173'")
+        .replaceAll('__RULES__', join(ROOT, 'deploy', 'prometheus-alerts.yml'));
       writeFileSync(join(dir, 'prometheus.yml'), config);
       const run = spawnSync('promtool', ['check', 'config', join(dir, 'prometheus.yml')], { encoding: 'utf8' });
       expect(`${run.stdout}${run.stderr}`).toMatch(/SUCCESS/);

@@ -15,6 +15,7 @@ import { MetricsServer } from '../metrics/metrics-server.js';
 import { TurnsMetrics } from '../metrics/turns-metrics.js';
 import { DaemonLogger } from '../logging/daemon-logger.js';
 import { BearerToken } from './bearer-token.js';
+import { browserWallSettings, installBrowserWalls } from './browser-walls.js';
 import { BEARER_TOKEN, BearerTokenGuard } from './bearer-token.guard.js';
 import { createEngine } from './create-engine.js';
 import type { DaemonConfig } from './daemon-config.js';
@@ -79,7 +80,7 @@ export class DaemonModule {
       ],
       providers: [
         DaemonStatusService,
-        ...metricsProviders(config),
+        ...metricsProviders(config, overrides.browserWalls !== false),
         // The logger is a provider too, so the app's shutdown flushes it.
         ...(logger ? [{ provide: DaemonLogger, useValue: logger }] : []),
         { provide: BEARER_TOKEN, useValue: config.token },
@@ -92,7 +93,7 @@ export class DaemonModule {
 }
 
 /** `TurnsMetrics` unless `TURNS_METRICS=false`, and its own listener with `TURNS_METRICS_PORT`. */
-function metricsProviders(config: DaemonConfig): Provider[] {
+function metricsProviders(config: DaemonConfig, walls: boolean): Provider[] {
   if (config.metrics === false) return [];
   if (config.metricsPort === undefined) return [TurnsMetrics];
   const token = config.token ? new BearerToken(config.token) : undefined;
@@ -102,7 +103,13 @@ function metricsProviders(config: DaemonConfig): Provider[] {
       provide: MetricsServer,
       inject: [TurnsMetrics],
       useFactory: (metrics: TurnsMetrics) =>
-        new MetricsServer(metrics, (authorization) => !token || token.accepts(authorization), config.metricsPort!, config.host),
+        new MetricsServer(
+          metrics,
+          (authorization) => !token || token.accepts(authorization),
+          config.metricsPort!,
+          config.host,
+          walls ? (server) => installBrowserWalls(server, browserWallSettings(config)) : undefined,
+        ),
     },
   ];
 }

@@ -7,8 +7,8 @@ import type { TurnsMetrics } from './turns-metrics.js';
 
 /**
  * `GET /metrics` on a listener of its own (`TURNS_METRICS_PORT`), so scrapes
- * stay off the API's port and its load balancer. Same host and same token
- * rule as the API; anything but `GET /metrics` is a JSON 404.
+ * stay off the API's port and its load balancer. Same host, same token rule
+ * and same browser walls as the API; anything but `GET /metrics` is a JSON 404.
  */
 export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly server: Server;
@@ -19,6 +19,8 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
     private readonly authorize: (authorization: string | undefined) => boolean,
     private readonly port: number,
     private readonly host: string,
+    /** What the daemon puts in front of its own listeners (the browser walls), put in front of this one too. */
+    front?: (server: Server) => void,
   ) {
     this.server = createServer((req, res) => {
       const send = (status: number, body: string, type = 'application/json; charset=utf-8') => {
@@ -32,6 +34,7 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
         () => send(500, JSON.stringify(apiError('internal_error').toBody())),
       );
     });
+    front?.(this.server);
   }
 
   /** Listens as the app starts (a port in use fails the start, as the API's does). */

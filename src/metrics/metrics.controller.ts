@@ -12,7 +12,7 @@ export class MetricsController {
   @Get('metrics')
   @Header('Content-Type', Registry.PROMETHEUS_CONTENT_TYPE)
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'Prometheus metrics of this node (text exposition format)', operationId: 'metrics' })
+  @ApiOperation({ summary: 'Prometheus metrics of this node (text exposition format)', operationId: 'getMetrics' })
   @ApiProduces('text/plain')
   @ApiOkResponse({ description: 'turns_* series and Node process metrics, in the Prometheus text format.', schema: { type: 'string' } })
   metricsText(): Promise<string> {

@@ -15,7 +15,7 @@ export class DaemonStatusController {
   @Get('daemon/status')
   @ApiOperation({
     summary: 'Live counts: sessions, prompts, held requests, streams; readiness and cluster view',
-    operationId: 'daemonStatus',
+    operationId: 'getDaemonStatus',
   })
   @ApiOkResponse({ type: DaemonStatusDto })
   status(): Promise<DaemonStatusDto> {
@@ -24,7 +24,7 @@ export class DaemonStatusController {
 
   @Get('health/ready')
   @Public()
-  @ApiOperation({ summary: 'Readiness: 503 while the daemon cannot serve', operationId: 'ready', security: [] })
+  @ApiOperation({ summary: 'Readiness: 503 while the daemon cannot serve', operationId: 'getReadiness', security: [] })
   @ApiOkResponse({ type: ProbeDto })
   @ApiErrorResponses('not_ready')
   async ready(): Promise<ProbeDto> {
