@@ -1,5 +1,6 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { ADAPTERS, startDaemon, type TestDaemon } from './support/test-daemon.js';
+import { eventually } from './support/eventually.js';
 
 const TOKEN = 'ops-secret';
 const auth = { Authorization: `Bearer ${TOKEN}` };
@@ -84,14 +85,3 @@ describe.each(ADAPTERS)('operating the daemon (%s)', (httpAdapter) => {
     });
   });
 });
-
-/** Polls `probe` every 20 ms until it returns a value, for at most 5 s. */
-async function eventually<T>(probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('not within 5 s');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -6,20 +6,13 @@ import { compileSources } from './support/compiled.js';
 import { startDaemonProcess, type DaemonProcess } from './support/daemon-process.js';
 import { HAS_PROMETHEUS, startPrometheus, type PrometheusProcess } from './support/prometheus.js';
 import { HAS_REDIS, startRedis, type RedisProcess } from './support/redis-server.js';
+import { eventually as within } from './support/eventually.js';
 
 const TOKEN = 'scrape-secret-7f3a';
 const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
 
-/** Polls `probe` every 100 ms until it returns a value, for at most `ms`. */
-async function eventually<T>(probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** Prometheus scrapes every second: give it time. */
+const eventually = <T>(probe: () => Promise<T | undefined>) => within(probe, 20_000, 100);
 
 const call = (url: string, init: RequestInit = {}) => fetch(url, { ...init, headers: { ...headers, ...(init.headers as object) } });
 const hostOf = (url: string) => new URL(url).host;

@@ -5,17 +5,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 import { randomUUID } from 'node:crypto';
 import { HAS_REDIS, startRedis, type RedisProcess } from './support/redis-server.js';
 import { startDaemon, tempDir, type TestDaemon } from './support/test-daemon.js';
-
-/** Polls `probe` every 20 ms until it returns a value, for at most 5 s. */
-async function eventually<T>(probe: () => T | undefined): Promise<T> {
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('not within 5 s');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+import { eventually } from './support/eventually.js';
 
 /**
  * The spans of one prompt, its polls and a forwarded poll, with the SDK's
