@@ -16,28 +16,15 @@ const OPERATIONS_PACKAGES = ['prom-client', 'pino'];
 // An optional peer, loaded with import() where it is used; never a static import.
 const TRACING_PACKAGES = ['@opentelemetry/*'];
 const folders = (...names) => names.map((name) => `**/${name}/**`);
+/** The runtime's folders (layer 3). */
+const RUNTIME = ['runtime', 'bridge', 'sessions', 'transcript', 'events', 'engines'];
 
 /** One layer: its files, the folders and packages it must not import. */
 const LAYERS = [
   {
     name: 'root',
     files: ['src/index.ts', 'src/turns/**/*.ts', 'src/clients/**/*.ts', 'src/common/**/*.ts', 'src/telemetry/**/*.ts'],
-    folders: folders(
-      'runtime',
-      'bridge',
-      'sessions',
-      'transcript',
-      'events',
-      'engines',
-      'acp',
-      'cluster',
-      'daemon',
-      'client',
-      'status',
-      'metrics',
-      'logging',
-      'testing',
-    ),
+    folders: folders(...RUNTIME, 'acp', 'cluster', 'daemon', 'client', 'status', 'metrics', 'logging', 'testing'),
     packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES, ...OPERATIONS_PACKAGES, ...TRACING_PACKAGES],
   },
   // The client runs in browsers too: no Nest, no Node built-ins, and only the root's types.
@@ -95,21 +82,7 @@ const LAYERS = [
   {
     name: 'logging',
     files: ['src/logging/**/*.ts'],
-    folders: folders(
-      'runtime',
-      'bridge',
-      'sessions',
-      'transcript',
-      'events',
-      'engines',
-      'acp',
-      'cluster',
-      'daemon',
-      'client',
-      'status',
-      'metrics',
-      'testing',
-    ),
+    folders: folders(...RUNTIME, 'acp', 'cluster', 'daemon', 'client', 'status', 'metrics', 'testing'),
     packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES, 'prom-client', ...TRACING_PACKAGES],
   },
   // The daemon (and its status routes) loads the ACP engine, the Fastify platform and cluster mode only when chosen: dynamic import() only.
