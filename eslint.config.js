@@ -1,6 +1,6 @@
 // Lint, and the package's layering: each layer (an `exports` subpath) may
 // import only the layers above it —
-//   root (turns, clients, common, telemetry) → client → runtime → acp → cluster → daemon
+//   root (turns, clients, common, telemetry) → client → runtime (with idempotency/, webhooks/) → acp → cluster → daemon
 // (metrics and logging sit under the daemon, which alone mounts them), and the
 // root loads no agent SDK, no HTTP platform, no prom-client, pino or OpenTelemetry.
 // The testing kit sits beside the daemon (root and runtime only), and nothing shipped imports it. Specs are exempt from
@@ -16,22 +16,22 @@ const OPERATIONS_PACKAGES = ['prom-client', 'pino'];
 // An optional peer, loaded with import() where it is used; never a static import.
 const TRACING_PACKAGES = ['@opentelemetry/*'];
 const folders = (...names) => names.map((name) => `**/${name}/**`);
-/** The runtime's folders (layer 3). */
-const RUNTIME = ['runtime', 'bridge', 'sessions', 'transcript', 'events', 'engines'];
+/** The runtime layer's folders (`nest-turn-status/runtime`). */
+const RUNTIME_FOLDERS = ['runtime', 'bridge', 'sessions', 'transcript', 'events', 'engines', 'idempotency', 'webhooks'];
 
 /** One layer: its files, the folders and packages it must not import. */
 const LAYERS = [
   {
     name: 'root',
     files: ['src/index.ts', 'src/turns/**/*.ts', 'src/clients/**/*.ts', 'src/common/**/*.ts', 'src/telemetry/**/*.ts'],
-    folders: folders(...RUNTIME, 'acp', 'cluster', 'daemon', 'client', 'status', 'metrics', 'logging', 'testing'),
+    folders: folders(...RUNTIME_FOLDERS, 'acp', 'cluster', 'daemon', 'client', 'status', 'metrics', 'logging', 'testing'),
     packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES, ...OPERATIONS_PACKAGES, ...TRACING_PACKAGES],
   },
   // The client runs in browsers too: no Nest, no Node built-ins, and only the root's types.
   {
     name: 'client',
     files: ['src/client/**/*.ts'],
-    folders: folders('runtime', 'bridge', 'sessions', 'transcript', 'events', 'engines', 'acp', 'cluster', 'daemon', 'clients', 'testing'),
+    folders: folders(...RUNTIME_FOLDERS, 'acp', 'cluster', 'daemon', 'clients', 'testing'),
     packages: [
       '@nestjs/*',
       'class-validator',
@@ -47,14 +47,7 @@ const LAYERS = [
   },
   {
     name: 'runtime',
-    files: [
-      'src/runtime/**/*.ts',
-      'src/bridge/**/*.ts',
-      'src/sessions/**/*.ts',
-      'src/transcript/**/*.ts',
-      'src/events/**/*.ts',
-      'src/engines/**/*.ts',
-    ],
+    files: RUNTIME_FOLDERS.map((name) => `src/${name}/**/*.ts`),
     folders: folders('acp', 'cluster', 'daemon', 'client', 'status', 'metrics', 'logging', 'testing'),
     packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES, ...OPERATIONS_PACKAGES, ...TRACING_PACKAGES],
   },
@@ -82,7 +75,7 @@ const LAYERS = [
   {
     name: 'logging',
     files: ['src/logging/**/*.ts'],
-    folders: folders(...RUNTIME, 'acp', 'cluster', 'daemon', 'client', 'status', 'metrics', 'testing'),
+    folders: folders(...RUNTIME_FOLDERS, 'acp', 'cluster', 'daemon', 'client', 'status', 'metrics', 'testing'),
     packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES, 'prom-client', ...TRACING_PACKAGES],
   },
   // The daemon (and its status routes) loads the ACP engine, the Fastify platform and cluster mode only when chosen: dynamic import() only.

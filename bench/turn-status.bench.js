@@ -21,6 +21,8 @@ import { startDaemonWithData, startOnPort, startProcess } from './support/daemon
 import { cpuTicks, heldPhase, json, post, sleep } from './support/held-requests.js';
 import { workspaceKey } from '../dist/transcript/chat-recording.service.js';
 import { browserWallSettings, judgeRequest } from '../dist/daemon/browser-walls.js';
+import { judgeMethod } from '../dist/daemon/request-gate.js';
+import { RouteTable } from '../dist/daemon/route-table.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -291,6 +293,38 @@ function wallNsPerRequest() {
 }
 const wallNs = wallNsPerRequest();
 
+/** The request gate's work per poll (ns): body-limit and method check against the daemon's route table, timed the same way. */
+function gateNsPerRequest() {
+  const paths = [
+    'health',
+    'capabilities',
+    'debug/stats',
+    'session',
+    'session/:id/load',
+    'session/:id/prompt',
+    'session/:id/pending-prompts',
+  ];
+  const more = ['session/:id/pending-prompts/:promptId', 'session/:id/cancel', 'session/:id/rewind', 'session/:id/fork', 'session/:id'];
+  const turns = ['session/:id/events', 'session/:id/turns/current', 'session/:id/turns/:promptId', 'docs', 'docs/*', 'docs-json'];
+  const post = new Set([
+    'session',
+    'session/:id/load',
+    'session/:id/prompt',
+    'session/:id/cancel',
+    'session/:id/rewind',
+    'session/:id/fork',
+  ]);
+  const routes = new RouteTable([...paths, ...more, ...turns].map((path) => ({ method: post.has(path) ? 'POST' : 'GET', path })));
+  const urls = [`/session/${randomUUID()}/turns/${randomUUID()}`, `/session/${randomUUID()}/turns/current?waitMs=0`];
+  const rounds = 2_000_000;
+  let passed = 0;
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < rounds; i += 1) if (judgeMethod('GET', urls[i & 1], {}, routes, 4 * 1024 * 1024).kind === 'pass') passed += 1;
+  if (passed !== rounds) throw new Error('a poll was refused');
+  return Number(process.hrtime.bigint() - started) / rounds;
+}
+const gateNs = gateNsPerRequest();
+
 const ONLY_OPERATIONS = process.env.BENCH_ONLY === 'operations';
 const baselines = {};
 const results = {};
@@ -373,6 +407,9 @@ console.log(
 );
 console.log(
   `browser walls' decision: ${wallNs.toFixed(0)} ns a request = ${((wallNs / 1000 / e.exact.cpuUs) * 100).toFixed(2)}% of a settled exact poll's server CPU on express, ${((wallNs / 1000 / f.exact.cpuUs) * 100).toFixed(2)}% on fastify`,
+);
+console.log(
+  `request gate's decision (body limit, method and route): ${gateNs.toFixed(0)} ns a request = ${((gateNs / 1000 / e.exact.cpuUs) * 100).toFixed(2)}% of a settled exact poll's server CPU on express, ${((gateNs / 1000 / f.exact.cpuUs) * 100).toFixed(2)}% on fastify`,
 );
 console.log(
   `miss cost 256 MiB / 1 MiB transcript (time per request): express ${(e.miss1MiB.rps / e.miss256MiB.rps).toFixed(2)}, fastify ${(f.miss1MiB.rps / f.miss256MiB.rps).toFixed(2)}`,

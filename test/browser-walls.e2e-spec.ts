@@ -271,43 +271,46 @@ async function runInChromium(page: PageServer): Promise<Outcome> {
   }
 }
 
-// Headless Chromium comes from the Debian package `chromium`; without it this check is skipped.
-(existsSync(CHROMIUM) ? describe.each(ADAPTERS) : describe.skip.each(ADAPTERS))('a web UI in headless Chromium (%s)', (httpAdapter) => {
-  let allowed: PageServer;
-  let other: PageServer;
-  let daemon: TestDaemon;
+// Headless Chromium comes from the Debian package `chromium` (.ci/run installs it): skipped without it, except in CI.
+(existsSync(CHROMIUM) || process.env.CI ? describe.each(ADAPTERS) : describe.skip.each(ADAPTERS))(
+  'a web UI in headless Chromium (%s)',
+  (httpAdapter) => {
+    let allowed: PageServer;
+    let other: PageServer;
+    let daemon: TestDaemon;
 
-  beforeAll(async () => {
-    // Two pages on two loopback ports: two origins, of which the daemon allows one.
-    [allowed, other] = await Promise.all([servePage(), servePage()]);
-    daemon = await startDaemon({ httpAdapter, allowOrigins: [allowed.origin] });
-    allowed.daemonUrl = other.daemonUrl = daemon.url;
-  });
-  afterAll(async () => {
-    await Promise.all([allowed, other].map(({ server }) => new Promise((resolve) => server.close(resolve))));
-    await daemon.close(true);
-  });
-
-  it('drives a full prompt-and-wait, with its event stream, from an allowed origin', async () => {
-    const agent = daemon.engine.nextTurn().then((turn) => {
-      turn.say('hello from the agent');
-      turn.finish();
+    beforeAll(async () => {
+      // Two pages on two loopback ports: two origins, of which the daemon allows one.
+      [allowed, other] = await Promise.all([servePage(), servePage()]);
+      daemon = await startDaemon({ httpAdapter, allowOrigins: [allowed.origin] });
+      allowed.daemonUrl = other.daemonUrl = daemon.url;
     });
-    const result = await runInChromium(allowed);
-    await agent;
-    expect(result).toEqual({
-      ok: true,
-      state: 'completed',
-      resultText: 'hello from the agent',
-      events: expect.arrayContaining(['turn_complete']),
+    afterAll(async () => {
+      await Promise.all([allowed, other].map(({ server }) => new Promise((resolve) => server.close(resolve))));
+      await daemon.close(true);
     });
-  }, 120_000);
 
-  it('fails from an origin that is not allowed, and creates nothing', async () => {
-    const before = daemon.app.get(SessionRegistry).size;
-    const result = await runInChromium(other);
-    expect(result.ok).toBe(false);
-    expect(result.error).toMatch(/TypeError/);
-    expect(daemon.app.get(SessionRegistry).size).toBe(before);
-  }, 120_000);
-});
+    it('drives a full prompt-and-wait, with its event stream, from an allowed origin', async () => {
+      const agent = daemon.engine.nextTurn().then((turn) => {
+        turn.say('hello from the agent');
+        turn.finish();
+      });
+      const result = await runInChromium(allowed);
+      await agent;
+      expect(result).toEqual({
+        ok: true,
+        state: 'completed',
+        resultText: 'hello from the agent',
+        events: expect.arrayContaining(['turn_complete']),
+      });
+    }, 120_000);
+
+    it('fails from an origin that is not allowed, and creates nothing', async () => {
+      const before = daemon.app.get(SessionRegistry).size;
+      const result = await runInChromium(other);
+      expect(result.ok).toBe(false);
+      expect(result.error).toMatch(/TypeError/);
+      expect(daemon.app.get(SessionRegistry).size).toBe(before);
+    }, 120_000);
+  },
+);

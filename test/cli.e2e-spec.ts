@@ -61,6 +61,15 @@ describe('nest-turn-status command line', () => {
     expect(run.stderr).toContain('(-32603)');
   });
 
+  it('prompt --idempotency-key: a rerun with the same key admits nothing new and prints the same ids', async () => {
+    const first = await cli('prompt', 'once only', '--idempotency-key', 'ci-job-42');
+    const rerun = await cli('prompt', 'once only', '--idempotency-key', 'ci-job-42');
+    expect(first.code).toBe(0);
+    expect(rerun).toEqual(first);
+    const other = await cli('prompt', 'once only');
+    expect(other.stdout).not.toBe(first.stdout);
+  });
+
   it('prompt without --wait prints the ids; wait exits 2 once the prompt is cancelled, 3 when it times out', async () => {
     const admitted = await cli('prompt', 'slow job');
     expect(admitted.code).toBe(0);

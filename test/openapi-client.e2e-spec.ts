@@ -86,6 +86,10 @@ describe('a client generated from the OpenAPI document (openapi-typescript + ope
         'GET /session/{id}/events streamSessionEvents',
         'GET /session/{id}/turns/current getCurrentTurn',
         'GET /session/{id}/turns/{promptId} getTurn',
+        'POST /session/{id}/webhooks createWebhook',
+        'GET /session/{id}/webhooks listWebhooks',
+        'DELETE /session/{id}/webhooks/{webhookId} deleteWebhook',
+        'GET /session/{id}/webhooks/{webhookId}/deliveries listWebhookDeliveries',
       ].sort(),
     );
   });

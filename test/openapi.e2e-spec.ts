@@ -1,8 +1,11 @@
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import type request from 'supertest';
 import { promisify } from 'node:util';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { minimalExample, violations, withValue, type Schema } from './support/openapi-violations.js';
 import { ADAPTERS, startDaemon, type TestDaemon } from './support/test-daemon.js';
 
 const ROOT = join(__dirname, '..');
@@ -83,5 +86,89 @@ describe.each(ADAPTERS)('OpenAPI document and Swagger UI (%s)', (httpAdapter) =>
     const check = await script('swagger-ui-check.mjs', [daemon.url]);
     expect(check.output).toMatch(/swagger ui: (\d+) of \1 operations rendered/);
     expect(check.code).toBe(0);
+  });
+});
+
+describe.each(ADAPTERS)('the OpenAPI document states what the server enforces (%s)', (httpAdapter) => {
+  const maxWaitMs = 12_000;
+  let daemon: TestDaemon;
+  let doc: Schema;
+  let sessionId: string;
+  beforeAll(async () => {
+    daemon = await startDaemon({ httpAdapter, maxWaitMs, maxPendingPrompts: 1_000 });
+    doc = (await daemon.http.get('/docs-json').expect(200)).body;
+    sessionId = (await daemon.createSession()).sessionId;
+  });
+  afterAll(() => daemon.close(true));
+
+  /** Every operation with a request body or a constrained query or header parameter. */
+  const checkedOperations = () =>
+    Object.entries<Schema>(doc.paths).flatMap(([path, item]) =>
+      Object.entries<Schema>(item).flatMap(([method, operation]) => {
+        const parameters = (operation.parameters ?? []).filter(
+          (p: Schema) => p.in !== 'path' && Object.keys(p.schema ?? {}).some((k) => k !== 'type' && k !== 'example'),
+        );
+        const body = operation.requestBody?.content?.['application/json']?.schema;
+        return body || parameters.length > 0
+          ? [{ path, method, body: body as Schema | undefined, parameters: parameters as Schema[] }]
+          : [];
+      }),
+    );
+
+  const send = (
+    method: string,
+    path: string,
+    options: { body?: unknown; query?: Record<string, unknown>; headers?: Record<string, string> },
+  ) => {
+    const url = path.replace('{id}', sessionId).replace('{promptId}', randomUUID());
+    const req = (daemon.http as unknown as Record<string, (url: string) => request.Test>)[method]!(url).set(options.headers ?? {});
+    if (options.query) req.query(options.query as Record<string, string>);
+    return options.body === undefined ? req : req.set('Content-Type', 'application/json').send(JSON.stringify(options.body));
+  };
+
+  it('checks every request body and constrained parameter of the document', () => {
+    expect(checkedOperations().map(({ method, path }) => `${method} ${path}`)).toEqual(
+      expect.arrayContaining([
+        'post /session',
+        'post /session/{id}/prompt',
+        'post /session/{id}/rewind',
+        'get /session/{id}/turns/current',
+        'get /session/{id}/turns/{promptId}',
+      ]),
+    );
+    const waitMs = doc.paths['/session/{id}/turns/current'].get.parameters.find((p: Schema) => p.name === 'waitMs');
+    expect(waitMs.schema).toEqual({ type: 'integer', minimum: 0, maximum: maxWaitMs });
+  });
+
+  it('accepts a minimal valid example of every request body and refuses each constraint broken with a 400', async () => {
+    let refused = 0;
+    for (const { method, path, body, parameters } of checkedOperations()) {
+      const bodyExample = body && minimalExample(doc, body);
+      // Without a body or a query to check, a call could act on the session the other checks use (DELETE, fork) or never end (events).
+      if (body || parameters.some((p) => p.in === 'query')) {
+        const accepted = await send(method, path, { body: bodyExample });
+        expect([method, path, accepted.status]).not.toEqual([method, path, 400]);
+      }
+      for (const broken of body ? violations(doc, body) : []) {
+        const base = broken.base ? withValue(bodyExample, broken.base.path, broken.base.value) : bodyExample;
+        const res = await send(method, path, { body: withValue(base, broken.path, broken.value) });
+        expect([method, path, broken.label, res.status]).toEqual([method, path, broken.label, 400]);
+        refused += 1;
+      }
+      for (const parameter of parameters) {
+        for (const broken of violations(doc, parameter.schema)) {
+          if (broken.value === null) continue; // a query string or header has no null
+          const value = String(broken.value);
+          const res = await send(
+            method,
+            path,
+            parameter.in === 'query' ? { query: { [parameter.name]: value } } : { headers: { [parameter.name]: value } },
+          );
+          expect([method, path, parameter.name, broken.label, res.status]).toEqual([method, path, parameter.name, broken.label, 400]);
+          refused += 1;
+        }
+      }
+    }
+    expect(refused).toBeGreaterThan(40);
   });
 });

@@ -1,24 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { Test } from 'supertest';
 import { appendFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { ChatRecordingService } from '../src/transcript/chat-recording.service.js';
 import { EchoEngine } from '../src/engines/echo.engine.js';
 import { waitForTurn } from './support/poll.js';
+import { raw } from './support/raw-http.js';
 import { ADAPTERS, startDaemon, tempDir, type TestDaemon } from './support/test-daemon.js';
 import { writeLargeTranscript } from './support/transcript-generator.js';
-
-/** Sends raw bytes and returns the raw answer (for what a client library refuses to send). */
-function raw(url: string, request: string): Promise<string> {
-  const { port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1');
-    let answer = '';
-    socket.on('data', (chunk) => (answer += chunk));
-    socket.on('end', () => resolve(answer));
-    socket.on('error', reject);
-    socket.write(request);
-  });
-}
 
 const deep = (depth: number) => `{"prompt":${'['.repeat(depth)}${']'.repeat(depth)}}`;
 
@@ -42,7 +30,12 @@ describe.each(ADAPTERS)('hostile input gets a clear 4xx and harms no other sessi
     expect(res.status).toBe(200);
   });
 
-  const json = (method: 'post' | 'get' | 'delete', path: () => string, body?: string, type = 'application/json') => ({
+  const json = (
+    method: 'post' | 'get' | 'delete' | 'put' | 'options' | 'query',
+    path: () => string,
+    body?: string,
+    type = 'application/json',
+  ) => ({
     method,
     path,
     body,
@@ -71,8 +64,8 @@ describe.each(ADAPTERS)('hostile input gets a clear 4xx and harms no other sessi
       413,
       'prompt_too_large',
     ],
-    // Express's strict JSON parser refuses a bare null (invalid_json); Fastify parses it and validation refuses it.
-    ['null body', json('post', () => `/session/${victim.sessionId}/prompt`, 'null'), 400, ''],
+    ['null body', json('post', () => `/session/${victim.sessionId}/prompt`, 'null'), 400, 'invalid_request'],
+    ['string body', json('post', () => `/session/${victim.sessionId}/prompt`, '"hi"'), 400, 'invalid_request'],
     ['string prompt', json('post', () => `/session/${victim.sessionId}/prompt`, '{"prompt":"hi"}'), 400, 'invalid_request'],
     [
       'unknown block type',
@@ -95,14 +88,70 @@ describe.each(ADAPTERS)('hostile input gets a clear 4xx and harms no other sessi
     ['text/plain body', json('post', () => `/session/${victim.sessionId}/prompt`, 'hello', 'text/plain'), 415, 'unsupported_media_type'],
     ['form-encoded body', json('post', () => '/session', 'a=b', 'application/x-www-form-urlencoded'), 415, 'unsupported_media_type'],
     ['foreign client id', json('get', () => `/session/${victim.sessionId}/turns/current`), 400, 'invalid_client_id'],
+    // Found by fuzzing (issue 17): the same answer on both adapters.
+    [
+      '__proto__ key in a prompt (stripped)',
+      json('post', () => `/session/${victim.sessionId}/prompt`, '{"__proto__":{"x":1},"prompt":[{"type":"text","text":"p"}]}'),
+      202,
+      '',
+    ],
+    [
+      'constructor.prototype in a session body (stripped)',
+      json('post', () => '/session', '{"constructor":{"prototype":{"x":1}}}'),
+      200,
+      '',
+    ],
+    ['null session body', json('post', () => '/session', 'null'), 400, 'invalid_request'],
+    ['unknown method on a route', json('query', () => '/health'), 405, 'method_not_allowed'],
+    ['method a route does not answer', json('put', () => `/session/${victim.sessionId}/prompt`), 405, 'method_not_allowed'],
+    ['unknown method on an unknown path', json('query', () => '/nope'), 404, 'not_found'],
+    ['plain OPTIONS on a turn route', json('options', () => `/session/${victim.sessionId}/turns/current`), 204, ''],
+    [
+      'lone surrogate in a prompt',
+      json('post', () => `/session/${victim.sessionId}/prompt`, '{"prompt":[{"type":"text","text":"\\ud800"}]}'),
+      400,
+      'invalid_request',
+    ],
+    ['empty cwd', json('post', () => '/session', '{"cwd":""}'), 400, 'invalid_request'],
+    ['null cwd', json('post', () => '/session', '{"cwd":null}'), 400, 'invalid_request'],
+    [
+      'null deadline',
+      json('post', () => `/session/${victim.sessionId}/prompt`, '{"prompt":[{"type":"text","text":"x"}],"deadlineMs":null}'),
+      400,
+      'invalid_deadline_ms',
+    ],
+    [
+      'fractional deadline',
+      json('post', () => `/session/${victim.sessionId}/prompt`, '{"prompt":[{"type":"text","text":"x"}],"deadlineMs":1.5}'),
+      400,
+      'invalid_deadline_ms',
+    ],
+    [
+      'null mimeType',
+      json('post', () => `/session/${victim.sessionId}/prompt`, '{"prompt":[{"type":"image","data":"AA==","mimeType":null}]}'),
+      400,
+      'invalid_request',
+    ],
+    [
+      'text block without text',
+      json('post', () => `/session/${victim.sessionId}/prompt`, '{"prompt":[{"type":"text"}]}'),
+      400,
+      'invalid_request',
+    ],
+    ['null block', json('post', () => `/session/${victim.sessionId}/prompt`, '{"prompt":[null]}'), 400, 'invalid_request'],
+    ['waitMs over maxWaitMs', json('get', () => `/session/${victim.sessionId}/turns/current?waitMs=300000`), 400, 'invalid_wait_ms'],
   ];
 
   it.each(cases)('%s', async (_name, request, status, code) => {
-    const req = daemon.http[request.method](request.path()).set('Content-Type', request.type);
+    // supertest types no QUERY method, though it sends one.
+    const agent = daemon.http as unknown as Record<typeof request.method, (path: string) => Test>;
+    const req = agent[request.method](request.path()).set('Content-Type', request.type);
     if (_name === 'foreign client id') req.set('X-Qwen-Client-Id', canary.clientId);
     const res = await (request.body === undefined ? req : req.send(request.body));
     expect(res.status).toBe(status);
-    expect(res.body).toEqual(expect.objectContaining({ error: expect.any(String), code: code || expect.any(String) }));
+    if (res.status >= 400)
+      expect(res.body).toEqual(expect.objectContaining({ error: expect.any(String), code: code || expect.any(String) }));
+    else expect(res.body.code).toBeUndefined();
   });
 
   it('answers a malformed URL encoding in our shape, without echoing the URL', async () => {

@@ -6,6 +6,7 @@ import { TERMINAL_OVERLAY_SIZE } from '../common/limits.js';
 import { limitPromptText, promptChars, promptTextOf, type PromptBlock } from '../common/turn-fields.js';
 import type { TurnOutcome } from '../common/turn-outcome.js';
 import type { AdmittedPrompt, PendingPrompt } from '../common/wire-types.js';
+import type { AdmissionIdempotency } from '../idempotency/idempotency.interceptor.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { captureContext, endSpan, SpanKind, startSpan, tracingEnabled, withSpan, type TurnSpan } from '../telemetry/tracing.js';
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
@@ -15,6 +16,22 @@ import { BRIDGE_OPTIONS, effectiveDeadlineMs, type BridgeOptions } from './bridg
 import { PromptQueue, type LiveEntry } from './prompt-queue.js';
 import { SessionRunner } from './session-runner.js';
 import { liveStatus, settledStatus, type TerminalFields } from './turn-status-projection.js';
+
+/**
+ * A prompt's move the bridge tells its observers of (webhooks): it started
+ * running; its terminal was published (once: the latch's winner); or the
+ * Session settled it after the bridge had already published an error for it
+ * (a deadline), so its persisted outcome may now supersede that error.
+ *
+ * @publicApi
+ */
+export interface TurnTransition {
+  kind: 'started' | 'settled' | 'settled_late';
+  sessionId: string;
+  promptId: string;
+  /** The status as the bridge knows it at that moment (for `settled_late`, the Session's outcome). */
+  status: LiveTurnStatus | SettledTurnStatus;
+}
 
 /**
  * The reference {@link BridgeOverlayProvider} and the one owner of admission:
@@ -30,6 +47,7 @@ export class PromptBridge extends BridgeOverlayProvider {
   private readonly logger = new Logger('PromptBridge');
   private readonly queues = new Map<string, PromptQueue>();
   private readonly watchers = new Map<string, Set<() => void>>();
+  private readonly observers = new Set<(transition: TurnTransition) => void>();
 
   constructor(
     private readonly sessions: SessionRunner,
@@ -44,9 +62,16 @@ export class PromptBridge extends BridgeOverlayProvider {
 
   /**
    * Admits a prompt; `409 session_busy` while a rewind is being written,
-   * `503 prompt_queue_full` at the per-session limit.
+   * `503 prompt_queue_full` at the per-session limit. An `Idempotency-Key`
+   * is recorded with the prompt, with its answer.
    */
-  admit(sessionId: string, prompt: readonly PromptBlock[], originatorClientId?: string, deadlineMs?: number): AdmittedPrompt {
+  admit(
+    sessionId: string,
+    prompt: readonly PromptBlock[],
+    originatorClientId?: string,
+    deadlineMs?: number,
+    idempotency?: AdmissionIdempotency,
+  ): AdmittedPrompt {
     const chars = promptChars(prompt);
     if (this.options.maxPromptChars !== undefined && chars > this.options.maxPromptChars) {
       throw ApiErrors.promptTooLarge(sessionId, chars, this.options.maxPromptChars);
@@ -54,7 +79,7 @@ export class PromptBridge extends BridgeOverlayProvider {
     const span = startSpan('turns.prompt.admit');
     span?.setAttribute('turns.session_id', sessionId);
     try {
-      const admitted = this.admitTraced(sessionId, prompt, originatorClientId, deadlineMs, span);
+      const admitted = this.admitTraced(sessionId, prompt, originatorClientId, deadlineMs, idempotency, span);
       span?.setAttribute('turns.prompt_id', admitted.promptId);
       endSpan(span);
       return admitted;
@@ -69,6 +94,7 @@ export class PromptBridge extends BridgeOverlayProvider {
     prompt: readonly PromptBlock[],
     originatorClientId: string | undefined,
     deadlineMs: number | undefined,
+    idempotency: AdmissionIdempotency | undefined,
     span: TurnSpan | undefined,
   ): AdmittedPrompt {
     const queue = this.queue(sessionId);
@@ -95,9 +121,22 @@ export class PromptBridge extends BridgeOverlayProvider {
       entry.deadline.unref?.();
     }
     const added = this.announce(sessionId, 'pending_prompt_added', entry, { text: entry.promptText, queuedAt: entry.queuedAt });
+    const admitted = { promptId: entry.promptId, lastEventId: added.id, eventEpoch: this.events.epoch };
+    if (idempotency) {
+      const { key, fingerprint } = idempotency;
+      const clientId = originatorClientId !== undefined ? { clientId: originatorClientId } : {};
+      entry.idempotency = {
+        key,
+        fingerprint,
+        ...clientId,
+        lastEventId: added.id,
+        eventEpoch: admitted.eventEpoch,
+        admittedAt: entry.queuedAt,
+      };
+    }
     this.pump(sessionId, queue);
     this.notify(sessionId);
-    return { promptId: entry.promptId, lastEventId: added.id, eventEpoch: this.events.epoch };
+    return admitted;
   }
 
   /**
@@ -215,7 +254,7 @@ export class PromptBridge extends BridgeOverlayProvider {
 
   writeBack(sessionId: string, status: SettledTurnStatus, newest: boolean): void {
     if (!this.hasSession(sessionId)) return;
-    this.queue(sessionId).overlay.set(status.promptId, { status, combined: true }, newest);
+    this.queue(sessionId).overlay.setReadBack(status.promptId, { status, combined: true }, newest);
   }
 
   rewindGeneration(sessionId: string): number {
@@ -235,7 +274,23 @@ export class PromptBridge extends BridgeOverlayProvider {
     };
   }
 
+  /** Observes every prompt's start and terminal, in every session (synchronously, as they happen). */
+  onTransition(observer: (transition: TurnTransition) => void): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
+
   // --- internals ---------------------------------------------------------------
+
+  private transition(transition: TurnTransition): void {
+    for (const observer of this.observers) {
+      try {
+        observer(transition);
+      } catch (error) {
+        this.logger.error(`turn observer failed: ${(error as Error)?.name ?? 'error'}`);
+      }
+    }
+  }
 
   private queue(sessionId: string): PromptQueue {
     let queue = this.queues.get(sessionId);
@@ -257,9 +312,11 @@ export class PromptBridge extends BridgeOverlayProvider {
     entry.span?.setAttributes({ 'turns.session_id': sessionId, 'turns.prompt_id': entry.promptId });
     this.announce(sessionId, 'pending_prompt_started', entry, { startedAt: entry.startedAt });
     this.notify(sessionId);
-    const { promptId, prompt, promptText, startedAt, originatorClientId } = entry;
+    if (this.observers.size > 0)
+      this.transition({ kind: 'started', sessionId, promptId: entry.promptId, status: liveStatus(sessionId, entry) });
+    const { promptId, prompt, promptText, startedAt, originatorClientId, idempotency } = entry;
     const run = withSpan(entry.span, () =>
-      this.sessions.run(sessionId, { promptId, prompt, promptText, startedAt, originatorClientId }, entry.abort.signal),
+      this.sessions.run(sessionId, { promptId, prompt, promptText, startedAt, originatorClientId, idempotency }, entry.abort.signal),
     );
     Promise.resolve(run)
       .then((outcome) => outcome ?? Promise.reject(new Error('session is not live')))
@@ -274,7 +331,11 @@ export class PromptBridge extends BridgeOverlayProvider {
         };
       })
       .then((outcome) => {
+        const late = entry.published;
         this.publish(sessionId, queue, entry, outcome);
+        if (late && this.observers.size > 0) {
+          this.transition({ kind: 'settled_late', sessionId, promptId, status: settledStatus(sessionId, entry, outcome) });
+        }
         this.releaseAndPump(sessionId, queue, entry);
       });
   }
@@ -327,6 +388,7 @@ export class PromptBridge extends BridgeOverlayProvider {
     this.announce(sessionId, status.state === 'error' ? 'turn_error' : 'turn_complete', entry, status);
     this.announce(sessionId, 'pending_prompt_completed', entry, { state: status.state });
     this.notify(sessionId);
+    this.transition({ kind: 'settled', sessionId, promptId: entry.promptId, status });
   }
 
   private announce(sessionId: string, type: Parameters<SessionEventBus['publish']>[1], entry: LiveEntry, data?: unknown) {

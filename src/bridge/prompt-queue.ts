@@ -1,6 +1,7 @@
 import type { PromptBlock } from '../common/turn-fields.js';
 import type { TurnSpan } from '../telemetry/tracing.js';
 import type { LiveTurnStatus } from '../turns/turn-status.js';
+import type { RecordedIdempotency } from '../transcript/transcript-record.js';
 import { TerminalOverlay } from './terminal-overlay.js';
 
 /** An admitted prompt while it is queued or running. */
@@ -23,6 +24,8 @@ export interface LiveEntry {
   traceContext?: unknown;
   /** The `turns.prompt.execute` span while the prompt runs. */
   span?: TurnSpan;
+  /** The `Idempotency-Key` it was admitted with, and its answer, for the transcript. */
+  idempotency?: RecordedIdempotency;
 }
 
 /** One session's FIFO, its running prompt, its terminal overlay and its rewind state. */

@@ -1,52 +1,80 @@
 import type { AdmittedPrompt, PendingPrompt } from '../common/wire-types.js';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import {
-  ArrayNotEmpty,
-  IsArray,
-  IsObject,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsPositive,
-  IsString,
-  ValidateIf,
-  ValidateNested,
-} from 'class-validator';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { plainToInstance } from 'class-transformer';
+import { ArrayNotEmpty, Equals, IsArray, IsInt, IsPositive, IsString, ValidateBy, validateSync } from 'class-validator';
+import { IsOmittable } from '../common/is-omittable.decorator.js';
 
-/** One content block: `{type:"text", text}` or `{type:"image", data, mimeType}` (ACP's shapes). */
-export class PromptBlockDto {
-  @ApiProperty({ enum: ['text', 'image'] })
-  @IsIn(['text', 'image'])
-  type!: 'text' | 'image';
+/** A text block: `{type:"text", text}` (ACP's shape). */
+export class TextPromptBlockDto {
+  @ApiProperty({ enum: ['text'] })
+  @Equals('text')
+  type!: 'text';
 
-  @ApiPropertyOptional()
-  @ValidateIf((block: PromptBlockDto) => block.type === 'text')
+  @ApiProperty()
   @IsString()
-  text?: string;
+  text!: string;
+}
+
+/** An image block: `{type:"image", data?, mimeType?}` (ACP's shape). */
+export class ImagePromptBlockDto {
+  @ApiProperty({ enum: ['image'] })
+  @Equals('image')
+  type!: 'image';
 
   @ApiPropertyOptional({ description: 'Base64 image data.' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   data?: string;
 
   @ApiPropertyOptional({ example: 'image/png' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   mimeType?: string;
 }
 
+/** The class of each block `type`; what validates a block and what the document shows. */
+const PROMPT_BLOCKS = { text: TextPromptBlockDto, image: ImagePromptBlockDto } as const;
+
+/** Checks each block against the class its `type` names; messages name the block (`prompt.1.text`). */
+function IsPromptBlocks(): PropertyDecorator {
+  const problems = (blocks: unknown): string[] =>
+    (Array.isArray(blocks) ? blocks : []).flatMap((block: unknown, i) => {
+      if (block === null || typeof block !== 'object' || Array.isArray(block)) return [`prompt.${i}: each block must be an object`];
+      const type = (block as { type?: unknown }).type;
+      const dto: (new () => object) | undefined =
+        typeof type === 'string' && Object.hasOwn(PROMPT_BLOCKS, type) ? PROMPT_BLOCKS[type as keyof typeof PROMPT_BLOCKS] : undefined;
+      if (!dto) return [`prompt.${i}.type: type must be one of: ${Object.keys(PROMPT_BLOCKS).join(', ')}`];
+      return validateSync(plainToInstance(dto, block), { forbidUnknownValues: true }).flatMap((error) =>
+        Object.values(error.constraints ?? {}).map((message) => `prompt.${i}.${error.property}: ${message}`),
+      );
+    });
+  return ValidateBy({
+    name: 'isPromptBlocks',
+    validator: { validate: (blocks) => problems(blocks).length === 0, defaultMessage: (args) => problems(args?.value).join('; ') },
+  });
+}
+
+@ApiExtraModels(...Object.values(PROMPT_BLOCKS))
 export class PromptRequestDto {
-  @ApiProperty({ type: [PromptBlockDto], minItems: 1 })
+  @ApiProperty({
+    type: 'array',
+    minItems: 1,
+    items: {
+      oneOf: Object.values(PROMPT_BLOCKS).map((dto) => ({ $ref: getSchemaPath(dto) })),
+      discriminator: {
+        propertyName: 'type',
+        mapping: Object.fromEntries(Object.entries(PROMPT_BLOCKS).map(([type, dto]) => [type, getSchemaPath(dto)])),
+      },
+    },
+    description: 'Content blocks. Their size (TURNS_MAX_PROMPT_CHARS) counts every string a block carries, `type` and `mimeType` too.',
+  })
   @IsArray()
   @ArrayNotEmpty()
-  @IsObject({ each: true })
-  @ValidateNested({ each: true })
-  @Type(() => PromptBlockDto)
-  prompt!: PromptBlockDto[];
+  @IsPromptBlocks()
+  prompt!: Array<TextPromptBlockDto | ImagePromptBlockDto>;
 
-  @ApiPropertyOptional({ description: 'Narrows the server deadline (TURNS_PROMPT_DEADLINE_MS); ignored when none is set.', minimum: 1 })
-  @IsOptional()
+  @ApiPropertyOptional({ description: 'Narrows the server deadline (TURNS_PROMPT_DEADLINE_MS); ignored when none is set.' })
+  @IsOmittable()
   @IsInt()
   @IsPositive()
   deadlineMs?: number;

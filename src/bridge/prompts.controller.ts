@@ -8,6 +8,13 @@ import type { PromptBlock } from '../common/turn-fields.js';
 import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
 import { AdmittedPromptDto, PendingPromptsDto, PromptRequestDto, RemovedDto } from './prompt.dto.js';
 import type { AdmittedPrompt } from '../common/wire-types.js';
+import type { AdmissionIdempotency } from '../idempotency/idempotency.interceptor.js';
+import {
+  AdmissionKey,
+  IDEMPOTENCY_ERRORS,
+  IDEMPOTENT_REPLAYED_RESPONSE_HEADERS,
+  IdempotentRoute,
+} from '../idempotency/idempotent-route.decorator.js';
 import { PromptBridge } from './prompt-bridge.js';
 
 /** Prompt admission and the live queue of one session. */
@@ -22,7 +29,8 @@ export class PromptsController {
   @ApiOperation({ summary: 'Admit a prompt into the session FIFO', operationId: 'admitPrompt' })
   @Post('prompt')
   @HttpCode(202)
-  @ApiAcceptedResponse({ type: AdmittedPromptDto })
+  @IdempotentRoute('prompt', 202)
+  @ApiAcceptedResponse({ type: AdmittedPromptDto, headers: IDEMPOTENT_REPLAYED_RESPONSE_HEADERS })
   @ApiErrorResponses(
     'invalid_request',
     'invalid_json',
@@ -33,9 +41,15 @@ export class PromptsController {
     'prompt_queue_full',
     'prompt_too_large',
     'payload_too_large',
+    ...IDEMPOTENCY_ERRORS,
   )
-  prompt(@Param('id') sessionId: string, @Body() body: PromptRequestDto, @ClientId() clientId?: string): AdmittedPrompt {
-    return this.bridge.admit(sessionId, body.prompt as PromptBlock[], clientId, body.deadlineMs);
+  prompt(
+    @Param('id') sessionId: string,
+    @Body() body: PromptRequestDto,
+    @ClientId() clientId?: string,
+    @AdmissionKey() idempotency?: AdmissionIdempotency,
+  ): AdmittedPrompt {
+    return this.bridge.admit(sessionId, body.prompt as PromptBlock[], clientId, body.deadlineMs, idempotency);
   }
 
   @ApiOperation({ summary: 'List the running and queued prompts', operationId: 'listPendingPrompts' })

@@ -1,5 +1,6 @@
 import type { PromptBlock } from '../common/turn-fields.js';
 import type { TurnOutcome } from '../common/turn-outcome.js';
+import type { RecordedIdempotency } from '../transcript/transcript-record.js';
 
 /**
  * One prompt as the bridge dispatches it into a session.
@@ -12,6 +13,8 @@ export interface SessionPrompt {
   promptText: string;
   startedAt: number;
   originatorClientId?: string;
+  /** The `Idempotency-Key` it was admitted with; recorded on its user record. */
+  idempotency?: RecordedIdempotency;
 }
 
 /**

@@ -1,51 +1,76 @@
 import type { OverlayEntry } from '../turns/bridge-overlay.provider.js';
 
 /**
- * The most recent terminal statuses of one session, by promptId, in insertion
- * order. Past `capacity` the oldest is evicted; setting an existing key
- * replaces its value but keeps its place.
+ * The most recent terminal statuses of one session, by promptId, at most
+ * `capacity` of them. Two tiers share the bound: statuses the bridge
+ * published (the only copy of a prompt that never reached the Session, and
+ * the only one with `queuedAt`) and results read back from the transcript.
+ * Past the bound a read-back goes first, oldest first; a published status goes
+ * only when the overlay holds nothing else, so it outlives any number of
+ * polls and yields only to `capacity` newer published ones. Setting an
+ * existing key replaces its value but keeps its tier and place.
  */
 export class TerminalOverlay {
-  private readonly entries = new Map<string, OverlayEntry>();
+  private readonly published = new Map<string, OverlayEntry>();
+  private readonly readBack = new Map<string, OverlayEntry>();
   private newestKey: string | undefined;
 
   constructor(readonly capacity: number) {}
 
   get size(): number {
-    return this.entries.size;
+    return this.published.size + this.readBack.size;
   }
 
   get(promptId: string): OverlayEntry | undefined {
-    return this.entries.get(promptId);
+    return this.published.get(promptId) ?? this.readBack.get(promptId);
   }
 
   /** The entry inserted last as newest (absent once evicted). */
   newest(): OverlayEntry | undefined {
-    return this.newestKey === undefined ? undefined : this.entries.get(this.newestKey);
+    return this.newestKey === undefined ? undefined : this.get(this.newestKey);
   }
 
   /**
-   * Stores an entry; an existing key keeps its place in eviction order. The
-   * entry becomes the newest unless `newest` is false: an old result read back
-   * from the transcript joins the overlay without posing as the latest turn.
+   * Stores a status the bridge published. It becomes the newest; a key known
+   * only as a read-back moves to the published tier.
    */
-  set(promptId: string, entry: OverlayEntry, newest = true): void {
-    const isNew = !this.entries.has(promptId);
-    this.entries.set(promptId, entry);
+  set(promptId: string, entry: OverlayEntry): void {
+    this.readBack.delete(promptId);
+    this.published.set(promptId, entry);
+    this.newestKey = promptId;
+    this.evictPastCapacity();
+  }
+
+  /**
+   * Stores a result combined with (or read from) the transcript. A key the
+   * overlay holds is replaced in its tier and place; a new one joins the
+   * read-back tier, the first to be evicted. It becomes the newest only when
+   * `newest` is true: an old result must not pose as the latest turn.
+   */
+  setReadBack(promptId: string, entry: OverlayEntry, newest: boolean): void {
+    const tier = this.published.has(promptId) ? this.published : this.readBack;
+    tier.set(promptId, entry);
     if (newest) this.newestKey = promptId;
-    if (isNew && this.entries.size > this.capacity) {
-      const oldest = this.entries.keys().next().value as string;
-      this.entries.delete(oldest);
-      if (oldest === this.newestKey) this.newestKey = undefined;
-    }
+    this.evictPastCapacity();
   }
 
   clear(): void {
-    this.entries.clear();
+    this.published.clear();
+    this.readBack.clear();
     this.newestKey = undefined;
   }
 
+  /** Keys in eviction order: read-backs oldest first, then published ones oldest first. */
   keys(): string[] {
-    return [...this.entries.keys()];
+    return [...this.readBack.keys(), ...this.published.keys()];
+  }
+
+  private evictPastCapacity(): void {
+    while (this.size > this.capacity) {
+      const tier = this.readBack.size > 0 ? this.readBack : this.published;
+      const oldest = tier.keys().next().value as string;
+      tier.delete(oldest);
+      if (oldest === this.newestKey) this.newestKey = undefined;
+    }
   }
 }

@@ -1,7 +1,14 @@
 // nest-turn-status/client: a typed client of the daemon on the platform fetch
 // (Node >= 20 and browsers). Loads nothing of Nest.
 
-export { TurnsClient, type TurnsClientOptions, type Capabilities, type WaitOptions, type EventsOptions } from './turns-client.js';
+export {
+  TurnsClient,
+  type TurnsClientOptions,
+  type Capabilities,
+  type WaitOptions,
+  type EventsOptions,
+  type AdmissionOptions,
+} from './turns-client.js';
 export { TurnsApiError, TurnWindowExpiredError, TurnWaitTimeoutError } from './errors.js';
 export type {
   TurnStatus,

@@ -50,6 +50,21 @@ export interface WaitOptions {
   onUpdate?: (status: TurnStatus) => void;
 }
 
+/**
+ * Retry safety of `prompt()` and `createSession()` (SPEC §13).
+ *
+ * @publicApi
+ */
+export interface AdmissionOptions {
+  /**
+   * The `Idempotency-Key` sent, the same on each of the client's own retries
+   * (`retries`: a network failure, a timeout, a `503` with `Retry-After`, a
+   * `409 idempotency_key_in_flight`, a `502`/`504`); `false` sends none, and
+   * then nothing is retried. @default a new random UUID per call
+   */
+  idempotencyKey?: string | false;
+}
+
 /** @publicApi */
 export interface EventsOptions {
   /** Resume after this event id (otherwise from now). */
@@ -63,6 +78,24 @@ const RETRY_DELAY_MS = 250;
 /** Polling without long-poll: never faster than the server's hint, never slower than this. */
 const MAX_POLL_DELAY_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+
+/** A fresh `Idempotency-Key`: a random UUID from the platform's Web Crypto (Node >= 20 and browsers). */
+function newIdempotencyKey(): string {
+  if (typeof globalThis.crypto.randomUUID === 'function') return globalThis.crypto.randomUUID();
+  // Insecure browser contexts have getRandomValues but not randomUUID.
+  return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * True when a keyed admission answered so may be sent again with its key
+ * (beyond what every request retries: unreachable, `503` with `Retry-After`):
+ * the first is still in flight there, or a gateway could not pass it on.
+ *
+ * @internal exported for its spec
+ */
+export function isRetryableAdmission(status: number, code: string | undefined): boolean {
+  return (status === 409 && code === 'idempotency_key_in_flight') || status === 502 || status === 504;
+}
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -126,18 +159,30 @@ export class TurnsClient {
     return this.capabilitiesCache;
   }
 
-  createSession(body: { cwd?: string; sessionScope?: 'single' | 'thread'; sessionId?: string } = {}): Promise<CreatedSession> {
-    return this.json('POST', '/session', body);
+  /** `POST /session`, with an `Idempotency-Key` (reused by its own retries). */
+  createSession(
+    body: { cwd?: string; sessionScope?: 'single' | 'thread'; sessionId?: string } = {},
+    options: AdmissionOptions = {},
+  ): Promise<CreatedSession> {
+    return this.admission('/session', body, options);
   }
 
   loadSession(sessionId: string): Promise<{ sessionId: string; workspaceCwd: string; clientId: string }> {
     return this.json('POST', `/session/${this.id(sessionId)}/load`);
   }
 
-  /** Admits a prompt: a string becomes one text block. */
-  prompt(sessionId: string, prompt: string | PromptBlock[], options: { deadlineMs?: number } = {}): Promise<AdmittedPrompt> {
+  /**
+   * Admits a prompt: a string becomes one text block. Sent with an
+   * `Idempotency-Key`, so its own retries never admit it twice.
+   */
+  prompt(
+    sessionId: string,
+    prompt: string | PromptBlock[],
+    options: { deadlineMs?: number } & AdmissionOptions = {},
+  ): Promise<AdmittedPrompt> {
+    const { idempotencyKey, ...rest } = options;
     const blocks = typeof prompt === 'string' ? [{ type: 'text', text: prompt }] : prompt;
-    return this.json('POST', `/session/${this.id(sessionId)}/prompt`, { prompt: blocks, ...options });
+    return this.admission(`/session/${this.id(sessionId)}/prompt`, { prompt: blocks, ...rest }, { idempotencyKey });
   }
 
   getTurn(sessionId: string, promptId: string): Promise<TurnStatus> {
@@ -201,13 +246,16 @@ export class TurnsClient {
     for (;;) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new TurnWaitTimeoutError(sessionId, promptId, last);
-      // The first answer comes at once; each later one is held until the status changes (§8: If-None-Match).
-      const waitMs = longPoll && etag ? Math.max(0, Math.min(remaining, maxWaitMs)) : 0;
+      // The first answer comes at once; each later one is held until the status changes (§8: If-None-Match),
+      // or — where no ETag reaches us (a proxy, a host's CORS) — until it settles.
+      const waitMs = longPoll && last ? Math.max(0, Math.min(remaining, maxWaitMs)) : 0;
       const query = waitMs > 0 ? `?waitMs=${waitMs}` : '';
       const response = await this.request('GET', `/session/${this.id(sessionId)}/turns/${this.id(promptId)}${query}`, undefined, {
         signal: options.signal,
         headers: etag ? { 'If-None-Match': etag } : {},
         heldMs: waitMs,
+        // This loop waits out a 503 itself, up to its own deadline.
+        retryUnavailable: false,
       });
       if (response.status === 304) {
         unchanged += 1;
@@ -293,8 +341,32 @@ export class TurnsClient {
     return encodeURIComponent(value);
   }
 
+  /**
+   * A POST that admits something, with one `Idempotency-Key` for every
+   * attempt: `request` retries what never reached the daemon; this also
+   * retries answers that processed nothing.
+   */
+  private async admission<T>(path: string, body: unknown, options: AdmissionOptions): Promise<T> {
+    const key = options.idempotencyKey === false ? undefined : (options.idempotencyKey ?? newIdempotencyKey());
+    const headers: Record<string, string> = key === undefined ? {} : { 'Idempotency-Key': key };
+    const retries = key === undefined ? 0 : (this.options.retries ?? 2);
+    for (let attempt = 0; ; attempt += 1) {
+      const response = await this.request('POST', path, body, { headers });
+      if (response.ok || attempt >= retries) return this.parsed<T>(response);
+      const answer = await response
+        .clone()
+        .json()
+        .catch(() => undefined);
+      if (!isRetryableAdmission(response.status, (answer as { code?: string } | undefined)?.code)) return this.parsed<T>(response);
+      await sleep(pollDelayMs(response.headers.get('retry-after'), attempt));
+    }
+  }
+
   private async json<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const response = await this.request(method, path, body);
+    return this.parsed<T>(await this.request(method, path, body));
+  }
+
+  private async parsed<T>(response: Response): Promise<T> {
     const text = await response.text();
     const parsed: unknown = text ? JSON.parse(text) : undefined;
     if (!response.ok) throw new TurnsApiError(response.status, (parsed as { code?: string } | undefined)?.code, parsed);
@@ -310,7 +382,7 @@ export class TurnsClient {
     method: string,
     path: string,
     body?: unknown,
-    extra: { signal?: AbortSignal; headers?: Record<string, string>; heldMs?: number; stream?: boolean } = {},
+    extra: { signal?: AbortSignal; headers?: Record<string, string>; heldMs?: number; stream?: boolean; retryUnavailable?: false } = {},
   ): Promise<Response> {
     const headers: Record<string, string> = { ...extra.headers };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -333,7 +405,8 @@ export class TurnsClient {
         await sleep(RETRY_DELAY_MS * 2 ** (attempt - 1), extra.signal);
         continue;
       }
-      if (response.status !== 503 || !response.headers.has('retry-after') || attempt >= attempts) return response;
+      const unavailable = response.status === 503 && response.headers.has('retry-after') && extra.retryUnavailable !== false;
+      if (!unavailable || attempt >= attempts) return response;
       await response.body?.cancel();
       await sleep(pollDelayMs(response.headers.get('retry-after'), attempt - 1), extra.signal);
     }

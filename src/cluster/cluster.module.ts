@@ -7,6 +7,7 @@ import { ClusterController } from './cluster.controller.js';
 import { LeaseDirectory } from './lease-directory.js';
 import { RedisSessionOwnership } from './redis-session-ownership.js';
 import { RequestForwarder } from './request-forwarder.js';
+import { WebhookOutboxAdoption } from './webhook-outbox-adoption.js';
 
 /** How long start-up waits for the first Redis connection before serving anyway. */
 const FIRST_CONNECT_MS = 2_000;
@@ -58,6 +59,7 @@ export class ClusterModule {
         RedisSessionOwnership,
         RequestForwarder,
         ClusterRouter,
+        WebhookOutboxAdoption,
       ],
       exports: [RedisSessionOwnership, ClusterNode, CLUSTER_SETTINGS],
     };

@@ -101,6 +101,14 @@ const LEASE_MS = 60_000;
       expect(await directory.owner(S1)).toBeUndefined();
     });
 
+    it('lets one node at a time claim a dead node’s webhook outbox, until the claim expires', async () => {
+      expect(await directory.claimOutbox('node-x', 'node-a', 200)).toBe(true);
+      expect(await directory.claimOutbox('node-x', 'node-b', 200)).toBe(false);
+      expect(await directory.claimOutbox('node-y', 'node-b', 200)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      expect(await directory.claimOutbox('node-x', 'node-b', 200)).toBe(true);
+    });
+
     it('lists nodes that heartbeat', async () => {
       await directory.heartbeat({ nodeId: 'node-b', url: B.url, sessions: 2, startedAt: 1, heartbeatAt: 2 });
       await directory.heartbeat({ nodeId: 'node-a', url: A.url, sessions: 0, startedAt: 1, heartbeatAt: 2 });

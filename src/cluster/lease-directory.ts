@@ -166,6 +166,11 @@ export class LeaseDirectory {
     await this.redis.set(`${this.prefix}node:${node.nodeId}`, JSON.stringify(node), 'PX', this.leaseMs);
   }
 
+  /** Takes the right, for `ms`, to adopt a dead node's webhook outbox: one live node does it, not all. */
+  async claimOutbox(deadNodeId: string, self: string, ms: number): Promise<boolean> {
+    return (await this.redis.set(`${this.prefix}webhooks:adopt:${deadNodeId}`, self, 'PX', ms, 'NX')) === 'OK';
+  }
+
   async forgetNode(nodeId: string): Promise<void> {
     await this.redis.del(`${this.prefix}node:${nodeId}`);
   }

@@ -10,8 +10,9 @@ import { ErrorResponseDto } from './error-response.dto.js';
 export function ApiErrorResponses(...codes: ApiErrorCode[]): MethodDecorator & ClassDecorator {
   const byStatus = new Map<number, ApiErrorCode[]>();
   for (const code of codes) byStatus.set(API_ERRORS[code].status, [...(byStatus.get(API_ERRORS[code].status) ?? []), code]);
+  // A 503 always says when to retry; so does a 409 for a key still in flight.
   const headers = (status: number) =>
-    status === 503
+    status === 503 || byStatus.get(status)!.includes('idempotency_key_in_flight')
       ? { 'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' as const } } }
       : undefined;
   return applyDecorators(

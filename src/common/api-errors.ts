@@ -21,9 +21,16 @@ export const API_ERRORS = {
   invalid_session_id: { status: 400, message: 'sessionId must be a UUID' },
   invalid_deadline_ms: { status: 400, message: 'deadlineMs must be a positive integer' },
   invalid_wait_ms: { status: 400, message: 'waitMs must be an integer from 0 to maxWaitMs', example: { maxWaitMs: 30000 } },
+  invalid_idempotency_key: { status: 400, message: 'Idempotency-Key must be 1 to 255 visible ASCII characters' },
   invalid_transcript_cursor: { status: 400, message: 'Invalid transcript cursor', example: { sessionId: SID } },
+  webhook_url_forbidden: {
+    status: 400,
+    message: 'The webhook URL is not an http(s) URL of a host this daemon may call',
+    example: { reason: 'private address' },
+  },
   workspace_mismatch: { status: 400, message: 'cwd is not a workspace of this daemon', example: { cwd: '/srv/other' } },
-  unauthorized: { status: 401, message: 'Unauthorized' },
+  // RFC 6750: every 401 names the scheme it wants.
+  unauthorized: { status: 401, message: 'Unauthorized', headers: { 'WWW-Authenticate': 'Bearer' } },
   request_timeout: { status: 408, message: 'Request timeout' },
   origin_forbidden: { status: 403, message: 'Requests from this origin are not allowed' },
   payload_too_large: { status: 413, message: 'Request body too large' },
@@ -32,13 +39,22 @@ export const API_ERRORS = {
   request_header_fields_too_large: { status: 431, message: 'Request header fields too large' },
   session_not_found: { status: 404, message: 'Session not found', example: { sessionId: SID } },
   prompt_not_found: { status: 404, message: 'Prompt not found', example: { sessionId: SID, promptId: PID } },
+  webhook_not_found: {
+    status: 404,
+    message: 'Webhook not found',
+    example: { sessionId: SID, webhookId: 'wh_2f0e6c1e-3c1d-4b8e-9d51-0d6f4c1b2a39' },
+  },
   not_found: { status: 404, message: 'Not found' },
+  method_not_allowed: { status: 405, message: 'Method not allowed on this path; see Allow' },
   session_on_other_node: {
     status: 409,
     message: 'The session is live on another node; load it (POST /session/:id/load) through any node to attach',
     example: { sessionId: SID, node: 'node-b' },
   },
   session_busy: { status: 409, message: 'A prompt is queued or running, or a rewind is in progress', example: { sessionId: SID } },
+  too_many_webhooks: { status: 409, message: 'Too many webhooks for this session', example: { sessionId: SID, limit: 8 } },
+  idempotency_key_in_flight: { status: 409, message: 'A request with this Idempotency-Key is still being processed' },
+  idempotency_key_reused: { status: 422, message: 'This Idempotency-Key was used with another request body' },
   transcript_unavailable: { status: 409, message: 'The transcript is not a regular file', example: { sessionId: SID } },
   transcript_snapshot_unavailable: {
     status: 409,
@@ -70,7 +86,10 @@ export const API_ERRORS = {
   too_many_waiters: { status: 503, message: 'Too many held requests', example: { limit: 10000 } },
   too_many_sessions: { status: 503, message: 'Too many live sessions', example: { limit: 1000 } },
   too_many_streams: { status: 503, message: 'Too many open event streams', example: { limit: 16 } },
-} as const satisfies Record<string, { status: number; message: string; example?: Record<string, unknown> }>;
+} as const satisfies Record<
+  string,
+  { status: number; message: string; example?: Record<string, unknown>; headers?: Record<string, string> }
+>;
 
 /**
  * A code of {@link API_ERRORS}.
@@ -89,8 +108,9 @@ export function apiError(
   details: Record<string, unknown> = {},
   options: { message?: string; headers?: Record<string, string> } = {},
 ): ApiException {
-  const { status, message } = API_ERRORS[code];
-  return new ApiException(status, code, options.message ?? message, details, options.headers);
+  const entry: { status: number; message: string; headers?: Record<string, string> } = API_ERRORS[code];
+  const headers = entry.headers || options.headers ? { ...entry.headers, ...options.headers } : undefined;
+  return new ApiException(entry.status, code, options.message ?? entry.message, details, headers);
 }
 
 /** Named builders for the errors raised in more than one place. */

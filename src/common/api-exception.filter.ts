@@ -18,10 +18,12 @@ const CODE_BY_STATUS: Record<number, ApiErrorCode> = {
   431: 'request_header_fields_too_large',
 };
 
-/** The `{error, code}` of a foreign 4xx, by status alone. */
-function foreignError(status: number): Record<string, unknown> {
+/** The `{error, code}` (and catalogued headers) of a foreign 4xx, by status alone. */
+function foreignError(status: number): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
   const code = CODE_BY_STATUS[status];
-  return code ? apiError(code).toBody() : { error: 'Request failed', code: `http_${status}` };
+  if (!code) return { status, body: { error: 'Request failed', code: `http_${status}` }, headers: {} };
+  const error = apiError(code);
+  return { status, body: error.toBody(), headers: error.headers };
 }
 
 function isBodyParseError(error: unknown): boolean {
@@ -69,18 +71,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (isBodyParseError(exception) || isBodyParseError(cause)) {
       return this.describe(apiError('invalid_json'));
     }
-    if (exception instanceof HttpException) {
-      const status = exception.getStatus();
-      return {
-        status,
-        body: foreignError(status),
-        headers: {},
-      };
-    }
+    if (exception instanceof HttpException) return foreignError(exception.getStatus());
     const status = (exception as { statusCode?: unknown })?.statusCode;
-    if (typeof status === 'number' && status >= 400 && status < 500) {
-      return { status, body: foreignError(status), headers: {} };
-    }
+    if (typeof status === 'number' && status >= 400 && status < 500) return foreignError(status);
     const name = exception instanceof Error ? exception.name : typeof exception;
     this.logger.error(`Unhandled ${name}: ${exception instanceof Error ? exception.message : ''}`);
     return this.describe(apiError('internal_error'));

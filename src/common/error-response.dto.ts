@@ -58,4 +58,9 @@ export class ErrorResponseDto {
 
   @ApiPropertyOptional({ description: 'not_ready: the readiness check that fails (data_dir_writable, redis).' })
   check?: string;
+  @ApiPropertyOptional({ description: 'webhook_not_found: the subscription asked for.' })
+  webhookId?: string;
+
+  @ApiPropertyOptional({ description: 'webhook_url_forbidden: why the URL was refused.' })
+  reason?: string;
 }

@@ -1,7 +1,12 @@
 /** Where the copy that loaded first registers itself (one per process, whatever the build). */
 const REGISTRY = Symbol.for('nest-turn-status.loaded-copy');
-/** This copy: the ESM build, the CommonJS build, or another installed copy are each one. */
-const THIS_COPY = {};
+
+/**
+ * The file this copy runs from, read off the stack of its own evaluation: the
+ * same when the copy is evaluated again (`jest.resetModules()`, hot reload),
+ * another for the other build or another installed copy.
+ */
+const THIS_COPY = /\(?((?:file:\/\/)?[^\s()]+?):\d+:\d+\)?$/.exec(new Error().stack?.split('\n')[1]?.trim() ?? '')?.[1];
 
 /**
  * Refuses a second copy of the package in one process — its ESM and
@@ -11,10 +16,12 @@ const THIS_COPY = {};
  * Called by every entry point that declares tokens; the client has none.
  */
 export function assertSingleCopy(): void {
-  const registry = globalThis as { [REGISTRY]?: object };
-  if ((registry[REGISTRY] ??= THIS_COPY) === THIS_COPY) return;
+  if (THIS_COPY === undefined) return; // no stack to tell copies apart: nothing is refused
+  const registry = globalThis as { [REGISTRY]?: string };
+  const first = (registry[REGISTRY] ??= THIS_COPY);
+  if (first === THIS_COPY) return;
   throw new Error(
-    'nest-turn-status is loaded twice in this process (its ESM and CommonJS builds, or two installed copies): ' +
+    `nest-turn-status is loaded twice in this process (its ESM and CommonJS builds, or two installed copies: ${first} and ${THIS_COPY}): ` +
       'its injection tokens would exist twice. Load it one way only (all import, or all require) and install one copy.',
   );
 }

@@ -1,6 +1,7 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
-import { apiError } from './api-errors.js';
+import { apiError, ApiErrors } from './api-errors.js';
 import { jsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
+import { findLoneSurrogate } from './lone-surrogate.js';
 
 /** Properties whose validation failure has a code of its own. */
 const CODE_BY_PROPERTY: Record<string, 'invalid_deadline_ms'> = { deadlineMs: 'invalid_deadline_ms' };
@@ -16,13 +17,23 @@ function describe(errors: ValidationError[], prefix = ''): string[] {
 /**
  * Body validation of the runtime's routes: class-validator DTOs, answered as
  * `400 {error, code}`. A body nested deeper than {@link MAX_JSON_DEPTH} is
- * refused (`invalid_json`) before any recursive code sees it. Bodies are
- * validated, not transformed, so handlers see exactly what was sent.
+ * refused (`invalid_json`) before any recursive code sees it, and a string
+ * with a lone surrogate (no UTF-8 form) with `invalid_request` naming its
+ * field. Bodies are validated, not transformed, so handlers see exactly what
+ * was sent.
  */
 class RuntimeValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type === 'body' && jsonDepth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
-      throw apiError('invalid_json', {}, { message: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` });
+    if (metadata.type === 'body') {
+      // Nest would validate `null` as `{}`; Express's strict parser refuses it, so Fastify must too.
+      if (value === null) throw ApiErrors.invalidRequest('The body must be a JSON object');
+      if (jsonDepth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+        throw apiError('invalid_json', {}, { message: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` });
+      }
+      const field = findLoneSurrogate(value);
+      if (field !== undefined) {
+        throw ApiErrors.invalidRequest(`${field.toWellFormed() || 'body'}: contains a lone UTF-16 surrogate`);
+      }
     }
     return super.transform(value, metadata);
   }

@@ -119,12 +119,28 @@ describe('judgeRequest', () => {
     expect(codeOf('GET', { host: '127.0.0.1:4170', origin: 'http://localhost:3001' }, withUi)).toBe('403 origin_forbidden');
   });
 
-  it('lets any origin in with "*" (the configuration allows it only with a token)', () => {
+  it('says Vary: Origin on every answer once web UIs are let in, and answers Private Network Access preflights', () => {
+    expect(verdictOf('GET', { host: '127.0.0.1' }, withUi)).toEqual({ kind: 'pass', headers: { vary: 'Origin' } });
+    const preflight = verdictOf(
+      'OPTIONS',
+      {
+        host: '127.0.0.1',
+        origin: 'http://localhost:3000',
+        'access-control-request-method': 'GET',
+        'access-control-request-private-network': 'true',
+      },
+      withUi,
+    );
+    expect(preflight).toMatchObject({ kind: 'preflight', headers: { 'access-control-allow-private-network': 'true' } });
+  });
+
+  it('lets any origin in with "*" (the configuration allows it only with a token), but never `null`', () => {
     const any = browserWallSettings(config({ token: 't', allowOrigins: ['*'] }));
     expect(verdictOf('GET', { host: '127.0.0.1', origin: 'https://ui.example' }, any)).toMatchObject({
       kind: 'pass',
       headers: { 'access-control-allow-origin': 'https://ui.example' },
     });
+    expect(codeOf('GET', { host: '127.0.0.1', origin: 'null' }, any)).toBe('403 origin_forbidden');
   });
 
   it('refuses a body that is not JSON with 415, also when it is empty, keeping the CORS headers', () => {

@@ -11,7 +11,11 @@ import { isLoopback, type DaemonConfig } from './daemon-config.js';
 // in front of the HTTP framework (and of the cluster router): a refused
 // request costs no parsing, no routing and no lookup.
 
-/** What the walls let in, derived once from the configuration. */
+/**
+ * What the walls let in, derived once from the configuration.
+ *
+ * @publicApi
+ */
 export interface BrowserWallSettings {
   /** Origins named by `TURNS_ALLOW_ORIGINS` (as browsers serialize them), or `'*'` (allowed only with a token). */
   allowOrigins: ReadonlySet<string> | '*';
@@ -19,7 +23,11 @@ export interface BrowserWallSettings {
   allowedHosts?: ReadonlySet<string>;
 }
 
-/** What to do with one request. */
+/**
+ * What to do with one request.
+ *
+ * @publicApi
+ */
 export type WallVerdict =
   /** Answer this error (with the CORS headers of an allowed origin, so its page can read why). */
   | { kind: 'refuse'; error: ApiException; headers?: OutgoingHttpHeaders }
@@ -52,8 +60,14 @@ const EXPOSED_HEADERS = [
 /** How long a browser may reuse a preflight's answer (seconds). */
 const PREFLIGHT_MAX_AGE = '600';
 const PASS: WallVerdict = { kind: 'pass' };
+/** Where web UIs are let in, every answer depends on Origin, also one without CORS headers (caches must know). */
+const PASS_VARYING: WallVerdict = { kind: 'pass', headers: { vary: 'Origin' } };
 
-/** The walls of a daemon with this configuration. */
+/**
+ * The walls of a daemon with this configuration.
+ *
+ * @publicApi
+ */
 export function browserWallSettings(config: DaemonConfig): BrowserWallSettings {
   const allowOrigins = config.allowOrigins?.includes('*') ? '*' : new Set(config.allowOrigins ?? []);
   // A loopback bind answers to loopback names only, unless more are listed; any other bind to what is listed, if anything.
@@ -112,7 +126,8 @@ export function judgeRequest(method: string | undefined, headers: IncomingHttpHe
   const origin = headers.origin;
   let cors: OutgoingHttpHeaders | undefined;
   if (origin !== undefined) {
-    const allowed = settings.allowOrigins === '*' || settings.allowOrigins.has(origin.toLowerCase());
+    // `null` (sandboxed frames, file: and data: pages) is nobody's origin, whatever the list says.
+    const allowed = origin !== 'null' && (settings.allowOrigins === '*' || settings.allowOrigins.has(origin.toLowerCase()));
     if (allowed) cors = { 'access-control-allow-origin': origin, vary: 'Origin' };
     else if (!isOwnOrigin(origin, headers.host)) return { kind: 'refuse', error: ApiErrors.originForbidden() };
   }
@@ -124,6 +139,8 @@ export function judgeRequest(method: string | undefined, headers: IncomingHttpHe
         'access-control-allow-methods': ALLOWED_METHODS,
         'access-control-allow-headers': ALLOWED_HEADERS,
         'access-control-max-age': PREFLIGHT_MAX_AGE,
+        // Chrome asks before a public page may reach a loopback daemon (Private Network Access).
+        ...(headers['access-control-request-private-network'] === 'true' && { 'access-control-allow-private-network': 'true' }),
       },
     };
   }
@@ -134,10 +151,17 @@ export function judgeRequest(method: string | undefined, headers: IncomingHttpHe
       return { kind: 'refuse', error: ApiErrors.unsupportedMediaType(), headers: cors };
     }
   }
-  return cors ? { kind: 'pass', headers: cors } : PASS;
+  if (cors) return { kind: 'pass', headers: cors };
+  return settings.allowOrigins === '*' || settings.allowOrigins.size > 0 ? PASS_VARYING : PASS;
 }
 
-/** Stands the walls in front of everything else on the server: install them last, after the app is initialized. */
+/**
+ * Stands the walls in front of everything else on the server: install them
+ * last, after the app is initialized. `createApp` does; a host that mounts
+ * `RuntimeModule` in an app of its own calls it itself.
+ *
+ * @publicApi
+ */
 export function installBrowserWalls(server: Server, settings: BrowserWallSettings): void {
   putInFront(server, (req, res, next) => {
     const verdict = judgeRequest(req.method, req.headers, settings);

@@ -1,4 +1,4 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { PACKAGE_VERSION } from '../common/package-version.js';
 import { DAEMON_VARIABLES, DaemonUsageError, flagOf, parseDaemonFlags } from './daemon-config.js';
 import {
@@ -18,10 +18,18 @@ import {
  */
 export const EXIT = { completed: 0, error: 1, cancelled: 2, expired: 3, usage: 4, notFound: 5 } as const;
 
-/** The package a failed `import()` named (`Cannot find package 'x' imported from …`). */
+/** The package a failed `import()` (or, in the CommonJS build, `require()`) named; not a file of this package. */
 function missingPackage(error: unknown): string | undefined {
-  if ((error as NodeJS.ErrnoException)?.code !== 'ERR_MODULE_NOT_FOUND') return undefined;
-  return /Cannot find (?:package|module) '([^']+)'/.exec((error as Error).message)?.[1];
+  const code = (error as NodeJS.ErrnoException)?.code;
+  if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') return undefined;
+  const name = /Cannot find (?:package|module) '([^']+)'/.exec((error as Error).message)?.[1];
+  return name && !name.startsWith('.') && !name.startsWith('/') ? name : undefined;
+}
+
+/** `--timeout`: a whole number of milliseconds, else a usage error. */
+function milliseconds(value: string): string {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('a whole number of milliseconds');
+  return value;
 }
 
 interface Io {
@@ -73,9 +81,11 @@ class Progress {
     }
   }
 
+  /** Ends the live line (once). */
   done(): void {
     clearInterval(this.timer);
     if (this.stderr.isTTY && this.last) this.stderr.write('\n');
+    this.last = '';
   }
 
   private draw(): void {
@@ -111,7 +121,7 @@ export async function runCli(
       .addOption(new Option('--url <url>', 'daemon URL').env('TURNS_URL').default('http://127.0.0.1:4170'))
       .addOption(new Option('--token <token>', 'bearer token').env('TURNS_TOKEN'))
       .option('--json', 'print the status as JSON instead of the result text')
-      .option('--timeout <ms>', 'give up waiting after this many ms', '600000');
+      .addOption(new Option('--timeout <ms>', 'give up waiting after this many ms').default('600000').argParser(milliseconds));
   const client = (flags: ClientFlags) => {
     url = flags.url!;
     return new TurnsClient({ baseUrl: flags.url!, token: flags.token });
@@ -138,11 +148,14 @@ export async function runCli(
       .description('admit a prompt (in a new session unless --session); with --wait, wait for its result')
       .argument('<text>', 'the prompt text')
       .option('--session <id>', 'an existing session')
-      .option('--wait', 'wait for the result and print it'),
-  ).action(async (text: string, flags: ClientFlags & { session?: string; wait?: boolean }) => {
+      .option('--wait', 'wait for the result and print it')
+      .option('--idempotency-key <key>', 'the same key on a rerun admits nothing new: the same session and prompt answer again'),
+  ).action(async (text: string, flags: ClientFlags & { session?: string; wait?: boolean; idempotencyKey?: string }) => {
     const turns = client(flags);
-    const sessionId = flags.session ?? (await turns.createSession({ sessionScope: 'thread' })).sessionId;
-    const { promptId } = await turns.prompt(sessionId, text);
+    // Each call sends a key of its own by default (kept across its retries); a given one also makes reruns safe.
+    const key = { idempotencyKey: flags.idempotencyKey };
+    const sessionId = flags.session ?? (await turns.createSession({ sessionScope: 'thread' }, key)).sessionId;
+    const { promptId } = await turns.prompt(sessionId, text, key);
     if (!flags.wait) {
       io.stdout.write(flags.json ? `${JSON.stringify({ sessionId, promptId })}\n` : `${sessionId} ${promptId}\n`);
       return;
@@ -223,9 +236,14 @@ export async function runCli(
       io.stderr.write(`${error.message}\n`);
       return error.code === 'prompt_not_found' || error.code === 'session_not_found' ? EXIT.notFound : EXIT.usage;
     }
+    // fetch rejects with a TypeError when the daemon cannot be reached; anything else is ours to report.
+    if (url === undefined || !(error instanceof TypeError)) {
+      io.stderr.write(`error: ${(error as Error).message ?? String(error)}\n`);
+      return EXIT.error;
+    }
     const { cause } = error as { cause?: { code?: string; message?: string } };
     const reason = cause?.code ?? cause?.message;
-    io.stderr.write(`cannot reach the daemon at ${url}: ${(error as Error).message}${reason ? ` (${reason})` : ''}\n`);
+    io.stderr.write(`cannot reach the daemon at ${url}: ${error.message}${reason ? ` (${reason})` : ''}\n`);
     return EXIT.usage;
   }
   return code;

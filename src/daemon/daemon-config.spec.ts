@@ -53,6 +53,15 @@ describe('loadDaemonConfig', () => {
     });
   });
 
+  it('reads and range-checks the idempotency settings', () => {
+    expect(loadDaemonConfig({ TURNS_MAX_IDEMPOTENCY_KEYS: '5', TURNS_IDEMPOTENCY_TTL_MS: '60000' })).toMatchObject({
+      maxIdempotencyKeys: 5,
+      idempotencyTtlMs: 60_000,
+    });
+    expect(() => loadDaemonConfig({ TURNS_MAX_IDEMPOTENCY_KEYS: '0' })).toThrow(/TURNS_MAX_IDEMPOTENCY_KEYS/);
+    expect(() => loadDaemonConfig({}, ['--idempotency-ttl-ms', '10'])).toThrow(/TURNS_IDEMPOTENCY_TTL_MS/);
+  });
+
   it('reads the origins a web UI may call from, normalized as browsers send them', () => {
     expect(loadDaemonConfig({ TURNS_ALLOW_ORIGINS: 'http://LocalHost:3000/, https://ui.example:443' }).allowOrigins).toEqual([
       'http://localhost:3000',

@@ -3,6 +3,8 @@ import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LOG_LEVELS, type LogLevel } from '../logging/log-level.js';
+import { AddressPolicy } from '../webhooks/address-policy.js';
+import { isWebhookSecret } from '../webhooks/webhook-secret.js';
 
 /**
  * Everything the daemon reads from its environment (or the same CLI flags).
@@ -39,6 +41,17 @@ export interface DaemonConfig {
   /** Time a client has to send its request headers, and its whole request. */
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /** `Idempotency-Key`s remembered per daemon (oldest first out), and for how long. */
+  maxIdempotencyKeys?: number;
+  idempotencyTtlMs?: number;
+  /** Turn webhooks: the operator's endpoint and its secret, the SSRF allow list, and delivery settings. */
+  webhookUrl?: string;
+  webhookSecret?: string;
+  webhookAllow?: string[];
+  webhookTimeoutMs?: number;
+  webhookMaxAttempts?: number;
+  webhookRetryBaseMs?: number;
+  maxWebhooksPerSession?: number;
   /** Cluster mode: the shared directory (unset: a single daemon). */
   redisUrl?: string;
   /** This node's id in the cluster, and the URL other nodes forward to (default: the bound address). */
@@ -85,6 +98,12 @@ export const LIMIT_DEFAULTS = {
   maxWaiters: 10_000,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
+  maxIdempotencyKeys: 10_000,
+  idempotencyTtlMs: 86_400_000,
+  webhookTimeoutMs: 10_000,
+  webhookMaxAttempts: 8,
+  webhookRetryBaseMs: 5_000,
+  maxWebhooksPerSession: 8,
 } as const;
 
 /** Lease time of session ownership in a cluster, unless `TURNS_LEASE_MS` says otherwise. */
@@ -116,6 +135,15 @@ export const DAEMON_VARIABLES = [
   'MAX_WAITERS',
   'HEADERS_TIMEOUT_MS',
   'REQUEST_TIMEOUT_MS',
+  'MAX_IDEMPOTENCY_KEYS',
+  'IDEMPOTENCY_TTL_MS',
+  'WEBHOOK_URL',
+  'WEBHOOK_SECRET',
+  'WEBHOOK_ALLOW',
+  'WEBHOOK_TIMEOUT_MS',
+  'WEBHOOK_MAX_ATTEMPTS',
+  'WEBHOOK_RETRY_BASE_MS',
+  'MAX_WEBHOOKS_PER_SESSION',
   'REDIS_URL',
   'NODE_ID',
   'NODE_URL',
@@ -217,6 +245,29 @@ function clusterConfig(read: (name: Variable) => string | undefined): Partial<Da
   };
 }
 
+/** The webhook settings; the secret is never echoed in an error. */
+function webhookConfig(read: (name: Variable) => string | undefined): Partial<DaemonConfig> {
+  const url = read('WEBHOOK_URL');
+  const secret = read('WEBHOOK_SECRET');
+  if (url !== undefined && !/^https?:\/\/[^\s]+$/.test(url)) throw new ConfigError('TURNS_WEBHOOK_URL must be an http(s) URL');
+  if (url !== undefined && secret === undefined) throw new ConfigError('TURNS_WEBHOOK_URL needs TURNS_WEBHOOK_SECRET');
+  if (secret !== undefined && !isWebhookSecret(secret)) {
+    throw new ConfigError('TURNS_WEBHOOK_SECRET must be whsec_ followed by the base64 of at least 24 bytes');
+  }
+  const allow = (read('WEBHOOK_ALLOW') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const entry of allow) {
+    try {
+      AddressPolicy.entry(entry);
+    } catch {
+      throw new ConfigError(`TURNS_WEBHOOK_ALLOW entries must be host names or CIDRs (got "${entry}")`);
+    }
+  }
+  return { webhookUrl: url, webhookSecret: secret, ...(allow.length > 0 && { webhookAllow: allow }) };
+}
+
 /**
  * The daemon's flags (`--data-dir DIR`, …) by name; anything else on the
  * command line — an unknown flag, a missing value, a stray word — throws a
@@ -282,6 +333,13 @@ export function loadDaemonConfig(env: NodeJS.ProcessEnv, argv: string[] = [], cw
     maxWaiters: number('MAX_WAITERS', LIMIT_DEFAULTS.maxWaiters, 1, 1_000_000),
     headersTimeoutMs: number('HEADERS_TIMEOUT_MS', LIMIT_DEFAULTS.headersTimeoutMs, 1, INT32_MAX),
     requestTimeoutMs: number('REQUEST_TIMEOUT_MS', LIMIT_DEFAULTS.requestTimeoutMs, 1, INT32_MAX),
+    maxIdempotencyKeys: number('MAX_IDEMPOTENCY_KEYS', LIMIT_DEFAULTS.maxIdempotencyKeys, 1, 10_000_000),
+    idempotencyTtlMs: number('IDEMPOTENCY_TTL_MS', LIMIT_DEFAULTS.idempotencyTtlMs, 1_000, 30 * 86_400_000),
+    webhookTimeoutMs: number('WEBHOOK_TIMEOUT_MS', LIMIT_DEFAULTS.webhookTimeoutMs, 100, 600_000),
+    webhookMaxAttempts: number('WEBHOOK_MAX_ATTEMPTS', LIMIT_DEFAULTS.webhookMaxAttempts, 1, 100),
+    webhookRetryBaseMs: number('WEBHOOK_RETRY_BASE_MS', LIMIT_DEFAULTS.webhookRetryBaseMs, 1, 600_000),
+    maxWebhooksPerSession: number('MAX_WEBHOOKS_PER_SESSION', LIMIT_DEFAULTS.maxWebhooksPerSession, 1, 100),
+    ...webhookConfig(read),
     ...clusterConfig(read),
     log: oneOf('TURNS_LOG', read('LOG') ?? 'info', LOG_LEVELS),
     metrics: oneOf('TURNS_METRICS', read('METRICS') ?? 'true', ['true', 'false'] as const) === 'true',

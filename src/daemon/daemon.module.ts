@@ -1,4 +1,5 @@
 import { Module, type DynamicModule, type Provider, type Type } from '@nestjs/common';
+import { join } from 'node:path';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ApiExceptionFilter } from '../common/api-exception.filter.js';
 import type { Clock } from '../common/clock.js';
@@ -9,6 +10,7 @@ import type { SessionOwnership } from '../sessions/session-ownership.js';
 import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
 import { DaemonStatusController } from '../status/daemon-status.controller.js';
 import { DaemonStatusService } from '../status/daemon-status.service.js';
+import type { HostResolver } from '../webhooks/host-resolver.js';
 import { TurnsModule } from '../turns/turns.module.js';
 import { MetricsController } from '../metrics/metrics.controller.js';
 import { MetricsServer } from '../metrics/metrics-server.js';
@@ -30,6 +32,10 @@ export interface DaemonOverrides {
   engine?: AgentEngine;
   clock?: Clock;
   scanLimits?: Partial<TranscriptScanLimits>;
+  /** Who owns the sessions of a single daemon (cluster mode brings its own). @default every session this process starts */
+  ownership?: SessionOwnership;
+  /** DNS for webhook hosts (the SSRF guard checks what it answers). @default the system resolver */
+  webhookResolver?: HostResolver;
   /**
    * `false` takes the Origin, Host and media-type walls down (SPEC §15): only
    * for a host that fronts the daemon with its own, and for the benchmark
@@ -65,10 +71,26 @@ export class DaemonModule {
       maxSseStreamsPerSession: config.maxSseStreamsPerSession,
       maxPromptChars: config.maxPromptChars,
       maxTranscriptBytes: config.maxTranscriptBytes,
+      maxIdempotencyKeys: config.maxIdempotencyKeys,
+      idempotencyTtlMs: config.idempotencyTtlMs,
+      webhooks: {
+        url: config.webhookUrl,
+        secret: config.webhookSecret,
+        allow: config.webhookAllow,
+        timeoutMs: config.webhookTimeoutMs,
+        maxAttempts: config.webhookMaxAttempts,
+        retryBaseMs: config.webhookRetryBaseMs,
+        maxPerSession: config.maxWebhooksPerSession,
+        // Each node sends what it queued; a node's outbox waits for it to come back (or a cluster outbox).
+        ...(config.redisUrl && config.nodeId && { outboxDir: join(config.dataDir, 'webhooks', `outbox-${config.nodeId}`) }),
+        resolver: overrides.webhookResolver,
+      },
       clock: overrides.clock,
       scanLimits: overrides.scanLimits,
       engine,
-      ...(cluster && { imports: [cluster.module], ownership: { useExisting: cluster.ownership } }),
+      ...(cluster
+        ? { imports: [cluster.module], ownership: { useExisting: cluster.ownership } }
+        : overrides.ownership && { ownership: { useValue: overrides.ownership } }),
     });
     return {
       module: DaemonModule,

@@ -5,6 +5,8 @@ import { apiError, type ApiErrorCode } from '../common/api-errors.js';
 import { BearerToken } from './bearer-token.js';
 import type { DaemonConfig } from './daemon-config.js';
 import { LIMIT_DEFAULTS } from './daemon-config.js';
+import { stripPrototypeKeys } from './prototype-keys.js';
+import { installRequestGate } from './request-gate.js';
 
 // The one adapter-aware place: what Express and Fastify do before a request
 // reaches Nest (body parsing, routing, malformed requests, Swagger UI), held
@@ -18,6 +20,7 @@ const FASTIFY_CODES: Record<string, ApiErrorCode> = {
 
 interface FastifyLikeReply {
   code(status: number): FastifyLikeReply;
+  headers(values: Record<string, string>): FastifyLikeReply;
   send(body: unknown): void;
 }
 
@@ -39,6 +42,9 @@ function fastifyErrorBody(
 export function fastifyOptions(config: DaemonConfig) {
   return {
     bodyLimit: config.maxBodyBytes ?? LIMIT_DEFAULTS.maxBodyBytes,
+    // Strip prototype keys (as Express does, stripPrototypeKeys) instead of a 400 that also closes the connection.
+    onProtoPoisoning: 'remove',
+    onConstructorPoisoning: 'remove',
     requestTimeout: config.requestTimeoutMs ?? LIMIT_DEFAULTS.requestTimeoutMs,
     // Session and prompt ids are at most a few hundred characters; longer ones are answered as unknown.
     routerOptions: { maxParamLength: 1_024 },
@@ -57,6 +63,12 @@ export function fastifyOptions(config: DaemonConfig) {
 function hardenServer(server: Server, config: DaemonConfig): void {
   server.headersTimeout = config.headersTimeoutMs ?? LIMIT_DEFAULTS.headersTimeoutMs;
   server.requestTimeout = config.requestTimeoutMs ?? LIMIT_DEFAULTS.requestTimeoutMs;
+  // Node checks both only every 30 s by default: check often enough that a cut comes within 1 s of its time.
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(
+    1_000,
+    server.headersTimeout,
+    server.requestTimeout,
+  );
   server.removeAllListeners('clientError');
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
@@ -83,14 +95,15 @@ function hardenServer(server: Server, config: DaemonConfig): void {
 function guardDocs(app: INestApplication, config: DaemonConfig): void {
   if (!config.token) return;
   const token = new BearerToken(config.token);
-  const denied = apiError('unauthorized').toBody();
+  const error = apiError('unauthorized');
+  const denied = error.toBody();
   const isDocs = (url: string | undefined) => url !== undefined && /^\/docs(?:-json|[/?]|$)/.test(url);
   const instance = app.getHttpAdapter().getInstance();
   if (config.httpAdapter === 'fastify') {
     instance.addHook(
       'onRequest',
       (request: { url: string; headers: Record<string, unknown> }, reply: FastifyLikeReply, done: () => void) => {
-        if (isDocs(request.url) && !token.accepts(request.headers.authorization)) reply.code(401).send(denied);
+        if (isDocs(request.url) && !token.accepts(request.headers.authorization)) reply.code(401).headers(error.headers).send(denied);
         else done();
       },
     );
@@ -98,10 +111,10 @@ function guardDocs(app: INestApplication, config: DaemonConfig): void {
     instance.use(
       (
         request: { url: string; headers: Record<string, unknown> },
-        response: { status(n: number): { json(b: unknown): void } },
+        response: { set(headers: Record<string, string>): { status(n: number): { json(b: unknown): void } } },
         next: () => void,
       ) => {
-        if (isDocs(request.url) && !token.accepts(request.headers.authorization)) response.status(401).json(denied);
+        if (isDocs(request.url) && !token.accepts(request.headers.authorization)) response.set(error.headers).status(401).json(denied);
         else next();
       },
     );
@@ -114,8 +127,12 @@ export function hardenApp(app: INestApplication, config: DaemonConfig): void {
   if (config.httpAdapter !== 'fastify') {
     (app as unknown as { useBodyParser(type: string, options: object): void }).useBodyParser('json', {
       limit: config.maxBodyBytes ?? LIMIT_DEFAULTS.maxBodyBytes,
+      reviver: stripPrototypeKeys,
+      // Any JSON value parses, as on Fastify; validation then refuses what is not an object, alike on both.
+      strict: false,
     });
   }
   hardenServer(app.getHttpServer() as Server, config);
   guardDocs(app, config);
+  installRequestGate(app, config.maxBodyBytes ?? LIMIT_DEFAULTS.maxBodyBytes);
 }

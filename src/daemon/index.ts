@@ -11,3 +11,4 @@ export { loadDaemonConfig, ConfigError, type DaemonConfig } from './daemon-confi
 export { main } from './main.js';
 export { runCli, EXIT } from './cli.js';
 export { buildOpenApiDocument, type OpenApiDocumentOptions } from './openapi.js';
+export { installBrowserWalls, browserWallSettings, type BrowserWallSettings } from './browser-walls.js';

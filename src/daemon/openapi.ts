@@ -1,8 +1,15 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, getSchemaPath, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { apiErrorExample, type ApiErrorCode } from '../common/api-errors.js';
+import { ImagePromptBlockDto, PromptRequestDto, TextPromptBlockDto } from '../bridge/prompt.dto.js';
+import { API_ERRORS, apiErrorExample, type ApiErrorCode } from '../common/api-errors.js';
 import { DEFAULT_CLIENT_ID_HEADER } from '../clients/client-id-options.js';
 import { ErrorResponseDto } from '../common/error-response.dto.js';
+import { CreateSessionDto, RewindDto } from '../sessions/session.dto.js';
+import { TurnWaitService } from '../turns/wait/turn-wait.service.js';
+import { applyValidationSchemas } from './validation-schema.js';
+
+/** Every request body the daemon validates; their schemas come from that validation. */
+const REQUEST_DTOS = [CreateSessionDto, PromptRequestDto, TextPromptBlockDto, ImagePromptBlockDto, RewindDto];
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as const;
 
@@ -35,9 +42,10 @@ const CLIENT_ID_HEADER: ParameterObject = {
  * everywhere but on the operations that opt out (`security: []`, i.e.
  * `/health`), and their `401`; the browser walls' `403` on every operation
  * and `415` on every one that may carry a body; the client id header on
- * every session route (but `load`, which issues one). Its `servers` are
- * relative unless a host names them, and its operationIds are part of the
- * contract (README, All daemon routes).
+ * every session route (but `load`, which issues one); request bodies as
+ * their validation enforces them, and the wait bound of this configuration.
+ * Its `servers` are relative unless a host names them, and its operationIds
+ * are part of the contract (README, All daemon routes).
  *
  * @publicApi
  */
@@ -63,11 +71,16 @@ export function buildOpenApiDocument(app: INestApplication, options: OpenApiDocu
     'origin_forbidden',
   );
   const unsupported = errorResponse('unsupported_media_type: a body that is not application/json.', 'unsupported_media_type');
+  applyValidationSchemas(document, REQUEST_DTOS);
+  const maxWaitMs = app.get(TurnWaitService, { strict: false }).maxWaitMs;
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
       const parameters = (operation.parameters ??= []) as ParameterObject[];
+      // The wait bound is the running daemon's (TURNS_MAX_WAIT_MS), not a constant.
+      for (const parameter of parameters)
+        if (parameter.name === 'waitMs' && parameter.schema) Object.assign(parameter.schema, { maximum: maxWaitMs });
       const takesClientId = path.startsWith('/session/{id}') && !path.endsWith('/load');
       if (takesClientId && !parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === DEFAULT_CLIENT_ID_HEADER)) {
         parameters.push(CLIENT_ID_HEADER);
@@ -81,10 +94,12 @@ export function buildOpenApiDocument(app: INestApplication, options: OpenApiDocu
   return document;
 }
 
-/** A documented error answer of `code`, with its catalogued example. */
+/** A documented error answer of `code`, with its catalogued example and headers. */
 function errorResponse(description: string, code: ApiErrorCode) {
+  const headers: Record<string, string> = (API_ERRORS[code] as { headers?: Record<string, string> }).headers ?? {};
   return {
     description,
+    headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, { schema: { type: 'string', example: value } }])),
     content: {
       'application/json': {
         schema: { $ref: getSchemaPath(ErrorResponseDto) },

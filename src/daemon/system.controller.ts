@@ -18,6 +18,8 @@ export const FEATURES = [
   'session_rewind',
   'session_fork',
   'session_turn_wait',
+  'idempotency_keys',
+  'turn_webhooks',
 ] as const;
 
 /** The daemon's configuration, for what `/capabilities` reports beyond the runtime. */
@@ -68,6 +70,12 @@ export class SystemController {
         maxBodyBytes: this.config.maxBodyBytes ?? LIMIT_DEFAULTS.maxBodyBytes,
         headersTimeoutMs: this.config.headersTimeoutMs ?? LIMIT_DEFAULTS.headersTimeoutMs,
         requestTimeoutMs: this.config.requestTimeoutMs ?? LIMIT_DEFAULTS.requestTimeoutMs,
+        maxIdempotencyKeys: this.settings.idempotency.maxKeys,
+        idempotencyTtlMs: this.settings.idempotency.ttlMs,
+        maxWebhooksPerSession: this.config.maxWebhooksPerSession ?? LIMIT_DEFAULTS.maxWebhooksPerSession,
+        webhookTimeoutMs: this.config.webhookTimeoutMs ?? LIMIT_DEFAULTS.webhookTimeoutMs,
+        webhookMaxAttempts: this.config.webhookMaxAttempts ?? LIMIT_DEFAULTS.webhookMaxAttempts,
+        webhookRetryBaseMs: this.config.webhookRetryBaseMs ?? LIMIT_DEFAULTS.webhookRetryBaseMs,
       },
       workspaces: workspaces.map(({ id, cwd, primary }) => ({ id, cwd, primary })),
       ...(this.config.redisUrl && { cluster: { nodeId: this.config.nodeId!, leaseMs: this.config.leaseMs! } }),

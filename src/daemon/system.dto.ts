@@ -24,6 +24,12 @@ export class LimitsDto {
   @ApiProperty({ example: 4194304 }) maxBodyBytes!: number;
   @ApiProperty({ example: 10000 }) headersTimeoutMs!: number;
   @ApiProperty({ example: 30000 }) requestTimeoutMs!: number;
+  @ApiProperty({ example: 10000, description: 'Idempotency-Key values remembered per daemon.' }) maxIdempotencyKeys!: number;
+  @ApiProperty({ example: 86400000, description: 'How long an Idempotency-Key is remembered, ms.' }) idempotencyTtlMs!: number;
+  @ApiProperty({ example: 8 }) maxWebhooksPerSession!: number;
+  @ApiProperty({ example: 10000, description: 'A webhook attempt succeeds with a 2xx within this time.' }) webhookTimeoutMs!: number;
+  @ApiProperty({ example: 8 }) webhookMaxAttempts!: number;
+  @ApiProperty({ example: 5000, description: 'Scales the retry schedule (5 s, 30 s, 2 min, … 6 h at 5000).' }) webhookRetryBaseMs!: number;
 }
 
 export class StatsDto {

@@ -7,6 +7,7 @@ import { ApiOkResponse, ApiTags, ApiHeader, ApiOperation } from '@nestjs/swagger
 import { concat, finalize, map, of, type Observable } from 'rxjs';
 import { ClientIdGuard } from '../clients/client-id.guard.js';
 import { SessionEventBus } from './session-event-bus.js';
+import { parseLastEventId } from './last-event-id.js';
 
 /** Reconnection delay advertised to EventSource clients. */
 const RETRY_MS = 3000;
@@ -31,7 +32,11 @@ export class EventsController {
   @ApiErrorResponses('invalid_client_id', 'session_not_found', 'too_many_streams')
   @Sse('events')
   @UseGuards(ClientIdGuard)
-  @ApiHeader({ name: 'Last-Event-ID', required: false })
+  @ApiHeader({
+    name: 'Last-Event-ID',
+    required: false,
+    description: 'Resume after this event id (a safe integer; any other value is ignored).',
+  })
   @ApiOkResponse({ description: 'text/event-stream of session events; header X-Qwen-Event-Epoch.' })
   stream(
     @Param('id') sessionId: string,
@@ -39,7 +44,7 @@ export class EventsController {
     @Res({ passthrough: true }) response: unknown,
   ): Observable<MessageEvent> {
     this.adapterHost.httpAdapter.setHeader(response, 'X-Qwen-Event-Epoch', this.events.epoch);
-    const after = /^\d+$/.test(lastEventId ?? '') ? Number(lastEventId) : undefined;
+    const after = parseLastEventId(lastEventId);
     const resumeFrom = after ?? this.events.lastEventId(sessionId);
     // A frame with only `id` and `retry` dispatches no event: it sets the
     // client's reconnection delay and resume point. Nest's type wants `data`.

@@ -1,4 +1,6 @@
 import { TERMINAL_OVERLAY_SIZE, TRANSCRIPT_SCAN_LIMITS } from '../common/limits.js';
+import { IDEMPOTENCY_DEFAULTS } from '../idempotency/idempotency-options.js';
+import type { IdempotencyLimits } from '../idempotency/idempotency-store.js';
 import type { Workspace } from '../sessions/workspace.js';
 import { workspaceKey } from '../transcript/chat-recording.service.js';
 import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
@@ -25,6 +27,7 @@ export class RuntimeSettings {
   readonly maxSseStreamsPerSession: number;
   readonly maxPromptChars: number;
   readonly maxTranscriptBytes: number;
+  readonly idempotency: IdempotencyLimits;
 
   constructor(options: RuntimeModuleOptions) {
     if (options.workspaces.length === 0) throw new Error('RuntimeModule needs at least one workspace');
@@ -40,6 +43,10 @@ export class RuntimeSettings {
     this.maxSseStreamsPerSession = options.maxSseStreamsPerSession ?? 16;
     this.maxPromptChars = options.maxPromptChars ?? 1024 * 1024;
     this.maxTranscriptBytes = options.maxTranscriptBytes ?? TRANSCRIPT_SCAN_LIMITS.maxSnapshotBytes;
+    this.idempotency = {
+      maxKeys: options.maxIdempotencyKeys ?? IDEMPOTENCY_DEFAULTS.maxKeys,
+      ttlMs: options.idempotencyTtlMs ?? IDEMPOTENCY_DEFAULTS.ttlMs,
+    };
   }
 
   get primary(): Workspace {

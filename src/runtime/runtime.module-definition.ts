@@ -12,6 +12,7 @@ import { AgentEngine } from '../engines/agent-engine.js';
 import { EchoEngine } from '../engines/echo.engine.js';
 import { LocalSessionOwnership, SessionOwnership } from '../sessions/session-ownership.js';
 import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
+import type { WebhookOptions } from '../webhooks/webhook-settings.js';
 
 /**
  * Configuration of {@link RuntimeModule}.
@@ -42,6 +43,12 @@ export interface RuntimeModuleOptions {
   maxPromptChars?: number;
   /** Rewind, fork and load refuse a larger transcript (`413 transcript_too_large`). @default 256 MiB */
   maxTranscriptBytes?: number;
+  /** `Idempotency-Key`s remembered per daemon (oldest first out). @default 10000 */
+  maxIdempotencyKeys?: number;
+  /** How long an `Idempotency-Key` is remembered from its first use, in ms. @default 86400000 (a day) */
+  idempotencyTtlMs?: number;
+  /** Turn webhooks: the operator's endpoint, the SSRF allow list, timeouts and retries. */
+  webhooks?: WebhookOptions;
   /** Source of time. @default the system clock */
   clock?: Clock;
 }

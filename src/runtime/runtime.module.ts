@@ -14,6 +14,14 @@ import { CHAT_RECORDING_OPTIONS, ChatRecordingService, type ChatRecordingOptions
 import { JsonlTranscriptScanService, TRANSCRIPT_SCAN_OPTIONS } from '../transcript/jsonl-transcript-scan.service.js';
 import { BridgeOverlayProvider } from '../turns/bridge-overlay.provider.js';
 import { TranscriptScanService } from '../turns/transcript-scan.service.js';
+import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor.js';
+import { IdempotencyStore } from '../idempotency/idempotency-store.js';
+import { TranscriptIdempotencyKeys } from '../idempotency/transcript-idempotency-keys.js';
+import { TurnWebhookEvents } from '../webhooks/turn-webhook-events.js';
+import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
+import { WEBHOOK_SETTINGS, webhookSettings } from '../webhooks/webhook-settings.js';
+import { WebhookSubscriptions } from '../webhooks/webhook-subscriptions.service.js';
+import { WebhooksController } from '../webhooks/webhooks.controller.js';
 import { RuntimeSettings } from './runtime-settings.js';
 import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOptions } from './runtime.module-definition.js';
 
@@ -34,7 +42,7 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
  * @publicApi
  */
 @Module({
-  controllers: [SessionsController, PromptsController, EventsController],
+  controllers: [SessionsController, PromptsController, EventsController, WebhooksController],
   providers: [
     {
       provide: RuntimeSettings,
@@ -63,6 +71,21 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
       }),
     },
     { provide: TRANSCRIPT_SCAN_OPTIONS, inject: [RuntimeSettings], useFactory: (s: RuntimeSettings) => s.scanLimits },
+    {
+      provide: IdempotencyStore,
+      inject: [RuntimeSettings, Clock],
+      useFactory: (s: RuntimeSettings, clock: Clock) => new IdempotencyStore(s.idempotency, clock),
+    },
+    IdempotencyInterceptor,
+    {
+      provide: WEBHOOK_SETTINGS,
+      inject: [RUNTIME_MODULE_OPTIONS],
+      useFactory: (options: RuntimeModuleOptions) => webhookSettings(options.webhooks, options.dataDir),
+    },
+    WebhookSubscriptions,
+    WebhookDispatcher,
+    TurnWebhookEvents,
+    TranscriptIdempotencyKeys,
     SessionEventBus,
     SessionRegistry,
     { provide: SessionRunner, useExisting: SessionRegistry },

@@ -39,6 +39,11 @@ export class SessionRegistry extends SessionRunner {
     return clientId;
   }
 
+  /** Registers a client id issued for this session before (by an earlier process, as its transcript shows). */
+  restoreClientId(sessionId: string, clientId: string): void {
+    this.sessions.get(sessionId)?.clients.add(clientId);
+  }
+
   /** A live session of the workspace, for `sessionScope: "single"`. */
   findByWorkspace(workspaceId: string): Session | undefined {
     for (const { session } of this.sessions.values()) if (session.workspace.id === workspaceId) return session;

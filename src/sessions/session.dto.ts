@@ -1,11 +1,13 @@
 import type { CreatedSession } from '../common/wire-types.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsIn, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsOmittable } from '../common/is-omittable.decorator.js';
 
 export class CreateSessionDto {
   @ApiPropertyOptional({ description: 'Workspace directory; defaults to the primary workspace. Must be registered.' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
+  @MinLength(1)
   cwd?: string;
 
   @ApiPropertyOptional({
@@ -13,12 +15,12 @@ export class CreateSessionDto {
     // The default is stated in words: a schema `default` makes generators (openapi-typescript) require the field.
     description: '"single" (when absent) attaches to the live session of the workspace, if any; "thread" always creates one.',
   })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(['single', 'thread'])
   sessionScope?: 'single' | 'thread';
 
   @ApiPropertyOptional({ format: 'uuid', description: 'Requested session id (UUID; otherwise 400 invalid_session_id).' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   sessionId?: string;
 }

@@ -78,7 +78,7 @@ export class Session {
     const { promptId, originatorClientId } = input;
     const transcript = new TurnTranscriptWriter(this.deps.recorder, this.id, promptId);
     const answer = new FinalAnswerAccumulator();
-    await transcript.user(input.prompt);
+    await transcript.user(input.prompt, input.idempotency);
 
     const onUpdate = (update: EngineUpdate) => {
       answer.push(update);

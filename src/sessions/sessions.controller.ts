@@ -6,6 +6,7 @@ import { ClientIdGuard } from '../clients/client-id.guard.js';
 import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
 import { CreatedSessionDto, CreateSessionDto, ForkedSessionDto, LoadedSessionDto, RewindDto, RewoundDto } from './session.dto.js';
 import type { CreatedSession } from '../common/wire-types.js';
+import { IDEMPOTENCY_ERRORS, IDEMPOTENT_REPLAYED_RESPONSE_HEADERS, IdempotentRoute } from '../idempotency/idempotent-route.decorator.js';
 import { SessionsService } from './sessions.service.js';
 
 @ApiTags('sessions')
@@ -18,7 +19,8 @@ export class SessionsController {
   @ApiOperation({ summary: 'Create a session, or attach to the live one of a workspace', operationId: 'createSession' })
   @Post()
   @HttpCode(200)
-  @ApiOkResponse({ type: CreatedSessionDto })
+  @IdempotentRoute('session', 200)
+  @ApiOkResponse({ type: CreatedSessionDto, headers: IDEMPOTENT_REPLAYED_RESPONSE_HEADERS })
   @ApiErrorResponses(
     'workspace_mismatch',
     'invalid_session_id',
@@ -27,6 +29,7 @@ export class SessionsController {
     'session_on_other_node',
     'too_many_sessions',
     'cluster_unavailable',
+    ...IDEMPOTENCY_ERRORS,
   )
   create(@Body() body: CreateSessionDto = {}): Promise<CreatedSession> {
     return this.sessions.create(body ?? {});

@@ -10,6 +10,7 @@ import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { AgentEngine } from '../engines/agent-engine.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { ChatRecordingService } from '../transcript/chat-recording.service.js';
+import { TranscriptIdempotencyKeys } from '../idempotency/transcript-idempotency-keys.js';
 import { SessionOwnership } from './session-ownership.js';
 import { SessionRegistry } from './session-registry.js';
 import { Session } from './session.js';
@@ -35,6 +36,7 @@ export class SessionsService implements OnApplicationShutdown {
     private readonly clock: Clock,
     private readonly settings: RuntimeSettings,
     private readonly ownership: SessionOwnership,
+    private readonly idempotencyKeys: TranscriptIdempotencyKeys,
   ) {
     ownership.onLoss((sessionId) => void this.evict(sessionId));
   }
@@ -76,8 +78,19 @@ export class SessionsService implements OnApplicationShutdown {
         throw ApiErrors.sessionNotFound(sessionId);
       }
       session = await this.start(sessionId, workspace, true);
+      await this.restoreIdempotencyKeys(sessionId);
     }
     return { sessionId: session.id, workspaceCwd: session.workspace.cwd, clientId: this.registry.issueClientId(session.id) };
+  }
+
+  /**
+   * The keys the session's prompts were admitted with replay after the load
+   * (SPEC §13); the client ids they were scoped to were issued for this
+   * session, so they are registered on it again.
+   */
+  private async restoreIdempotencyKeys(sessionId: string): Promise<void> {
+    const clientIds = await this.idempotencyKeys.restore(sessionId, this.settings.scanLimits);
+    for (const clientId of clientIds) this.registry.restoreClientId(sessionId, clientId);
   }
 
   async close(sessionId: string): Promise<void> {

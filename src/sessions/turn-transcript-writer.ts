@@ -1,7 +1,7 @@
 import type { PromptBlock } from '../common/turn-fields.js';
 import type { EngineUpdate } from '../engines/agent-engine.js';
 import type { ChatRecordingService } from '../transcript/chat-recording.service.js';
-import { TURN_RESULT_SUBTYPE, type MessagePart } from '../transcript/transcript-record.js';
+import { TURN_RESULT_SUBTYPE, type MessagePart, type RecordedIdempotency } from '../transcript/transcript-record.js';
 import type { TurnOutcome } from '../common/turn-outcome.js';
 import { buildTurnResultPayload, isValidTurnResultPayload } from '../transcript/turn-result-payload.js';
 
@@ -20,9 +20,14 @@ export class TurnTranscriptWriter {
     private readonly promptId: string,
   ) {}
 
-  async user(prompt: readonly PromptBlock[]): Promise<void> {
+  async user(prompt: readonly PromptBlock[], idempotency?: RecordedIdempotency): Promise<void> {
     const parts = prompt.flatMap((b): MessagePart[] => (b.type === 'text' && typeof b.text === 'string' ? [{ text: b.text }] : []));
-    await this.recorder.append(this.sessionId, { type: 'user', promptId: this.promptId, message: { role: 'user', parts } });
+    await this.recorder.append(this.sessionId, {
+      type: 'user',
+      promptId: this.promptId,
+      message: { role: 'user', parts },
+      ...(idempotency && { idempotency }),
+    });
   }
 
   update(update: EngineUpdate): void {

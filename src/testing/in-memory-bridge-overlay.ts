@@ -175,7 +175,7 @@ export class InMemoryBridgeOverlay extends BridgeOverlayProvider {
   }
 
   writeBack(sessionId: string, status: SettledTurnStatus, newest: boolean): void {
-    this.sessions.get(sessionId)?.overlay.set(status.promptId, { status, combined: true }, newest);
+    this.sessions.get(sessionId)?.overlay.setReadBack(status.promptId, { status, combined: true }, newest);
   }
 
   rewindGeneration(sessionId: string): number {

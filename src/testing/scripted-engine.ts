@@ -1,6 +1,7 @@
 import {
   AgentEngine,
   type EngineSession,
+  type EngineSessionContext,
   type EngineTurnRequest,
   type EngineTurnResult,
   type EngineUpdate,
@@ -51,7 +52,7 @@ export class ScriptedEngine extends AgentEngine {
   private readonly started: ScriptedTurn[] = [];
   private readonly waiters: Array<(turn: ScriptedTurn) => void> = [];
 
-  async openSession({ sessionId }: { sessionId: string }): Promise<EngineSession> {
+  async openSession({ sessionId }: EngineSessionContext): Promise<EngineSession> {
     return {
       prompt: (request) => this.begin(sessionId, request),
       close: async () => undefined,

@@ -126,6 +126,15 @@ export class ChatRecordingService implements OnApplicationShutdown {
     return this.options.enabled ? this.open.get(sessionId)?.path : undefined;
   }
 
+  /**
+   * A file beside a live session's transcript (`<sessionId><suffix>`), for
+   * what lives with the session (its webhook subscriptions); with recording
+   * off too.
+   */
+  companionPath(sessionId: string, suffix: string): string | undefined {
+    return this.open.get(sessionId)?.path.replace(/\.jsonl$/, suffix);
+  }
+
   /** Appends one record chained after the previous one; `undefined` when not written. */
   append(sessionId: string, entry: TranscriptEntry, parentUuid?: string | null): Promise<TranscriptRecord | undefined> {
     const transcript = this.open.get(sessionId);
@@ -225,7 +234,9 @@ export class ChatRecordingService implements OnApplicationShutdown {
               replacement.set(record.uuid, parent);
               continue;
             }
-            await out.write(`${JSON.stringify({ ...record, parentUuid: parent, sessionId: targetId })}\n`);
+            // Nor its prompts' idempotency keys: they answered for the source session.
+            const { idempotency: _idempotency, ...copied } = record;
+            await out.write(`${JSON.stringify({ ...copied, parentUuid: parent, sessionId: targetId })}\n`);
           }
         } finally {
           await out.close();

@@ -15,6 +15,24 @@ export interface TranscriptRecord {
   message?: { role: 'user' | 'model'; parts: MessagePart[] };
   systemPayload?: Record<string, unknown>;
   promptId?: string;
+  /** On a prompt's `user` record: the `Idempotency-Key` it was admitted with (SPEC §13). */
+  idempotency?: RecordedIdempotency;
+}
+
+/**
+ * The key a prompt was admitted with and its first answer (with the record's
+ * `promptId`), so a replay after a `load` still finds it.
+ */
+export interface RecordedIdempotency {
+  key: string;
+  /** SHA-256 (hex) of the canonical JSON request body. */
+  fingerprint: string;
+  /** The client id it was admitted under (a key is scoped per client id). */
+  clientId?: string;
+  lastEventId: number;
+  eventEpoch: string;
+  /** Admission time, epoch ms: the key expires a TTL later. */
+  admittedAt: number;
 }
 
 /** A record before the recorder chains it: no uuid, parent, session or time yet. */

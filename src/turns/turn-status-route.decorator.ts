@@ -79,7 +79,7 @@ export function TurnStatusRoute(path: string, summary: string, errors: ApiErrorC
       required: false,
       description:
         'Hold the request up to this many ms (at most limits.maxWaitMs): until the status is not queued/running, or — with If-None-Match — until its ETag changes. 0 or absent answers at once.',
-      schema: { type: 'integer', minimum: 0, maximum: 300000 },
+      schema: { type: 'integer', minimum: 0 },
     }),
     ApiHeader({
       name: 'Prefer',

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { Equals, IsInt, IsObject, IsString, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { Equals, IsInt, IsObject, IsString, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IsOmittable } from '../common/is-omittable.decorator.js';
 import { RESULT_TEXT_TRUNCATED, TURN_LIMITS } from '../common/limits.js';
 import type {
   CancelledTurnStatus,
@@ -13,17 +14,11 @@ import type {
   TurnState,
 } from './turn-status.js';
 
-/**
- * Like `@IsOptional()`, but only `undefined` skips validation: the wire never
- * carries `null`, so a `null` field fails.
- */
-const IsOptional = () => ValidateIf((_object: unknown, value: unknown) => value !== undefined);
-
 /** A property that is `true` or absent. */
 function TrueFlag(description: string): PropertyDecorator {
   return (target, key) => {
     ApiPropertyOptional({ enum: [true], type: Boolean, description })(target, key);
-    IsOptional()(target, key);
+    IsOmittable()(target, key);
     Equals(true)(target, key);
   };
 }
@@ -36,7 +31,7 @@ function LimitedText(
   const { required = false, ...doc } = options;
   return (target, key) => {
     (required ? ApiProperty : ApiPropertyOptional)({ type: String, maxLength, ...doc })(target, key);
-    if (!required) IsOptional()(target, key);
+    if (!required) IsOmittable()(target, key);
     IsString()(target, key);
     MaxLength(maxLength)(target, key);
   };
@@ -49,7 +44,7 @@ function EpochMs(description: string, required: boolean): PropertyDecorator {
       target,
       key,
     );
-    if (!required) IsOptional()(target, key);
+    if (!required) IsOmittable()(target, key);
     IsInt()(target, key);
     Min(0)(target, key);
   };
@@ -166,7 +161,7 @@ abstract class SettledStatusDto extends PromptStatusDto {
   resultTruncated?: true;
 
   @ApiPropertyOptional({ enum: [RESULT_TEXT_TRUNCATED], type: String, description: 'Present exactly when resultTruncated.' })
-  @IsOptional()
+  @IsOmittable()
   @Equals(RESULT_TEXT_TRUNCATED)
   resultCode?: typeof RESULT_TEXT_TRUNCATED;
 }

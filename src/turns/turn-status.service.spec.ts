@@ -29,7 +29,7 @@ class FakeBridge extends BridgeOverlayProvider {
   }
   writeBack(_s: string, status: TurnStatus, newest: boolean): void {
     this.writeBacks.push(status);
-    this.overlay.set(status.promptId!, { status, combined: true }, newest);
+    this.overlay.setReadBack(status.promptId!, { status, combined: true }, newest);
   }
   rewindGeneration(): number {
     return this.generation;

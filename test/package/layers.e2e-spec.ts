@@ -46,6 +46,10 @@ describe('package layers (lint rule)', () => {
     ['src/bridge/x.ts', "import { TurnsMetrics } from '../metrics/turns-metrics.js';"],
     ['src/cluster/x.ts', "import { DaemonLogger } from '../logging/daemon-logger.js';"],
     ['src/logging/x.ts', "import { PromptBridge } from '../bridge/prompt-bridge.js';"],
+    ['src/common/x.ts', "import { IdempotencyStore } from '../idempotency/idempotency-store.js';"],
+    ['src/turns/x.ts', "import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';"],
+    ['src/webhooks/x.ts', "import { ClusterNode } from '../cluster/cluster-node.js';"],
+    ['src/webhooks/x.ts', "import { request } from 'undici';"],
   ];
   const downward: Array<[string, string]> = [
     ['src/bridge/x.ts', "import { ApiErrors } from '../common/api-errors.js';"],
@@ -58,6 +62,8 @@ describe('package layers (lint rule)', () => {
     ['src/logging/x.ts', "import pino from 'pino';"],
     ['src/telemetry/x.ts', "export const load = () => import('@opentelemetry/api');"],
     ['src/daemon/x.ts', "import { TurnsMetrics } from '../metrics/turns-metrics.js';"],
+    ['src/daemon/x.ts', "import { isWebhookSecret } from '../webhooks/webhook-secret.js';"],
+    ['src/bridge/x.ts', "import type { AdmissionIdempotency } from '../idempotency/idempotency.interceptor.js';"],
   ];
   let results: string[][];
   beforeAll(() => {

@@ -7,6 +7,7 @@ const BARRELS = [
   'client/index.ts',
   'runtime/index.ts',
   'acp/index.ts',
+  'webhooks/index.ts',
   'cluster/index.ts',
   'daemon/index.ts',
   'testing/index.ts',

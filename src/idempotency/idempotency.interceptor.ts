@@ -1,0 +1,83 @@
+import { Injectable, Optional, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { HttpAdapterHost, Reflector } from '@nestjs/core';
+import { defer, from, lastValueFrom, type Observable } from 'rxjs';
+import { CLIENT_ID_REQUEST_KEY, type GuardedRequest } from '../clients/client-id.guard.js';
+import { ClientIdOptions, DEFAULT_CLIENT_ID_HEADER } from '../clients/client-id-options.js';
+import { IDEMPOTENT_REPLAYED_HEADER, idempotencyScope, parseIdempotencyKey } from './idempotency-key.js';
+import { IdempotencyStore } from './idempotency-store.js';
+import { requestFingerprint } from './request-fingerprint.js';
+
+/** What a route's key is scoped to (set by `@IdempotentRoute`). */
+export type IdempotentRouteKind = 'prompt' | 'session';
+/** A route's idempotency: what its keys are scoped to, and its one success status (a replay answers with it). */
+export interface IdempotentRouteMetadata {
+  kind: IdempotentRouteKind;
+  status: number;
+}
+export const IDEMPOTENT_ROUTE = Symbol('IDEMPOTENT_ROUTE');
+
+/** Where the interceptor leaves the key of a first request for the handler (`@AdmissionIdempotency()`). */
+export const IDEMPOTENCY_REQUEST_KEY = 'turnsIdempotency';
+
+/** The key of a request being processed for the first time, as the transcript records it. */
+export interface AdmissionIdempotency {
+  key: string;
+  fingerprint: string;
+}
+
+type IdempotentRequest = GuardedRequest & { body?: unknown; [IDEMPOTENCY_REQUEST_KEY]?: AdmissionIdempotency };
+
+/**
+ * `Idempotency-Key` on a route marked `@IdempotentRoute` (SPEC §13): runs
+ * after the guards (so session and client id are checked first) and before
+ * the body's validation. A repeat with the same body gets the first answer
+ * and `Idempotent-Replayed: true`; the handler does not run.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  private readonly clientIdHeader: string;
+
+  constructor(
+    private readonly store: IdempotencyStore,
+    private readonly reflector: Reflector,
+    private readonly adapterHost: HttpAdapterHost,
+    @Optional() clientIds?: ClientIdOptions,
+  ) {
+    this.clientIdHeader = (clientIds?.header ?? DEFAULT_CLIENT_ID_HEADER).toLowerCase();
+  }
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const route = this.reflector.get<IdempotentRouteMetadata | undefined>(IDEMPOTENT_ROUTE, context.getHandler());
+    const http = context.switchToHttp();
+    const request = http.getRequest<IdempotentRequest>();
+    const key = route && parseIdempotencyKey(request.headers['idempotency-key']);
+    if (!route || key === undefined) return next.handle();
+    const scoped = this.scopedKey(route.kind, request, key);
+    const fingerprint = requestFingerprint(request.body);
+    const replay = this.store.begin(scoped, fingerprint);
+    if (replay) {
+      this.adapterHost.httpAdapter.setHeader(http.getResponse(), IDEMPOTENT_REPLAYED_HEADER, 'true');
+      return from([replay.body]);
+    }
+    request[IDEMPOTENCY_REQUEST_KEY] = { key, fingerprint };
+    const { status } = route;
+    return defer(async () => {
+      try {
+        const body = await lastValueFrom(next.handle(), { defaultValue: undefined });
+        this.store.complete(scoped, { status, body });
+        return body;
+      } catch (error) {
+        this.store.abandon(scoped);
+        throw error;
+      }
+    });
+  }
+
+  private scopedKey(kind: IdempotentRouteKind, request: IdempotentRequest, key: string): string {
+    if (kind === 'prompt') return idempotencyScope.prompt(request.params?.id ?? '', request[CLIENT_ID_REQUEST_KEY], key);
+    // A create names its workspace by `cwd` (none: the primary); it has no guard, so the header is taken as sent.
+    const cwd = (request.body as { cwd?: unknown } | undefined)?.cwd;
+    const clientId = request.headers[this.clientIdHeader];
+    return idempotencyScope.session(typeof cwd === 'string' ? cwd : '', typeof clientId === 'string' ? clientId : undefined, key);
+  }
+}

@@ -1,0 +1,82 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { findOnActiveChain } from '../transcript/active-chain-pager.js';
+import { ChatRecordingService } from '../transcript/chat-recording.service.js';
+import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
+import type { RecordedIdempotency, TranscriptRecord } from '../transcript/transcript-record.js';
+import { TranscriptSnapshot } from '../transcript/transcript-snapshot.js';
+import { idempotencyScope } from './idempotency-key.js';
+import { IdempotencyStore } from './idempotency-store.js';
+
+const FIELD = Buffer.from('"idempotency"');
+const isText = (v: unknown) => typeof v === 'string' && v.length > 0;
+const isTime = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+
+/** True for a recorded key this daemon wrote (a foreign or torn one is ignored). */
+export function isRecordedIdempotency(value: unknown): value is RecordedIdempotency {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    isText(v.key) &&
+    isText(v.fingerprint) &&
+    isText(v.eventEpoch) &&
+    isTime(v.lastEventId) &&
+    isTime(v.admittedAt) &&
+    (v.clientId === undefined || isText(v.clientId))
+  );
+}
+
+/**
+ * Gives a loaded session back the keys its prompts were admitted with: one
+ * walk of the active chain within the scan window (SPEC §7), at load, so a
+ * replay after a restart (or on another node) finds its first answer and an
+ * admission never scans.
+ */
+@Injectable()
+export class TranscriptIdempotencyKeys {
+  private readonly logger = new Logger('TranscriptIdempotencyKeys');
+
+  constructor(
+    private readonly recorder: ChatRecordingService,
+    private readonly store: IdempotencyStore,
+  ) {}
+
+  /**
+   * Seeds the store from the session's transcript and returns the client ids
+   * the keys were admitted under; best effort (a failed read only loses replays).
+   */
+  async restore(sessionId: string, limits: TranscriptScanLimits): Promise<Set<string>> {
+    const clientIds = new Set<string>();
+    const path = this.recorder.pathOf(sessionId);
+    if (!path) return clientIds;
+    const found: TranscriptRecord[] = [];
+    let snapshot: TranscriptSnapshot | undefined;
+    try {
+      snapshot = await TranscriptSnapshot.open(path);
+      if (!snapshot || snapshot.size > limits.maxSnapshotBytes) return clientIds;
+      await findOnActiveChain(snapshot, { records: limits.recordsPerPage, bytes: limits.bytesPerPage }, limits.maxPages, {
+        candidate: (line) => line.includes(FIELD),
+        required: FIELD,
+        // Collects every keyed user record of the window; accepting none walks all of it.
+        accept: (record) => {
+          if (record.type === 'user' && typeof record.promptId === 'string' && isRecordedIdempotency(record.idempotency))
+            found.push(record);
+          return false;
+        },
+      });
+    } catch (error) {
+      this.logger.warn(`idempotency keys of session ${sessionId} not restored: ${(error as Error)?.name ?? 'error'}`);
+      return clientIds;
+    } finally {
+      await snapshot?.close();
+    }
+    // Oldest first, so the store's age order holds.
+    for (const record of found.reverse()) {
+      const { key, fingerprint, clientId, lastEventId, eventEpoch, admittedAt } = record.idempotency!;
+      const body = { promptId: record.promptId, lastEventId, eventEpoch };
+      if (this.store.seed(idempotencyScope.prompt(sessionId, clientId, key), fingerprint, { status: 202, body }, admittedAt) && clientId) {
+        clientIds.add(clientId);
+      }
+    }
+    return clientIds;
+  }
+}

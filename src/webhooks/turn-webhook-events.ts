@@ -1,0 +1,118 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { randomUUID } from 'node:crypto';
+import { Clock } from '../common/clock.js';
+import { PromptBridge, type TurnTransition } from '../bridge/prompt-bridge.js';
+import { TurnStatusService } from '../turns/turn-status.service.js';
+import type { TurnStatus } from '../turns/turn-status.js';
+import { DEFAULT_TURN_WEBHOOK_EVENTS, eventTypeOf, type TurnWebhookEvent, type TurnWebhookEventType } from './turn-webhook-event.js';
+import type { DeliveryTarget } from './webhook-delivery.js';
+import { WebhookDispatcher } from './webhook-dispatcher.js';
+import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings.js';
+import { WebhookSubscriptions } from './webhook-subscriptions.service.js';
+
+/**
+ * Turns the bridge's transitions into webhook deliveries (SPEC §12): one per
+ * published terminal and subscription that wants it, `turn.started` for
+ * `turn.*`, and one more when a persisted outcome supersedes a
+ * bridge-made error. `data` is what the exact poll answers at that moment —
+ * asked of `TurnStatusService` itself, so it cannot differ — or, once the
+ * session is gone (close), the status the bridge published.
+ */
+@Injectable()
+export class TurnWebhookEvents implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('TurnWebhookEvents');
+  private unsubscribe?: () => void;
+  private polls?: TurnStatusService | null;
+
+  constructor(
+    private readonly bridge: PromptBridge,
+    private readonly subscriptions: WebhookSubscriptions,
+    private readonly dispatcher: WebhookDispatcher,
+    private readonly clock: Clock,
+    private readonly moduleRef: ModuleRef,
+    @Inject(WEBHOOK_SETTINGS) private readonly settings: WebhookSettings,
+  ) {}
+
+  onModuleInit(): void {
+    this.unsubscribe = this.bridge.onTransition((transition) => {
+      // The subscriptions file is found while the session's transcript is attached (a close detaches it next).
+      const file = this.subscriptions.fileOf(transition.sessionId);
+      this.handle(transition, file).catch((error: unknown) =>
+        this.logger.error(`webhook event not queued: ${(error as Error)?.name ?? 'error'}`),
+      );
+    });
+  }
+
+  onModuleDestroy(): void {
+    this.unsubscribe?.();
+  }
+
+  private async handle(transition: TurnTransition, file: string | undefined): Promise<void> {
+    const provisional = transition.kind === 'settled_late' ? undefined : eventTypeOf(transition.status.state);
+    // A late settle becomes an event only if it changes what the poll answers (the deadline path).
+    const receivers = await this.receivers(file, provisional ?? 'turn.completed', transition.kind === 'settled_late');
+    if (receivers.length === 0) return;
+    const data = transition.kind === 'started' ? transition.status : await this.exactPoll(transition);
+    if (!data || (transition.kind === 'settled_late' && data.state === 'error')) return;
+    const type = eventTypeOf(data.state);
+    if (!type || (provisional !== undefined && type !== provisional)) return;
+    const now = this.clock.now();
+    const body = JSON.stringify({ type, timestamp: now, data } satisfies TurnWebhookEvent);
+    await Promise.all(
+      receivers
+        .filter((receiver) => receiver.events.includes(type))
+        .map((receiver) =>
+          this.dispatcher.enqueue({
+            deliveryId: `msg_${randomUUID()}`,
+            target: receiver.target,
+            sessionId: transition.sessionId,
+            promptId: transition.promptId,
+            type,
+            body,
+            attempts: 0,
+            nextAttemptAt: now,
+            createdAt: now,
+          }),
+        ),
+    );
+  }
+
+  /** Who may want this event: the session's live subscriptions and the operator's endpoint. */
+  private async receivers(file: string | undefined, type: TurnWebhookEventType, anyTerminal: boolean) {
+    const wants = (events: readonly TurnWebhookEventType[]) =>
+      anyTerminal ? events.some((e) => e !== 'turn.started') : events.includes(type);
+    const receivers: Array<{ target: DeliveryTarget; events: readonly TurnWebhookEventType[] }> = [];
+    if (file) {
+      for (const webhook of await this.subscriptions.read(file)) {
+        if (webhook.disabledAt === undefined && wants(webhook.events)) {
+          receivers.push({ target: { kind: 'subscription', file, webhookId: webhook.webhookId }, events: webhook.events });
+        }
+      }
+    }
+    if (this.settings.operator && wants(DEFAULT_TURN_WEBHOOK_EVENTS)) {
+      receivers.push({ target: { kind: 'operator' }, events: DEFAULT_TURN_WEBHOOK_EVENTS });
+    }
+    return receivers;
+  }
+
+  /** The exact poll's answer; for a late settle, nothing when the poll cannot answer (the session closed). */
+  private async exactPoll(transition: TurnTransition): Promise<TurnStatus | undefined> {
+    const fallback = transition.kind === 'settled_late' ? undefined : transition.status;
+    const polls = this.turnStatus();
+    if (!polls) return fallback;
+    return polls.getTurn(transition.sessionId, transition.promptId).catch(() => fallback);
+  }
+
+  /** TurnsModule (global) is mounted beside the runtime; without it, the bridge's status is the answer. */
+  private turnStatus(): TurnStatusService | undefined {
+    if (this.polls === undefined) {
+      try {
+        this.polls = this.moduleRef.get(TurnStatusService, { strict: false });
+      } catch {
+        this.polls = null;
+      }
+    }
+    return this.polls ?? undefined;
+  }
+}

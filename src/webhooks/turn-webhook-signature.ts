@@ -1,0 +1,61 @@
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import type { TurnWebhookEvent } from './turn-webhook-event.js';
+
+/**
+ * The Standard Webhooks headers of one attempt: `webhook-id` (the same on
+ * every retry: the receiver's idempotency key), `webhook-timestamp` (seconds,
+ * of this attempt) and `webhook-signature` (`v1,` + HMAC-SHA256 of
+ * `id.timestamp.body`).
+ */
+export function signTurnWebhook(secret: string, id: string, timestampMs: number, body: string): Record<string, string> {
+  const timestamp = new Date(timestampMs);
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(timestampMs / 1000)),
+    'webhook-signature': new Webhook(secret).sign(id, timestamp, body),
+  };
+}
+
+/**
+ * A webhook that did not verify: a missing header, a wrong signature, or a
+ * timestamp more than five minutes off.
+ *
+ * @publicApi
+ */
+export class TurnWebhookVerificationError extends Error {
+  override readonly name = 'TurnWebhookVerificationError';
+}
+
+/**
+ * Verifies a turn webhook as its receiver got it — the raw body, exactly as
+ * sent, and the request headers — and returns the event. Throws
+ * {@link TurnWebhookVerificationError} otherwise. The `standardwebhooks`
+ * package (or any Standard Webhooks library) verifies them as well.
+ *
+ * ```ts
+ * const event = verifyTurnWebhook(process.env.TURNS_WEBHOOK_SECRET!, rawBody, req.headers);
+ * if (event.type === 'turn.completed') console.log(event.data.resultText);
+ * ```
+ *
+ * @publicApi
+ */
+export function verifyTurnWebhook(
+  secret: string,
+  rawBody: string | Buffer,
+  headers: Record<string, string | string[] | undefined>,
+): TurnWebhookEvent {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value === 'string') flat[name.toLowerCase()] = value;
+  }
+  let event: unknown;
+  try {
+    event = new Webhook(secret).verify(typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8'), flat);
+  } catch (error) {
+    throw new TurnWebhookVerificationError(error instanceof WebhookVerificationError ? error.message : 'Invalid webhook');
+  }
+  if (typeof event !== 'object' || event === null || typeof (event as TurnWebhookEvent).type !== 'string') {
+    throw new TurnWebhookVerificationError('Not a turn webhook');
+  }
+  return event as TurnWebhookEvent;
+}

@@ -1,0 +1,53 @@
+import { createParamDecorator, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { apiError } from '../common/api-errors.js';
+import type { TurnWebhookEvent } from './turn-webhook-event.js';
+import { TurnWebhookVerificationError, verifyTurnWebhook } from './turn-webhook-signature.js';
+
+/** Where the guard leaves the verified event (`@TurnWebhook()`). */
+const EVENT_KEY = 'turnWebhook';
+
+interface ReceivingRequest {
+  headers: Record<string, string | string[] | undefined>;
+  rawBody?: Buffer;
+  [EVENT_KEY]?: TurnWebhookEvent;
+}
+
+/**
+ * Guards a route that receives turn webhooks: verifies the Standard Webhooks
+ * signature over the raw body (create the app with `{ rawBody: true }`, on
+ * Express or Fastify) and answers `401` otherwise. The handler gets the event
+ * with `@TurnWebhook()`.
+ *
+ * ```ts
+ * @Post('hooks/turns')
+ * @UseGuards(new TurnWebhookGuard(process.env.TURNS_WEBHOOK_SECRET!))
+ * onTurn(@TurnWebhook() event: TurnWebhookEvent) { ... }
+ * ```
+ *
+ * @publicApi
+ */
+export class TurnWebhookGuard implements CanActivate {
+  constructor(private readonly secret: string) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<ReceivingRequest>();
+    if (!request.rawBody) throw new Error('TurnWebhookGuard needs the raw body: create the Nest app with { rawBody: true }');
+    try {
+      request[EVENT_KEY] = verifyTurnWebhook(this.secret, request.rawBody, request.headers);
+    } catch (error) {
+      if (error instanceof TurnWebhookVerificationError) throw apiError('unauthorized', {}, { message: 'Invalid webhook signature' });
+      throw error;
+    }
+    return true;
+  }
+}
+
+/**
+ * The event {@link TurnWebhookGuard} verified.
+ *
+ * @publicApi
+ */
+export const TurnWebhook = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): TurnWebhookEvent | undefined =>
+    context.switchToHttp().getRequest<ReceivingRequest>()[EVENT_KEY],
+);

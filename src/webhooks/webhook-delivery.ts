@@ -1,0 +1,51 @@
+import type { TurnWebhookEventType } from './turn-webhook-event.js';
+
+/** Where a delivery goes: a session's subscription (read from its file at each attempt) or the operator's endpoint. */
+export type DeliveryTarget = { kind: 'subscription'; file: string; webhookId: string } | { kind: 'operator' };
+
+/** One event for one receiver, as the outbox keeps it until it is delivered or given up. */
+export interface WebhookDelivery {
+  /** Also its `webhook-id`: the same on every attempt. */
+  deliveryId: string;
+  target: DeliveryTarget;
+  sessionId: string;
+  promptId: string;
+  type: TurnWebhookEventType;
+  /** The event JSON, sent (and signed) as is on every attempt. */
+  body: string;
+  attempts: number;
+  nextAttemptAt: number;
+  createdAt: number;
+  lastStatus?: number;
+  lastError?: string;
+}
+
+/**
+ * One row of `GET /session/:id/webhooks/:webhookId/deliveries`.
+ *
+ * @publicApi
+ */
+export interface DeliveryLogEntry {
+  deliveryId: string;
+  type: TurnWebhookEventType;
+  promptId: string;
+  attempts: number;
+  state: 'pending' | 'delivered' | 'failed';
+  lastStatus?: number;
+  lastError?: string;
+  nextAttemptAt?: number;
+}
+
+export function logEntryOf(delivery: WebhookDelivery, state: DeliveryLogEntry['state']): DeliveryLogEntry {
+  const { deliveryId, type, promptId, attempts, lastStatus, lastError, nextAttemptAt } = delivery;
+  return {
+    deliveryId,
+    type,
+    promptId,
+    attempts,
+    state,
+    ...(lastStatus !== undefined && { lastStatus }),
+    ...(lastError !== undefined && { lastError }),
+    ...(state === 'pending' && { nextAttemptAt }),
+  };
+}

@@ -1,0 +1,29 @@
+import { verdictOf } from './webhook-dispatcher.js';
+
+const settings = { maxAttempts: 3, retryBaseMs: 1_000 };
+const half = () => 0.5;
+
+describe('verdictOf', () => {
+  it('delivers on any 2xx', () => {
+    for (const status of [200, 201, 204, 299]) expect(verdictOf({ status }, 1, settings, 0, half)).toEqual({ kind: 'delivered' });
+  });
+
+  it('disables on 410 at once', () => {
+    expect(verdictOf({ status: 410 }, 1, settings, 0, half)).toEqual({ kind: 'failed', disable: true });
+  });
+
+  it('retries other answers and connection failures with the jittered backoff, until the last attempt', () => {
+    expect(verdictOf({ status: 500 }, 1, settings, 0, half)).toEqual({ kind: 'retry', delayMs: 500 });
+    expect(verdictOf({ status: 302 }, 2, settings, 0, half)).toEqual({ kind: 'retry', delayMs: 3_000 });
+    expect(verdictOf(undefined, 1, settings, 0, half)).toEqual({ kind: 'retry', delayMs: 500 });
+    expect(verdictOf({ status: 500 }, 3, settings, 0, half)).toEqual({ kind: 'failed' });
+    expect(verdictOf(undefined, 3, settings, 0, half)).toEqual({ kind: 'failed' });
+  });
+
+  it('waits Retry-After on 429 and 503 only', () => {
+    expect(verdictOf({ status: 429, retryAfter: '7' }, 1, settings, 0, half)).toEqual({ kind: 'retry', delayMs: 7_000 });
+    expect(verdictOf({ status: 503, retryAfter: '0' }, 1, settings, 0, half)).toEqual({ kind: 'retry', delayMs: 0 });
+    expect(verdictOf({ status: 500, retryAfter: '7' }, 1, settings, 0, half)).toEqual({ kind: 'retry', delayMs: 500 });
+    expect(verdictOf({ status: 503, retryAfter: 'later' }, 1, settings, 0, half)).toEqual({ kind: 'retry', delayMs: 500 });
+  });
+});

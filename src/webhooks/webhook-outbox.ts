@@ -1,0 +1,82 @@
+import { mkdir, opendir, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { WebhookDelivery } from './webhook-delivery.js';
+import { writeAtomically } from './webhook-subscriptions.service.js';
+
+/** `<nextAttemptAt, 15 digits>_<deliveryId>.json`: a directory listing alone says what is due when. */
+const NAME = /^(\d{15})_(msg_[0-9a-f-]{36})\.json$/;
+const ID = /^msg_[0-9a-f-]{36}$/;
+
+/** A pending delivery as the directory lists it. */
+export interface OutboxEntry {
+  deliveryId: string;
+  /** Its next attempt, epoch ms. */
+  at: number;
+}
+
+/**
+ * The durable outbox: one file per pending delivery, written (and synced)
+ * before its first attempt and rewritten after each failed one, removed once
+ * it is delivered or given up. Its name carries its due time, so finding what
+ * is due reads names, not files. What a restart — a `kill -9` included —
+ * finds here is sent again.
+ */
+export class WebhookOutbox {
+  constructor(private readonly dir: string) {}
+
+  /** Writes the delivery under its due time; the file it had before (due at `previousAt`) goes once the new one is in place. */
+  async put(delivery: WebhookDelivery, previousAt?: number): Promise<void> {
+    await writeAtomically(this.fileOf(delivery.deliveryId, delivery.nextAttemptAt), JSON.stringify(delivery));
+    if (previousAt !== undefined && previousAt !== delivery.nextAttemptAt) await this.remove(delivery.deliveryId, previousAt);
+  }
+
+  async get(entry: OutboxEntry): Promise<WebhookDelivery | undefined> {
+    try {
+      return JSON.parse(await readFile(this.fileOf(entry.deliveryId, entry.at), 'utf8')) as WebhookDelivery;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async remove(deliveryId: string, at: number): Promise<void> {
+    await rm(this.fileOf(deliveryId, at), { force: true });
+  }
+
+  /** Every pending delivery, streamed from the directory (memory does not grow with their number). */
+  async *entries(): AsyncGenerator<OutboxEntry> {
+    let dir;
+    try {
+      dir = await opendir(this.dir);
+    } catch {
+      return;
+    }
+    for await (const file of dir) {
+      const match = file.isFile() ? NAME.exec(file.name) : null;
+      if (match) yield { deliveryId: match[2]!, at: Number(match[1]) };
+    }
+  }
+
+  /**
+   * Moves every pending delivery of another outbox (a dead cluster node's)
+   * into this one, a file at a time (a rename: each is in one outbox or the
+   * other, never both, never neither). Returns how many moved.
+   */
+  async adopt(dir: string): Promise<number> {
+    await mkdir(this.dir, { recursive: true });
+    let moved = 0;
+    const from = new WebhookOutbox(dir);
+    for await (const entry of from.entries()) {
+      const name = this.fileOf(entry.deliveryId, entry.at);
+      await rename(from.fileOf(entry.deliveryId, entry.at), name).then(
+        () => (moved += 1),
+        () => undefined, // taken meanwhile (its node came back, or another adopter)
+      );
+    }
+    return moved;
+  }
+
+  private fileOf(deliveryId: string, at: number): string {
+    if (!ID.test(deliveryId) || !Number.isSafeInteger(at) || at < 0) throw new Error('invalid outbox entry');
+    return join(this.dir, `${String(at).padStart(15, '0')}_${deliveryId}.json`);
+  }
+}
