@@ -147,7 +147,9 @@ describe.each(ADAPTERS)('the OpenAPI document states what the server enforces (%
       // Without a body or a query to check, a call could act on the session the other checks use (DELETE, fork) or never end (events).
       if (body || parameters.some((p) => p.in === 'query')) {
         const accepted = await send(method, path, { body: bodyExample });
-        expect([method, path, accepted.status]).not.toEqual([method, path, 400]);
+        // The SSRF guard refuses where a URL points, not its shape: a policy of the daemon, not of the schema.
+        const schemaRefused = accepted.status === 400 && accepted.body.code !== 'webhook_url_forbidden';
+        expect([method, path, schemaRefused ? accepted.body : 'accepted']).toEqual([method, path, 'accepted']);
       }
       for (const broken of body ? violations(doc, body) : []) {
         const base = broken.base ? withValue(bodyExample, broken.base.path, broken.base.value) : bodyExample;
@@ -157,7 +159,8 @@ describe.each(ADAPTERS)('the OpenAPI document states what the server enforces (%
       }
       for (const parameter of parameters) {
         for (const broken of violations(doc, parameter.schema)) {
-          if (broken.value === null) continue; // a query string or header has no null
+          // A query string or a header has no null, and is always a string.
+          if (broken.value === null || (parameter.schema.type === 'string' && broken.label.endsWith(': not string'))) continue;
           const value = String(broken.value);
           const res = await send(
             method,
