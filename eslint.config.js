@@ -1,8 +1,9 @@
 // Lint, and the package's layering: each layer (an `exports` subpath) may
 // import only the layers above it —
-//   root (turns, clients, common) → client → runtime (with idempotency/, webhooks/) → acp → cluster → daemon
-// and the root loads no agent SDK and no HTTP platform. The testing kit sits
-// beside the daemon (root and runtime only), and nothing shipped imports it. Specs are exempt from
+//   root (turns, clients, common, telemetry) → client → runtime (with idempotency/, webhooks/) → acp → cluster → daemon
+// (metrics and logging sit under the daemon, which alone mounts them), and the
+// root loads no agent SDK, no HTTP platform, no prom-client, pino or OpenTelemetry.
+// The testing kit sits beside the daemon (root and runtime only), and nothing shipped imports it. Specs are exempt from
 // the layering (they never ship); a reversed import in shipped code fails CI.
 import js from '@eslint/js';
 import globals from 'globals';
@@ -10,6 +11,10 @@ import tseslint from 'typescript-eslint';
 
 const PLATFORMS = ['@nestjs/platform-*', 'fastify', '@fastify/*'];
 const CLUSTER_PACKAGES = ['ioredis', 'undici'];
+// The daemon's own dependencies for metrics and logs: only its layers load them.
+const OPERATIONS_PACKAGES = ['prom-client', 'pino'];
+// An optional peer, loaded with import() where it is used; never a static import.
+const TRACING_PACKAGES = ['@opentelemetry/*'];
 const folders = (...names) => names.map((name) => `**/${name}/**`);
 /** The runtime layer's folders (`nest-turn-status/runtime`). */
 const RUNTIME_FOLDERS = ['runtime', 'bridge', 'sessions', 'transcript', 'events', 'engines', 'idempotency', 'webhooks'];
@@ -18,9 +23,9 @@ const RUNTIME_FOLDERS = ['runtime', 'bridge', 'sessions', 'transcript', 'events'
 const LAYERS = [
   {
     name: 'root',
-    files: ['src/index.ts', 'src/turns/**/*.ts', 'src/clients/**/*.ts', 'src/common/**/*.ts'],
-    folders: folders(...RUNTIME_FOLDERS, 'acp', 'cluster', 'daemon', 'client', 'testing'),
-    packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES],
+    files: ['src/index.ts', 'src/turns/**/*.ts', 'src/clients/**/*.ts', 'src/common/**/*.ts', 'src/telemetry/**/*.ts'],
+    folders: folders(...RUNTIME_FOLDERS, 'acp', 'cluster', 'daemon', 'client', 'status', 'metrics', 'logging', 'testing'),
+    packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES, ...OPERATIONS_PACKAGES, ...TRACING_PACKAGES],
   },
   // The client runs in browsers too: no Nest, no Node built-ins, and only the root's types.
   {
@@ -43,36 +48,50 @@ const LAYERS = [
   {
     name: 'runtime',
     files: RUNTIME_FOLDERS.map((name) => `src/${name}/**/*.ts`),
-    folders: folders('acp', 'cluster', 'daemon', 'client', 'testing'),
-    packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES],
+    folders: folders('acp', 'cluster', 'daemon', 'client', 'status', 'metrics', 'logging', 'testing'),
+    packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES, ...OPERATIONS_PACKAGES, ...TRACING_PACKAGES],
   },
   {
     name: 'acp',
     files: ['src/acp/**/*.ts'],
-    folders: folders('cluster', 'daemon', 'client', 'testing'),
-    packages: [...PLATFORMS, ...CLUSTER_PACKAGES],
+    folders: folders('cluster', 'daemon', 'client', 'status', 'metrics', 'logging', 'testing'),
+    packages: [...PLATFORMS, ...CLUSTER_PACKAGES, ...OPERATIONS_PACKAGES, ...TRACING_PACKAGES],
   },
   // Cluster mode: the Redis directory and the forwarding router, on top of the runtime's ports.
   {
     name: 'cluster',
     files: ['src/cluster/**/*.ts'],
-    folders: folders('acp', 'daemon', 'client', 'testing'),
-    packages: ['@agentclientprotocol/*', ...PLATFORMS],
+    folders: folders('acp', 'daemon', 'client', 'status', 'metrics', 'logging', 'testing'),
+    packages: ['@agentclientprotocol/*', ...PLATFORMS, ...OPERATIONS_PACKAGES, ...TRACING_PACKAGES],
   },
-  // The daemon loads the ACP engine, the Fastify platform and cluster mode only when chosen: dynamic import() only.
+  // Prometheus metrics (prom-client) over the runtime's counters and the telemetry channels; the daemon mounts them.
+  {
+    name: 'metrics',
+    files: ['src/metrics/**/*.ts'],
+    folders: folders('acp', 'cluster', 'daemon', 'client', 'status', 'logging', 'testing'),
+    packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES, 'pino', ...TRACING_PACKAGES],
+  },
+  // Structured logs (pino) behind Nest's LoggerService; knows nothing of the runtime.
+  {
+    name: 'logging',
+    files: ['src/logging/**/*.ts'],
+    folders: folders(...RUNTIME_FOLDERS, 'acp', 'cluster', 'daemon', 'client', 'status', 'metrics', 'testing'),
+    packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES, 'prom-client', ...TRACING_PACKAGES],
+  },
+  // The daemon (and its status routes) loads the ACP engine, the Fastify platform and cluster mode only when chosen: dynamic import() only.
   {
     name: 'daemon',
-    files: ['src/daemon/**/*.ts'],
+    files: ['src/daemon/**/*.ts', 'src/status/**/*.ts'],
     folders: folders('acp', 'cluster', 'testing'),
-    packages: ['@nestjs/platform-fastify', '@agentclientprotocol/*', ...CLUSTER_PACKAGES],
+    packages: ['@nestjs/platform-fastify', '@agentclientprotocol/*', ...CLUSTER_PACKAGES, ...TRACING_PACKAGES],
   },
   // The testing kit (nest-turn-status/testing): the root's ports in memory, a scripted engine for the
   // runtime, an app builder. No layer imports it; Fastify only when a test asks for it.
   {
     name: 'testing',
     files: ['src/testing/**/*.ts'],
-    folders: folders('acp', 'cluster', 'daemon', 'client'),
-    packages: ['@nestjs/platform-fastify', '@agentclientprotocol/*', ...CLUSTER_PACKAGES],
+    folders: folders('acp', 'cluster', 'daemon', 'client', 'status', 'metrics', 'logging'),
+    packages: ['@nestjs/platform-fastify', '@agentclientprotocol/*', ...CLUSTER_PACKAGES, ...OPERATIONS_PACKAGES, ...TRACING_PACKAGES],
   },
 ];
 

@@ -5,14 +5,19 @@
 // bare Fastify answering the same status bytes; then 10,000 requests held on
 // one running prompt per adapter. Loopback only; every case is bounded in time.
 //
+// Then the cost of operating it: a settled poll with metrics and request
+// logging on, and with the OpenTelemetry API loaded but no SDK, each against
+// the same daemon with all of it off, interleaved in rounds.
+//
 //   npm run bench                 (2 s a case, the fast ones in 7 rounds)
 //   BENCH_SECONDS=10 BENCH_ROUNDS=5 npm run bench
+//   BENCH_ONLY=operations npm run bench   (only the operations section)
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { startDaemonWithData, startProcess } from './support/daemon-process.js';
+import { startDaemonWithData, startOnPort, startProcess } from './support/daemon-process.js';
 import { cpuTicks, heldPhase, json, post, sleep } from './support/held-requests.js';
 import { workspaceKey } from '../dist/transcript/chat-recording.service.js';
 import { browserWallSettings, judgeRequest } from '../dist/daemon/browser-walls.js';
@@ -218,6 +223,59 @@ async function heldWaiters(httpAdapter) {
   }
 }
 
+/** Runs `node --import` this first, and the daemon sees no `@opentelemetry/api`. */
+const HIDE_OPENTELEMETRY = ['--import', './bench/support/hide-opentelemetry.mjs'];
+
+/**
+ * A settled poll (in memory) on three daemons of one adapter, alive side by
+ * side and loaded in turns each round: `off` (no metrics, no logs, no
+ * OpenTelemetry API), `ops` (metrics and one JSON log line per request,
+ * drained from a pipe as a log collector would), `otel` (the API loaded, no
+ * SDK registered). Ratios are medians of the rounds' ratios to `off`.
+ */
+async function benchOperations(httpAdapter) {
+  const variants = {
+    off: { args: HIDE_OPENTELEMETRY, env: { TURNS_METRICS: 'false', TURNS_LOG: 'silent' } },
+    ops: { args: HIDE_OPENTELEMETRY, env: { TURNS_METRICS: 'true', TURNS_LOG: 'info' } },
+    otel: { args: [], env: { TURNS_METRICS: 'false', TURNS_LOG: 'silent' } },
+  };
+  const servers = {};
+  const urls = {};
+  try {
+    for (const [name, { args, env }] of Object.entries(variants)) {
+      const dataDir = mkdtempSync(join(tmpdir(), 'turns-bench-'));
+      servers[name] = await startOnPort([...args, 'dist/daemon/bin.js'], {
+        TURNS_DATA_DIR: dataDir,
+        TURNS_WORKSPACES: dataDir,
+        TURNS_HTTP_ADAPTER: httpAdapter,
+        ...env,
+      });
+      servers[name].dataDir = dataDir;
+      const base = servers[name].url;
+      const { sessionId } = await json(base, '/session', post({ sessionScope: 'thread' }));
+      const { promptId } = await json(base, `/session/${sessionId}/prompt`, post({ prompt: [{ type: 'text', text: 'hello' }] }));
+      await json(base, `/session/${sessionId}/turns/${promptId}?waitMs=10000`);
+      await json(base, `/session/${sessionId}/turns/${promptId}`);
+      urls[name] = `${base}/session/${sessionId}/turns/${promptId}`;
+    }
+    const runs = { off: [], ops: [], otel: [] };
+    for (let round = 0; round < ROUNDS; round += 1) {
+      for (const name of shuffled(Object.keys(runs), round + 100)) {
+        await sleep(300);
+        await load(urls[name], { duration: WARM_UP_SECONDS });
+        runs[name].push(await load(urls[name], {}, servers[name].child.pid));
+      }
+    }
+    const ratio = (name) => median(runs[name].map((r, i) => r.rps / runs.off[i].rps));
+    return { off: mean(runs.off), ops: mean(runs.ops), otel: mean(runs.otel), opsRatio: ratio('ops'), otelRatio: ratio('otel') };
+  } finally {
+    for (const server of Object.values(servers)) {
+      await server.stop();
+      rmSync(server.dataDir, { recursive: true, force: true });
+    }
+  }
+}
+
 /**
  * The walls' own work per request (ns), timed in this process over the
  * headers a poll carries: robust where the daemon A/B drowns in the noise of
@@ -267,14 +325,37 @@ function gateNsPerRequest() {
 }
 const gateNs = gateNsPerRequest();
 
+const ONLY_OPERATIONS = process.env.BENCH_ONLY === 'operations';
 const baselines = {};
-for (const kind of ['http', 'express', 'fastify']) {
-  const { url, child } = await spawnServer(['bench/baseline-server.js', kind]);
-  baselines[kind] = await load(`${url}/session/s/turns/p`, {}, child.pid);
-}
 const results = {};
-for (const adapter of ['express', 'fastify']) results[adapter] = await benchAdapter(adapter);
+if (!ONLY_OPERATIONS) {
+  for (const kind of ['http', 'express', 'fastify']) {
+    const { url, child } = await spawnServer(['bench/baseline-server.js', kind]);
+    baselines[kind] = await load(`${url}/session/s/turns/p`, {}, child.pid);
+  }
+  for (const adapter of ['express', 'fastify']) results[adapter] = await benchAdapter(adapter);
+}
+const operations = {};
+for (const adapter of ['express', 'fastify']) operations[adapter] = await benchOperations(adapter);
 await Promise.all(children.map((server) => server.stop()));
+
+/** The operations section: settled poll with metrics + request logs, and with the OpenTelemetry API, against all off. */
+function printOperations() {
+  console.log(
+    `
+operating it — settled poll, ${ROUNDS} rounds of ${SECONDS} s per variant (ratio = median of the rounds' ratios to "off"; goals: ops ≥ 0.95, otel ≥ 0.98):`,
+  );
+  for (const [adapter, r] of Object.entries(operations)) {
+    const row = (name) => `${String(Math.round(r[name].rps)).padStart(7)} req/s ${r[name].cpuUs.toFixed(0).padStart(4)} µs/req`;
+    console.log(
+      `  ${adapter.padEnd(8)} off ${row('off')} | metrics+logs ${row('ops')} ratio ${r.opsRatio.toFixed(3)} | OTel API, no SDK ${row('otel')} ratio ${r.otelRatio.toFixed(3)}`,
+    );
+  }
+}
+if (ONLY_OPERATIONS) {
+  printOperations();
+  process.exit(0);
+}
 
 const label = {
   health: 'GET /health',
@@ -333,4 +414,5 @@ console.log(
 console.log(
   `miss cost 256 MiB / 1 MiB transcript (time per request): express ${(e.miss1MiB.rps / e.miss256MiB.rps).toFixed(2)}, fastify ${(f.miss1MiB.rps / f.miss256MiB.rps).toFixed(2)}`,
 );
+printOperations();
 process.exit(0);

@@ -4,8 +4,10 @@
 #
 #   deploy/cluster-demo.sh            # after `npm ci` (builds dist/ if missing)
 #   TURNS_DEMO_HOLD=1 deploy/cluster-demo.sh   # keep it running until Ctrl-C
+#   TURNS_DEMO_PROMETHEUS=1 deploy/cluster-demo.sh   # plus Prometheus scraping the three nodes
 #
-# Needs: node, redis-server, nginx (Debian: apt-get install -y redis-server nginx).
+# Needs: node, redis-server, nginx (Debian: apt-get install -y redis-server nginx);
+# with TURNS_DEMO_PROMETHEUS=1 also prometheus (apt-get install -y prometheus).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BIN="${TURNS_BIN:-$ROOT/dist/daemon/bin.js}"
@@ -38,6 +40,7 @@ PIDS+=($!)
 
 mkdir -p "$WORK/data" "$WORK/workspace"
 UPSTREAMS=""
+TARGETS=""
 for node in a b c; do
   port="$(free_port)"
   TURNS_PORT="$port" TURNS_NODE_ID="node-$node" TURNS_REDIS_URL="redis://127.0.0.1:$REDIS_PORT" \
@@ -45,6 +48,7 @@ for node in a b c; do
     node "$BIN" >"$WORK/node-$node.log" 2>&1 &
   PIDS+=($!)
   UPSTREAMS+="    server 127.0.0.1:$port;"$'\n'
+  TARGETS+="${TARGETS:+, }'127.0.0.1:$port'"
   wait_http "http://127.0.0.1:$port/health" "daemon node-$node"
 done
 
@@ -58,6 +62,24 @@ wait_http "http://127.0.0.1:$LB_PORT/health" "nginx"
 
 echo "redis 127.0.0.1:$REDIS_PORT · nginx http://127.0.0.1:$LB_PORT → 3 daemons"
 node "$ROOT/deploy/demo-client.mjs" "http://127.0.0.1:$LB_PORT"
+
+if [ "${TURNS_DEMO_PROMETHEUS:-0}" = 1 ]; then
+  command -v prometheus >/dev/null || { echo "cluster-demo: prometheus is not installed" >&2; exit 2; }
+  PROM_PORT="$(free_port)"
+  mkdir -p "$WORK/prometheus"
+  sed -e "s#__TARGETS__#$TARGETS#" -e "s#__RULES__#$ROOT/deploy/prometheus-alerts.yml#" \
+    "$ROOT/deploy/prometheus.yml.template" >"$WORK/prometheus/prometheus.yml"
+  prometheus --config.file="$WORK/prometheus/prometheus.yml" --storage.tsdb.path="$WORK/prometheus/data" \
+    --web.listen-address="127.0.0.1:$PROM_PORT" >"$WORK/prometheus.log" 2>&1 &
+  PIDS+=($!)
+  wait_http "http://127.0.0.1:$PROM_PORT/-/ready" "prometheus"
+  echo "prometheus http://127.0.0.1:$PROM_PORT (job turns: the three nodes; alerts from deploy/prometheus-alerts.yml)"
+  QUERY="http://127.0.0.1:$PROM_PORT/api/v1/query?query=sum%20by%20(instance)%20(turns_prompts_settled_total)"
+  for _ in $(seq 1 100); do
+    node -e "fetch(process.argv[1]).then(r=>r.json()).then(b=>{const r=b.data.result;if(r.length<3)process.exit(1);for(const s of r)console.log('settled on '+s.metric.instance+': '+s.value[1])},()=>process.exit(1))" "$QUERY" && break
+    sleep 0.2
+  done
+fi
 
 if [ "${TURNS_DEMO_HOLD:-0}" = 1 ]; then
   echo "running; Ctrl-C stops everything"

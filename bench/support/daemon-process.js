@@ -1,6 +1,7 @@
 // The daemon (or any server that prints its URL) as a child process, for the
 // benchmark scripts: resolves once it prints its URL; `stop()` ends it.
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,13 +17,53 @@ export async function startProcess(args, env = {}) {
     });
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
   });
-  const stop = () =>
-    new Promise((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
+  return { child, url, stop: () => stopChild(child) };
+}
+
+/** SIGTERM, resolved once the child exited. */
+function stopChild(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/** A free loopback port: listen on 0, read the port, close. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
     });
-  return { child, url, stop };
+  });
+}
+
+/**
+ * Spawns `node ...args` for a daemon that may log nothing (`TURNS_LOG=silent`):
+ * on a port chosen here, ready once `GET /health` answers. Its stdout (its
+ * log, if any) is drained as an operator's pipe would be.
+ */
+export async function startOnPort(args, env = {}) {
+  const port = await freePort();
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env, TURNS_PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  child.stdout.resume();
+  const url = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; ; attempt += 1) {
+    const up = await fetch(`${url}/health`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (up) break;
+    if (child.exitCode !== null || attempt > 400) throw new Error(`${args.join(' ')} did not come up on port ${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { child, url, stop: () => stopChild(child) };
 }
 
 /** The built daemon on an ephemeral port with the given TURNS_* settings. */

@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { Readable, Writable } from 'node:stream';
+import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import { mapAcpUpdate } from './acp-update-mapper.js';
 import {
   AgentEngine,
@@ -171,6 +172,9 @@ class AcpEngineSession implements EngineSession {
     this.process?.kill();
     const agent = AgentProcess.spawn(this.command, this.context.cwd, this.updates, this.log);
     this.process = agent;
+    const sessionId = this.context.sessionId;
+    TURNS_CHANNELS.agentProcess.publish({ event: 'start', sessionId });
+    void agent.exited.then(() => TURNS_CHANNELS.agentProcess.publish({ event: 'exit', sessionId }));
     let init;
     try {
       init = await agent.connection.agent.request('initialize', {
@@ -181,6 +185,7 @@ class AcpEngineSession implements EngineSession {
       agent.kill();
       await agent.exited;
       await agent.stderrRead;
+      TURNS_CHANNELS.agentProcess.publish({ event: 'start_failure', sessionId });
       throw this.startFailure(agent, error);
     }
     try {

@@ -8,6 +8,8 @@ import type { TurnOutcome } from '../common/turn-outcome.js';
 import type { AdmittedPrompt, PendingPrompt } from '../common/wire-types.js';
 import type { AdmissionIdempotency } from '../idempotency/idempotency.interceptor.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
+import { captureContext, endSpan, SpanKind, startSpan, tracingEnabled, withSpan, type TurnSpan } from '../telemetry/tracing.js';
+import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import { BridgeOverlayProvider, type OverlayEntry } from '../turns/bridge-overlay.provider.js';
 import type { LiveTurnStatus, SettledTurnStatus } from '../turns/turn-status.js';
 import { BRIDGE_OPTIONS, effectiveDeadlineMs, type BridgeOptions } from './bridge-options.js';
@@ -74,6 +76,27 @@ export class PromptBridge extends BridgeOverlayProvider {
     if (this.options.maxPromptChars !== undefined && chars > this.options.maxPromptChars) {
       throw ApiErrors.promptTooLarge(sessionId, chars, this.options.maxPromptChars);
     }
+    const span = startSpan('turns.prompt.admit');
+    span?.setAttribute('turns.session_id', sessionId);
+    try {
+      const admitted = this.admitTraced(sessionId, prompt, originatorClientId, deadlineMs, idempotency, span);
+      span?.setAttribute('turns.prompt_id', admitted.promptId);
+      endSpan(span);
+      return admitted;
+    } catch (error) {
+      endSpan(span, error);
+      throw error;
+    }
+  }
+
+  private admitTraced(
+    sessionId: string,
+    prompt: readonly PromptBlock[],
+    originatorClientId: string | undefined,
+    deadlineMs: number | undefined,
+    idempotency: AdmissionIdempotency | undefined,
+    span: TurnSpan | undefined,
+  ): AdmittedPrompt {
     const queue = this.queue(sessionId);
     if (queue.rewinding) throw ApiErrors.sessionBusy(sessionId);
     if (queue.pendingCount >= this.options.maxPendingPrompts) {
@@ -88,8 +111,10 @@ export class PromptBridge extends BridgeOverlayProvider {
       abort: new AbortController(),
       removed: false,
       published: false,
+      ...(tracingEnabled() && { traceContext: captureContext(span) }),
     };
     queue.queued.push(entry);
+    TURNS_CHANNELS.promptAdmitted.publish({ sessionId });
     const deadline = effectiveDeadlineMs(this.options.promptDeadlineMs, deadlineMs);
     if (deadline !== undefined) {
       entry.deadline = setTimeout(() => this.expire(sessionId, entry), deadline);
@@ -175,6 +200,17 @@ export class PromptBridge extends BridgeOverlayProvider {
     queue.overlay.clear();
     queue.generation += 1;
     this.notify(sessionId);
+  }
+
+  /** Prompts queued and running across every session (read when metrics are scraped or status is asked). */
+  promptCounts(): { queued: number; running: number } {
+    let queued = 0;
+    let running = 0;
+    for (const queue of this.queues.values()) {
+      queued += queue.queued.length;
+      if (queue.running) running += 1;
+    }
+    return { queued, running };
   }
 
   pendingPrompts(sessionId: string): PendingPrompt[] {
@@ -271,15 +307,16 @@ export class PromptBridge extends BridgeOverlayProvider {
     const entry = queue.queued.shift()!;
     queue.running = entry;
     entry.startedAt = this.clock.now();
+    TURNS_CHANNELS.promptStarted.publish({ queueWaitMs: entry.startedAt - entry.queuedAt });
+    entry.span = startSpan('turns.prompt.execute', SpanKind.INTERNAL, entry.traceContext);
+    entry.span?.setAttributes({ 'turns.session_id': sessionId, 'turns.prompt_id': entry.promptId });
     this.announce(sessionId, 'pending_prompt_started', entry, { startedAt: entry.startedAt });
     this.notify(sessionId);
     if (this.observers.size > 0)
       this.transition({ kind: 'started', sessionId, promptId: entry.promptId, status: liveStatus(sessionId, entry) });
     const { promptId, prompt, promptText, startedAt, originatorClientId, idempotency } = entry;
-    const run = this.sessions.run(
-      sessionId,
-      { promptId, prompt, promptText, startedAt, originatorClientId, idempotency },
-      entry.abort.signal,
+    const run = withSpan(entry.span, () =>
+      this.sessions.run(sessionId, { promptId, prompt, promptText, startedAt, originatorClientId, idempotency }, entry.abort.signal),
     );
     Promise.resolve(run)
       .then((outcome) => outcome ?? Promise.reject(new Error('session is not live')))
@@ -338,6 +375,15 @@ export class PromptBridge extends BridgeOverlayProvider {
     clearTimeout(entry.deadline);
     if (entry !== queue.running) queue.release(entry);
     const status = settledStatus(sessionId, entry, terminal);
+    TURNS_CHANNELS.promptSettled.publish({
+      state: status.state,
+      ...(entry.startedAt !== undefined && { runMs: status.endedAt - entry.startedAt }),
+    });
+    if (entry.span) {
+      entry.span.setAttribute('turns.state', status.state);
+      endSpan(entry.span, status.state === 'error' ? new Error(status.error.code ?? 'error') : undefined);
+      entry.span = undefined;
+    }
     queue.overlay.set(entry.promptId, { status, combined: false });
     this.announce(sessionId, status.state === 'error' ? 'turn_error' : 'turn_complete', entry, status);
     this.announce(sessionId, 'pending_prompt_completed', entry, { state: status.state });

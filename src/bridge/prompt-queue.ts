@@ -1,4 +1,5 @@
 import type { PromptBlock } from '../common/turn-fields.js';
+import type { TurnSpan } from '../telemetry/tracing.js';
 import type { LiveTurnStatus } from '../turns/turn-status.js';
 import type { RecordedIdempotency } from '../transcript/transcript-record.js';
 import { TerminalOverlay } from './terminal-overlay.js';
@@ -19,6 +20,10 @@ export interface LiveEntry {
   deadline?: NodeJS.Timeout;
   /** The live status last projected, reused until the entry changes (so its bytes are serialized once). */
   status?: LiveTurnStatus;
+  /** Trace context of the admission (with OpenTelemetry loaded): the execution span is its child. */
+  traceContext?: unknown;
+  /** The `turns.prompt.execute` span while the prompt runs. */
+  span?: TurnSpan;
   /** The `Idempotency-Key` it was admitted with, and its answer, for the transcript. */
   idempotency?: RecordedIdempotency;
 }

@@ -3,6 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { ApiException } from '../common/api-exception.js';
 import { ApiErrors } from '../common/api-errors.js';
+import { setRouteTemplate } from '../common/route-template.js';
 import { putInFront, type NextListener } from '../common/request-front.js';
 import { sendApiError } from '../common/send-api-error.js';
 import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
@@ -12,7 +13,7 @@ import { LeaseDirectory, type Lease } from './lease-directory.js';
 import { OwnerCache } from './owner-cache.js';
 import { RedisSessionOwnership } from './redis-session-ownership.js';
 import { RequestForwarder } from './request-forwarder.js';
-import { isLoadRequest, sessionIdOf } from './session-path.js';
+import { isLoadRequest, sessionIdOf } from '../common/session-path.js';
 
 /**
  * Decides, before the HTTP framework sees a request, whether this node
@@ -77,6 +78,8 @@ export class ClusterRouter implements OnApplicationBootstrap {
       }
       if (!owner || owner.node === this.node.id) return local();
       if (forwarded) throw ApiErrors.clusterUnavailable({ sessionId, node: owner.node });
+      // The owner logs and counts it by its route; here it is one forwarded request.
+      setRouteTemplate(req, 'forwarded');
       const reached = await this.forwarder.forward(req, res, owner, sessionId);
       if (!reached || res.statusCode === 404 || res.statusCode === 503) this.owners.delete(sessionId);
     } catch (error) {

@@ -139,13 +139,13 @@ export class LeaseDirectory {
   }
 
   /** True while connected; calls made otherwise reject at once. */
-  private get available(): boolean {
+  get connected(): boolean {
     return this.redis.status === 'ready';
   }
 
   /** Resolves once connected, or after `timeoutMs` either way. */
   async ready(timeoutMs: number): Promise<void> {
-    if (this.available) return;
+    if (this.connected) return;
     await new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { apiError, ApiErrors } from '../common/api-errors.js';
-import { SessionOwnership } from '../sessions/session-ownership.js';
+import { SessionOwnership, type ClusterState } from '../sessions/session-ownership.js';
+import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
 import { ClusterNode } from './cluster-node.js';
 import { LeaseDirectory } from './lease-directory.js';
@@ -46,6 +47,10 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     @Inject(CLUSTER_SETTINGS) private readonly settings: ClusterSettings,
   ) {
     super();
+  }
+
+  override clusterState(): ClusterState {
+    return { nodeId: this.node.id, redis: this.directory.connected ? 'up' : 'down', leases: this.held.size };
   }
 
   /** True when this node holds the session's lease (fresh or not). */
@@ -171,17 +176,22 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
       this.directoryDown = true;
       return;
     }
+    let renewed = 0;
+    let lost = 0;
     leases.forEach(({ sessionId, lease }, index) => {
       if (this.held.get(sessionId) !== lease) return;
       if (kept[index]) {
+        renewed += 1;
         lease.validUntil = this.freshUntil(sentAt);
       } else {
+        lost += 1;
         this.held.delete(sessionId);
         this.logger.warn(`lease of session ${sessionId} was taken by another node; closing it here`);
         this.lost(sessionId);
         this.announceSoon();
       }
     });
+    TURNS_CHANNELS.clusterLeaseRenewal.publish({ renewed, lost });
   }
 
   /** A lease set at `sentAt` is trusted for 80% of its time: Redis started counting later, clocks drift a little. */

@@ -3,6 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { Pool } from 'undici';
 import { ApiErrors } from '../common/api-errors.js';
+import { endSpan, injectTraceContext, SpanKind, startSpan, withSpan } from '../telemetry/tracing.js';
+import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import { sendApiError } from '../common/send-api-error.js';
 import { parseWaitRequest } from '../turns/wait/wait-request.js';
 import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
@@ -30,19 +32,40 @@ export class RequestForwarder implements OnApplicationShutdown {
     @Inject(CLUSTER_SETTINGS) private readonly settings: ClusterSettings,
   ) {}
 
-  /** Resolves when the exchange is over; `false` when the owner could not be reached (nothing was sent from it). */
+  /**
+   * Resolves when the exchange is over; `false` when the owner could not be
+   * reached (nothing was sent from it). Traced as a `turns.forward` client
+   * span whose context reaches the owner in `traceparent`.
+   */
   async forward(req: IncomingMessage, res: ServerResponse, owner: Lease, sessionId: string): Promise<boolean> {
+    const span = startSpan('turns.forward', SpanKind.CLIENT);
+    span?.setAttributes({ 'turns.session_id': sessionId, 'turns.owner_node': owner.node, 'http.request.method': req.method ?? 'GET' });
+    try {
+      const reached = await withSpan(span, () => this.exchange(req, res, owner, sessionId));
+      TURNS_CHANNELS.clusterForward.publish({ outcome: reached ? 'forwarded' : 'unreachable' });
+      span?.setAttribute('http.response.status_code', res.statusCode);
+      endSpan(span, reached ? undefined : new Error('owner unreachable'));
+      return reached;
+    } catch (error) {
+      endSpan(span, error);
+      throw error;
+    }
+  }
+
+  private async exchange(req: IncomingMessage, res: ServerResponse, owner: Lease, sessionId: string): Promise<boolean> {
     const abort = new AbortController();
     const onClose = () => {
       if (!res.writableFinished) abort.abort();
     };
     res.once('close', onClose);
+    const headers = forwardRequestHeaders(req.headers, { nodeId: this.node.id, remoteAddress: req.socket.remoteAddress });
+    injectTraceContext(headers);
     let upstream;
     try {
       upstream = await this.pool(owner.url).request({
         path: req.url ?? '/',
         method: req.method as 'GET',
-        headers: forwardRequestHeaders(req.headers, { nodeId: this.node.id, remoteAddress: req.socket.remoteAddress }),
+        headers,
         body: hasBody(req) ? req : undefined,
         signal: abort.signal,
         headersTimeout: this.settings.forwardTimeoutMs + this.heldFor(req),

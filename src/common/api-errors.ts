@@ -82,6 +82,7 @@ export const API_ERRORS = {
     message: 'The cluster directory or the owner node is unreachable',
     example: { sessionId: SID },
   },
+  not_ready: { status: 503, message: 'Not ready', example: { check: 'data_dir_writable' } },
   too_many_waiters: { status: 503, message: 'Too many held requests', example: { limit: 10000 } },
   too_many_sessions: { status: 503, message: 'Too many live sessions', example: { limit: 1000 } },
   too_many_streams: { status: 503, message: 'Too many open event streams', example: { limit: 16 } },
@@ -129,6 +130,8 @@ export const ApiErrors = {
   transcriptUnavailable: (sessionId: string) => apiError('transcript_unavailable', { sessionId }),
   clusterUnavailable: (details: Record<string, unknown> = {}) =>
     apiError('cluster_unavailable', details, { headers: { 'Retry-After': '1' } }),
+  /** The readiness probe names only the failing check. */
+  notReady: (check: string) => apiError('not_ready', { check }, { headers: { 'Retry-After': '1' } }),
   tooManyWaiters: (limit: number) => apiError('too_many_waiters', { limit }, { headers: { 'Retry-After': '1' } }),
   tooManySessions: (limit: number) => apiError('too_many_sessions', { limit }, { headers: { 'Retry-After': '1' } }),
   tooManyStreams: (limit: number) => apiError('too_many_streams', { limit }, { headers: { 'Retry-After': '1' } }),

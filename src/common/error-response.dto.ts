@@ -56,6 +56,8 @@ export class ErrorResponseDto {
   @ApiPropertyOptional({ description: 'session_on_other_node, cluster_unavailable: the node that owns the session.' })
   node?: string;
 
+  @ApiPropertyOptional({ description: 'not_ready: the readiness check that fails (data_dir_writable, redis).' })
+  check?: string;
   @ApiPropertyOptional({ description: 'webhook_not_found: the subscription asked for.' })
   webhookId?: string;
 

@@ -9,6 +9,11 @@ import { browserWallSettings, installBrowserWalls } from './browser-walls.js';
 import { DaemonModule, type DaemonCluster, type DaemonOverrides } from './daemon.module.js';
 import { fastifyOptions, hardenApp } from './http-hardening.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { DaemonLogger } from '../logging/daemon-logger.js';
+import { LOG_LEVELS, type LogLevel } from '../logging/log-level.js';
+import { TurnsMetrics } from '../metrics/turns-metrics.js';
+import { loadOpenTelemetry } from '../telemetry/tracing.js';
+import { RequestObserver } from './request-observer.js';
 
 /**
  * The HTTP adapter the configuration names. Fastify (and its Nest platform)
@@ -56,15 +61,29 @@ async function loadCluster(config: DaemonConfig): Promise<DaemonCluster | undefi
  * @publicApi
  */
 export async function createApp(config: DaemonConfig, overrides: DaemonOverrides = {}): Promise<INestApplication> {
-  const app = await NestFactory.create(DaemonModule.forRoot(config, overrides, await loadCluster(config)), await createAdapter(config), {
-    logger: process.env.TURNS_LOG === 'silent' ? false : ['error', 'warn', 'log'],
+  // OpenTelemetry, when its API is installed: loaded before any span could start.
+  await loadOpenTelemetry();
+  const logger = new DaemonLogger({ level: logLevel(config) });
+  const module = DaemonModule.forRoot(config, overrides, await loadCluster(config), logger);
+  const app = await NestFactory.create(module, await createAdapter(config), {
+    logger,
     // Express's JSON parser is registered by hardenApp, with the configured limit.
     bodyParser: config.httpAdapter === 'fastify',
   });
   hardenApp(app, config);
+  const observer = new RequestObserver(config.metrics === false ? undefined : app.get(TurnsMetrics), logger);
+  observer.prepare(app, config.httpAdapter);
   SwaggerModule.setup('docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });
-  // Initialized first, so the walls stand in front of everything, the cluster router included.
+  // Initialized first, so the walls and the request observer stand in front of everything, the cluster router included;
+  // the observer outermost, so refusals at the walls are counted and logged too.
   await app.init();
   if (overrides.browserWalls !== false) installBrowserWalls(app.getHttpServer() as Server, browserWallSettings(config));
+  observer.install(app);
   return app;
+}
+
+/** `config.log`, else `TURNS_LOG` of the environment (tests set it for embedded daemons), else `info`. */
+function logLevel(config: DaemonConfig): LogLevel {
+  const env = process.env.TURNS_LOG as LogLevel | undefined;
+  return config.log ?? (env && LOG_LEVELS.includes(env) ? env : 'info');
 }

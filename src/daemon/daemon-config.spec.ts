@@ -16,7 +16,26 @@ describe('loadDaemonConfig', () => {
       httpAdapter: 'express',
       echoDelayMs: 0,
       ...LIMIT_DEFAULTS,
+      log: 'info',
+      metrics: true,
+      metricsPort: undefined,
     });
+  });
+
+  it('reads the operating settings: log level, metrics on or off, a metrics port of its own', () => {
+    expect(loadDaemonConfig({ TURNS_LOG: 'warn', TURNS_METRICS_PORT: '9464' })).toMatchObject({
+      log: 'warn',
+      metrics: true,
+      metricsPort: 9464,
+    });
+    expect(loadDaemonConfig({ TURNS_METRICS: 'false' }).metrics).toBe(false);
+    expect(() => loadDaemonConfig({ TURNS_LOG: 'loud' })).toThrow(
+      /TURNS_LOG must be one of fatal, error, warn, info, debug, trace, silent/,
+    );
+    expect(() => loadDaemonConfig({ TURNS_PORT: '5000', TURNS_METRICS_PORT: '5000' })).toThrow(/TURNS_METRICS_PORT must differ/);
+    expect(() => loadDaemonConfig({ TURNS_METRICS: 'false', TURNS_METRICS_PORT: '9464' })).toThrow(
+      /TURNS_METRICS_PORT needs TURNS_METRICS=true/,
+    );
   });
 
   it('reads the environment, and CLI flags win', () => {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { LOG_LEVELS, type LogLevel } from '../logging/log-level.js';
 import { AddressPolicy } from '../webhooks/address-policy.js';
 import { isWebhookSecret } from '../webhooks/webhook-secret.js';
 
@@ -60,6 +61,12 @@ export interface DaemonConfig {
   leaseMs?: number;
   /** Time an owner has to start answering a forwarded request (plus the wait a held turn request asks for). */
   forwardTimeoutMs?: number;
+  /** Log level (`TURNS_LOG`); unset: `TURNS_LOG` of the environment, else `info`. */
+  log?: LogLevel;
+  /** Prometheus metrics at `GET /metrics` (default on). */
+  metrics?: boolean;
+  /** Serve `GET /metrics` on this port of its own instead of the API's (same host, same token). */
+  metricsPort?: number;
   /** Origins whose pages may call the daemon (exact, as browsers send them), or `['*']` (only with a token). Unset: none. */
   allowOrigins?: string[];
   /** Host names a request may address besides the loopback ones (unset on a non-loopback bind: any). */
@@ -142,6 +149,9 @@ export const DAEMON_VARIABLES = [
   'NODE_URL',
   'LEASE_MS',
   'FORWARD_TIMEOUT_MS',
+  'LOG',
+  'METRICS',
+  'METRICS_PORT',
   'ALLOW_ORIGINS',
   'ALLOWED_HOSTS',
 ] as const;
@@ -331,10 +341,17 @@ export function loadDaemonConfig(env: NodeJS.ProcessEnv, argv: string[] = [], cw
     maxWebhooksPerSession: number('MAX_WEBHOOKS_PER_SESSION', LIMIT_DEFAULTS.maxWebhooksPerSession, 1, 100),
     ...webhookConfig(read),
     ...clusterConfig(read),
+    log: oneOf('TURNS_LOG', read('LOG') ?? 'info', LOG_LEVELS),
+    metrics: oneOf('TURNS_METRICS', read('METRICS') ?? 'true', ['true', 'false'] as const) === 'true',
+    metricsPort: optional('METRICS_PORT', 0, 65_535),
     allowOrigins: allowOrigins(read('ALLOW_ORIGINS'), read('TOKEN')),
     allowedHosts: allowedHosts(read('ALLOWED_HOSTS')),
   };
   if (config.agent === 'acp' && !config.agentCommand) throw new ConfigError('TURNS_AGENT=acp needs TURNS_AGENT_COMMAND');
+  if (config.metricsPort !== undefined && config.metricsPort !== 0 && config.metricsPort === config.port) {
+    throw new ConfigError('TURNS_METRICS_PORT must differ from TURNS_PORT');
+  }
+  if (config.metricsPort !== undefined && !config.metrics) throw new ConfigError('TURNS_METRICS_PORT needs TURNS_METRICS=true');
   if (config.headersTimeoutMs! > config.requestTimeoutMs!)
     throw new ConfigError('TURNS_HEADERS_TIMEOUT_MS must not exceed TURNS_REQUEST_TIMEOUT_MS');
   if (config.redisUrl && !config.nodeUrl && (config.host === '0.0.0.0' || config.host === '::')) {

@@ -1,4 +1,4 @@
-import { Module, type DynamicModule, type Type } from '@nestjs/common';
+import { Module, type DynamicModule, type Provider, type Type } from '@nestjs/common';
 import { join } from 'node:path';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ApiExceptionFilter } from '../common/api-exception.filter.js';
@@ -8,8 +8,16 @@ import type { AgentEngineProvider } from '../runtime/runtime.module-definition.j
 import { RuntimeModule } from '../runtime/runtime.module.js';
 import type { SessionOwnership } from '../sessions/session-ownership.js';
 import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
+import { DaemonStatusController } from '../status/daemon-status.controller.js';
+import { DaemonStatusService } from '../status/daemon-status.service.js';
 import type { HostResolver } from '../webhooks/host-resolver.js';
 import { TurnsModule } from '../turns/turns.module.js';
+import { MetricsController } from '../metrics/metrics.controller.js';
+import { MetricsServer } from '../metrics/metrics-server.js';
+import { TurnsMetrics } from '../metrics/turns-metrics.js';
+import { DaemonLogger } from '../logging/daemon-logger.js';
+import { BearerToken } from './bearer-token.js';
+import { browserWallSettings, installBrowserWalls } from './browser-walls.js';
 import { BEARER_TOKEN, BearerTokenGuard } from './bearer-token.guard.js';
 import { createEngine } from './create-engine.js';
 import type { DaemonConfig } from './daemon-config.js';
@@ -50,7 +58,7 @@ export interface DaemonCluster {
  */
 @Module({})
 export class DaemonModule {
-  static forRoot(config: DaemonConfig, overrides: DaemonOverrides = {}, cluster?: DaemonCluster): DynamicModule {
+  static forRoot(config: DaemonConfig, overrides: DaemonOverrides = {}, cluster?: DaemonCluster, logger?: DaemonLogger): DynamicModule {
     const engine: AgentEngineProvider = overrides.engine ? { useValue: overrides.engine } : { useFactory: () => createEngine(config) };
     const runtime = RuntimeModule.forRoot({
       workspaces: config.workspaces,
@@ -87,8 +95,16 @@ export class DaemonModule {
     return {
       module: DaemonModule,
       imports: [runtime, TurnsModule.forRoot({ imports: [runtime], maxWaitMs: config.maxWaitMs, maxWaiters: config.maxWaiters })],
-      controllers: [SystemController],
+      controllers: [
+        SystemController,
+        DaemonStatusController,
+        ...(config.metrics !== false && config.metricsPort === undefined ? [MetricsController] : []),
+      ],
       providers: [
+        DaemonStatusService,
+        ...metricsProviders(config, overrides.browserWalls !== false),
+        // The logger is a provider too, so the app's shutdown flushes it.
+        ...(logger ? [{ provide: DaemonLogger, useValue: logger }] : []),
         { provide: BEARER_TOKEN, useValue: config.token },
         { provide: DAEMON_CONFIG, useValue: config },
         { provide: APP_GUARD, useClass: BearerTokenGuard },
@@ -96,4 +112,26 @@ export class DaemonModule {
       ],
     };
   }
+}
+
+/** `TurnsMetrics` unless `TURNS_METRICS=false`, and its own listener with `TURNS_METRICS_PORT`. */
+function metricsProviders(config: DaemonConfig, walls: boolean): Provider[] {
+  if (config.metrics === false) return [];
+  if (config.metricsPort === undefined) return [TurnsMetrics];
+  const token = config.token ? new BearerToken(config.token) : undefined;
+  return [
+    TurnsMetrics,
+    {
+      provide: MetricsServer,
+      inject: [TurnsMetrics],
+      useFactory: (metrics: TurnsMetrics) =>
+        new MetricsServer(
+          metrics,
+          (authorization) => !token || token.accepts(authorization),
+          config.metricsPort!,
+          config.host,
+          walls ? (server) => installBrowserWalls(server, browserWallSettings(config)) : undefined,
+        ),
+    },
+  ];
 }

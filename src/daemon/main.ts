@@ -3,6 +3,7 @@ import { Logger, type INestApplication } from '@nestjs/common';
 import { createServer } from 'node:net';
 import { ConfigError, DaemonUsageError, loadDaemonConfig } from './daemon-config.js';
 import { createApp } from './create-app.js';
+import { tracingEnabled } from '../telemetry/tracing.js';
 
 /** How long a graceful shutdown may take before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 5_000;
@@ -81,6 +82,6 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   // The bound address (a real port when TURNS_PORT=0). The token is never logged; only whether one is required.
   const url = (await app.getUrl()).replace('[::1]', 'localhost');
   new Logger('Daemon').log(
-    `listening on ${url} (engine ${config.agent}, adapter ${config.httpAdapter}, auth ${config.token ? 'bearer' : 'off'}, workspaces ${config.workspaces.join(', ')})`,
+    `listening on ${url} (engine ${config.agent}, adapter ${config.httpAdapter}, auth ${config.token ? 'bearer' : 'off'}, metrics ${config.metrics === false ? 'off' : 'on'}, tracing ${tracingEnabled() ? 'opentelemetry' : 'off'}, workspaces ${config.workspaces.join(', ')})`,
   );
 }

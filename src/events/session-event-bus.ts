@@ -56,6 +56,11 @@ export class SessionEventBus implements BeforeApplicationShutdown {
     return event;
   }
 
+  /** SSE streams open right now, across every session. */
+  get openStreamCount(): number {
+    return this.openStreams;
+  }
+
   /** Id of the newest event (0 before the first). */
   lastEventId(sessionId: string): number {
     return this.stream(sessionId).nextId - 1;

@@ -16,7 +16,7 @@ export { RuntimeSettings } from './runtime-settings.js';
 export { PromptBridge, type TurnTransition } from '../bridge/prompt-bridge.js';
 export { SessionRunner, type SessionPrompt } from '../bridge/session-runner.js';
 export { SessionsService } from '../sessions/sessions.service.js';
-export { SessionOwnership, LocalSessionOwnership } from '../sessions/session-ownership.js';
+export { SessionOwnership, LocalSessionOwnership, type ClusterState } from '../sessions/session-ownership.js';
 export type { Workspace } from '../sessions/workspace.js';
 export { JsonlTranscriptScanService, type TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
 export { SessionEventBus } from '../events/session-event-bus.js';

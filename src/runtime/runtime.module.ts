@@ -96,6 +96,15 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
     { provide: BridgeOverlayProvider, useExisting: PromptBridge },
     { provide: TranscriptScanService, useExisting: JsonlTranscriptScanService },
   ],
-  exports: [BridgeOverlayProvider, TranscriptScanService, RuntimeSettings],
+  // The live counters (sessions, prompts, streams, ownership) are exported for the daemon's status route and metrics.
+  exports: [
+    BridgeOverlayProvider,
+    TranscriptScanService,
+    RuntimeSettings,
+    PromptBridge,
+    SessionRegistry,
+    SessionEventBus,
+    SessionOwnership,
+  ],
 })
 export class RuntimeModule extends RuntimeConfigurableModule {}

@@ -1,4 +1,17 @@
 /**
+ * This node in its cluster, for `GET /daemon/status` and the readiness probe.
+ *
+ * @publicApi
+ */
+export interface ClusterState {
+  nodeId: string;
+  /** Whether the shared directory answers right now. */
+  redis: 'up' | 'down';
+  /** Session leases this node holds. */
+  leases: number;
+}
+
+/**
  * Who may run a session: the runtime claims a session before it starts,
  * releases it when it closes, and asks before it writes the session's
  * transcript. A single daemon owns every session it starts
@@ -26,6 +39,11 @@ export abstract class SessionOwnership {
    * (and `false` once it is lost, after the loss listeners ran).
    */
   abstract confirm(sessionId: string): boolean | Promise<boolean>;
+
+  /** The node's cluster view; `undefined` for a single daemon. */
+  clusterState(): ClusterState | undefined {
+    return undefined;
+  }
 
   /** Registers what happens when ownership is lost behind this node's back. */
   onLoss(listener: (sessionId: string) => void): void {

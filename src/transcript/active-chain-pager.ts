@@ -121,6 +121,7 @@ export async function findOnActiveChain(
   limits: PageLimits,
   maxPages: number,
   search: ChainSearch,
+  progress?: { records: number },
 ): Promise<TranscriptRecord | undefined> {
   let pages = 1;
   let count = 0;
@@ -145,6 +146,7 @@ export async function findOnActiveChain(
       if (!line.follow(expected)) continue;
       count += 1;
       walkedRecords += 1;
+      if (progress) progress.records += 1;
       const hit = acceptedOn(line, search, without);
       if (hit) return hit;
       if (expected.pastRoot) return undefined;

@@ -10,6 +10,7 @@ import { SESSION_ID_PATTERN, TRANSCRIPT_SCAN_LIMITS } from '../common/limits.js'
 import { findOnActiveChain } from './active-chain-pager.js';
 import { isTurnResult, parseRecord, REWIND_SUBTYPE, type TranscriptEntry, type TranscriptRecord } from './transcript-record.js';
 import { LineTooLargeError, NotRegularFileError, SAFE_OPEN, SnapshotChangedError, TranscriptSnapshot } from './transcript-snapshot.js';
+import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 
 export interface ChatRecordingOptions {
   /** Root of all transcripts: `<dataDir>/<workspaceKey>/chats/<sessionId>.jsonl`. */
@@ -151,6 +152,7 @@ export class ChatRecordingService implements OnApplicationShutdown {
       try {
         await this.appendLine(transcript.path, JSON.stringify(record));
       } catch (error) {
+        TURNS_CHANNELS.recorderAppendFailed.publish({ sessionId });
         this.logger.warn(
           `append failed for session ${sessionId}: ${(error as Error).name}${(error as NodeJS.ErrnoException).code ? ` ${(error as NodeJS.ErrnoException).code}` : ''}`,
         );

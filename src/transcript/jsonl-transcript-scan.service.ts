@@ -5,6 +5,8 @@ import type { SettledTurnStatus } from '../turns/turn-status.js';
 import { findOnActiveChain, InvalidCursorError } from './active-chain-pager.js';
 import { ChatRecordingService } from './chat-recording.service.js';
 import { ApiErrors } from '../common/api-errors.js';
+import { setActiveSpanAttribute } from '../telemetry/tracing.js';
+import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import { MissCache } from './miss-cache.js';
 import { isTurnResult, TURN_RESULT_SUBTYPE } from './transcript-record.js';
 import type { SnapshotLine } from './snapshot-line.js';
@@ -85,13 +87,15 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
     await this.recorder.flush(sessionId).catch(() => undefined);
     if (this.misses.has(sessionId, query, await TranscriptSnapshot.identityOf(path))) return undefined;
     let snapshot: TranscriptSnapshot | undefined;
+    const started = performance.now();
+    const walked = { records: 0 };
     try {
       snapshot = await TranscriptSnapshot.open(path);
       if (!snapshot) return undefined;
       if (snapshot.size > this.limits.maxSnapshotBytes) {
         throw ApiErrors.transcriptTooLarge(sessionId, snapshot.size, this.limits.maxSnapshotBytes);
       }
-      const found = await this.walk(snapshot, search);
+      const found = await this.walk(snapshot, search, walked);
       await snapshot.assertUnchanged();
       if (!found) this.misses.add(sessionId, query, snapshot.identity);
       return found && turnStatusFromPayload(sessionId, found);
@@ -99,12 +103,17 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
       throw this.structured(sessionId, error);
     } finally {
       await snapshot?.close();
+      if (snapshot) {
+        TURNS_CHANNELS.transcriptScan.publish({ durationMs: performance.now() - started, bytesRead: snapshot.bytesRead });
+        setActiveSpanAttribute('turns.records_scanned', walked.records);
+      }
     }
   }
 
   private async walk(
     snapshot: TranscriptSnapshot,
     { candidate, required, match }: TurnResultSearch,
+    walked: { records: number },
   ): Promise<TurnResultPayload | undefined> {
     const hit = await findOnActiveChain(
       snapshot,
@@ -115,6 +124,7 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
         required,
         accept: (record) => isTurnResult(record) && isValidTurnResultPayload(record.systemPayload) && match(record.systemPayload),
       },
+      walked,
     );
     return hit?.systemPayload as TurnResultPayload | undefined;
   }

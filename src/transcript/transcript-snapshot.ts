@@ -58,6 +58,9 @@ export const SAFE_OPEN = constants.O_NOFOLLOW | constants.O_NONBLOCK;
  * of the file.
  */
 export class TranscriptSnapshot {
+  /** Bytes read from the file so far (a metric of the scan). */
+  bytesRead = 0;
+
   private constructor(
     private readonly path: string,
     private readonly handle: FileHandle,
@@ -209,6 +212,7 @@ export class TranscriptSnapshot {
     }
     // Fewer bytes than the snapshot promised: the file was truncated under us.
     if (bytesRead !== length) throw new SnapshotChangedError();
+    this.bytesRead += bytesRead;
     return buffer;
   }
 }

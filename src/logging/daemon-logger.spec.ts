@@ -1,0 +1,95 @@
+import { Writable } from 'node:stream';
+import { DaemonLogger } from './daemon-logger.js';
+
+/** A logger writing JSON lines into an array. */
+function capture(level: ConstructorParameters<typeof DaemonLogger>[0]['level'] = 'info') {
+  const lines: Array<Record<string, unknown>> = [];
+  const out = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { logger: new DaemonLogger({ level, out, pretty: false }), lines };
+}
+
+describe('DaemonLogger', () => {
+  it('writes one JSON line per Nest log call, with the level by name and the context', () => {
+    const { logger, lines } = capture();
+    logger.log('listening on http://127.0.0.1:4170', 'Daemon');
+    logger.warn('[agent s1] hello', 'AcpEngine');
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 'info', context: 'Daemon', msg: 'listening on http://127.0.0.1:4170', time: expect.any(Number) }),
+      expect.objectContaining({ level: 'warn', context: 'AcpEngine', msg: '[agent s1] hello' }),
+    ]);
+  });
+
+  it('keeps an error stack, and an Error as err', () => {
+    const { logger, lines } = capture();
+    logger.error('boom', 'Error: boom\n    at x', 'Daemon');
+    logger.error(new Error('bad'), 'Daemon');
+    expect(lines[0]).toMatchObject({ level: 'error', context: 'Daemon', msg: 'boom', stack: 'Error: boom\n    at x' });
+    expect(lines[1]).toMatchObject({ level: 'error', msg: 'bad', err: expect.objectContaining({ message: 'bad' }) });
+  });
+
+  it('honours the level: below it nothing is written; silent writes nothing at all', () => {
+    const warn = capture('warn');
+    warn.logger.log('not shown', 'X');
+    warn.logger.debug('not shown', 'X');
+    warn.logger.warn('shown', 'X');
+    expect(warn.lines.map((l) => l.msg)).toEqual(['shown']);
+    expect(warn.logger.enabled('info')).toBe(false);
+    const silent = capture('silent');
+    silent.logger.error('x', 'X');
+    silent.logger.request({ requestId: 'r', method: 'GET', route: '/health', status: 200, durationMs: 1 });
+    expect(silent.lines).toEqual([]);
+  });
+
+  it('a request line is shaped as pino shapes every line (pid, hostname, time), with no field left unescaped', () => {
+    const { logger, lines } = capture();
+    logger.log('first', 'Daemon');
+    logger.request({ requestId: 'r"1', method: 'GET', route: '/x', status: 499, durationMs: 3, aborted: true });
+    expect(Object.keys(lines[1]!)).toEqual([
+      'level',
+      'time',
+      'pid',
+      'hostname',
+      'requestId',
+      'method',
+      'route',
+      'status',
+      'durationMs',
+      'aborted',
+      'msg',
+    ]);
+    expect(lines[1]).toMatchObject({
+      pid: lines[0]!.pid,
+      hostname: lines[0]!.hostname,
+      requestId: 'r"1',
+      aborted: true,
+      msg: 'GET /x 499',
+    });
+    expect(lines[1]!.time).toBeGreaterThanOrEqual(lines[0]!.time as number);
+  });
+
+  it('a request line carries the request id, route template, status, duration and session', () => {
+    const { logger, lines } = capture();
+    logger.request({
+      requestId: 'req-1',
+      method: 'GET',
+      route: '/session/:id/turns/:promptId',
+      status: 404,
+      durationMs: 0.42,
+      sessionId: 's',
+    });
+    expect(lines[0]).toMatchObject({
+      level: 'info',
+      msg: 'GET /session/:id/turns/:promptId 404',
+      requestId: 'req-1',
+      route: '/session/:id/turns/:promptId',
+      status: 404,
+      durationMs: 0.42,
+      sessionId: 's',
+    });
+  });
+});

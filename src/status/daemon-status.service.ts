@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { PromptBridge } from '../bridge/prompt-bridge.js';
+import { SessionEventBus } from '../events/session-event-bus.js';
+import { RuntimeSettings } from '../runtime/runtime-settings.js';
+import { SessionOwnership } from '../sessions/session-ownership.js';
+import { SessionRegistry } from '../sessions/session-registry.js';
+import { TurnWaitService } from '../turns/wait/turn-wait.service.js';
+import type { DaemonStatusDto } from './daemon-status.dto.js';
+import { PACKAGE_VERSION } from '../common/package-version.js';
+import { dataDirWritable, firstFailing, redisUp, type ReadinessCheck } from './readiness-checks.js';
+
+/**
+ * What the daemon is doing right now (read from the live services, nothing
+ * stored) and whether it can serve: the data dir takes writes and, in
+ * cluster mode, Redis answers.
+ */
+@Injectable()
+export class DaemonStatusService {
+  private readonly startedAt = performance.now();
+  private readonly checks: readonly ReadinessCheck[];
+
+  constructor(
+    private readonly registry: SessionRegistry,
+    private readonly bridge: PromptBridge,
+    private readonly waits: TurnWaitService,
+    private readonly events: SessionEventBus,
+    private readonly ownership: SessionOwnership,
+    settings: RuntimeSettings,
+  ) {
+    this.checks = [dataDirWritable(settings.dataDir), redisUp(() => ownership.clusterState())];
+  }
+
+  /** The name of the check that keeps the daemon from serving, if any. */
+  unready(): Promise<string | undefined> {
+    return firstFailing(this.checks);
+  }
+
+  async status(): Promise<DaemonStatusDto> {
+    const cluster = this.ownership.clusterState();
+    return {
+      v: 1,
+      status: (await this.unready()) ? 'degraded' : 'ok',
+      version: PACKAGE_VERSION,
+      uptimeMs: Math.round(performance.now() - this.startedAt),
+      sessions: { live: this.registry.size },
+      prompts: this.bridge.promptCounts(),
+      waiters: this.waits.waiting,
+      sseStreams: this.events.openStreamCount,
+      // Webhook deliveries (SPEC §12) report here once they exist.
+      webhooks: { pending: 0, failing: 0 },
+      ...(cluster && { cluster }),
+    };
+  }
+}

@@ -1,0 +1,30 @@
+import { TurnsChannel } from './turns-channel.js';
+
+/** Where a turn poll's answer came from (SPEC §14). */
+export type PollSource = 'memory' | 'scan' | 'not_found' | 'not_modified';
+
+/** A terminal state a prompt settles in. */
+export type SettledState = 'completed' | 'cancelled' | 'error';
+
+/**
+ * The daemon's observable events, each on its own diagnostics channel
+ * (`nest-turn-status:<name>`). Metrics subscribe to them; a host may too.
+ */
+export const TURNS_CHANNELS = {
+  /** A turn poll was answered. */
+  poll: new TurnsChannel<PollSource>('nest-turn-status:poll'),
+  /** One transcript scan ended (found, missed or failed). */
+  transcriptScan: new TurnsChannel<{ durationMs: number; bytesRead: number }>('nest-turn-status:transcript-scan'),
+  promptAdmitted: new TurnsChannel<{ sessionId: string }>('nest-turn-status:prompt-admitted'),
+  /** A prompt was dispatched into its Session, after waiting `queueWaitMs` in the FIFO. */
+  promptStarted: new TurnsChannel<{ queueWaitMs: number }>('nest-turn-status:prompt-started'),
+  /** A prompt's terminal was published; `runMs` when it had started. */
+  promptSettled: new TurnsChannel<{ state: SettledState; runMs?: number }>('nest-turn-status:prompt-settled'),
+  /** An agent process started, exited, or failed to start. */
+  agentProcess: new TurnsChannel<{ event: 'start' | 'exit' | 'start_failure'; sessionId: string }>('nest-turn-status:agent-process'),
+  recorderAppendFailed: new TurnsChannel<{ sessionId: string }>('nest-turn-status:recorder-append-failed'),
+  /** A request forwarded to its session's owner: `forwarded`, or `unreachable` when the owner could not be reached. */
+  clusterForward: new TurnsChannel<{ outcome: 'forwarded' | 'unreachable' }>('nest-turn-status:cluster-forward'),
+  /** One lease renewal round: leases kept, and leases lost to another node. */
+  clusterLeaseRenewal: new TurnsChannel<{ renewed: number; lost: number }>('nest-turn-status:cluster-lease-renewal'),
+} as const;
