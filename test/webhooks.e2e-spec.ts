@@ -103,6 +103,22 @@ describe.each(ADAPTERS)('turn webhooks (%s)', (httpAdapter) => {
     expect(event(await hook.next())).toMatchObject({ type: 'turn.completed', data: { promptId: first } });
   });
 
+  it('counts attempts by outcome and the outbox in /metrics, and pending and failing deliveries in /daemon/status', async () => {
+    // A retry an hour away: the failed delivery stays pending while the test looks.
+    await start({ webhookRetryBaseMs: 3_600_000 });
+    const hook = await receiver(answering(500));
+    const { sessionId } = await daemon.createSession();
+    const { webhookId } = (await subscribe(sessionId, { url: hook.url }).expect(201)).body;
+    await completed(sessionId, 'flaky');
+    await hook.next();
+    await pollLog(sessionId, webhookId, (rows) => rows[0]?.attempts === 1 && rows[0]?.lastStatus === 500);
+    const metric = (text: string, name: string) => Number(new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\d+)`, 'm').exec(text)?.[1]);
+    const scraped = (await daemon.http.get('/metrics').expect(200)).text;
+    expect(metric(scraped, 'turns_webhook_deliveries_total{outcome="retry"}')).toBe(1);
+    expect(metric(scraped, 'turns_webhook_outbox_depth')).toBe(1);
+    expect((await daemon.http.get('/daemon/status').expect(200)).body.webhooks).toEqual({ pending: 1, failing: 1 });
+  });
+
   it('retries a receiver that answers 500 three times with the same webhook-id, then it is delivered', async () => {
     await start();
     const hook = await receiver(answering(500, 500, 500));
@@ -115,6 +131,11 @@ describe.each(ADAPTERS)('turn webhooks (%s)', (httpAdapter) => {
     expect(new Set(got.map((r) => r.body)).size).toBe(1);
     const log = await pollLog(sessionId, webhookId, (rows) => rows[0]?.state === 'delivered');
     expect(log).toEqual([{ deliveryId: [...ids][0], type: 'turn.completed', promptId, attempts: 4, state: 'delivered', lastStatus: 200 }]);
+    const scraped = (await daemon.http.get('/metrics').expect(200)).text;
+    expect(scraped).toMatch(/^turns_webhook_deliveries_total\{outcome="retry"\} 3$/m);
+    expect(scraped).toMatch(/^turns_webhook_deliveries_total\{outcome="delivered"\} 1$/m);
+    expect(scraped).toMatch(/^turns_webhook_outbox_depth 0$/m);
+    expect((await daemon.http.get('/daemon/status').expect(200)).body.webhooks).toEqual({ pending: 0, failing: 0 });
   });
 
   it('honours Retry-After on 503 (the next attempt waits for it, not for the short backoff)', async () => {

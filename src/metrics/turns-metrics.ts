@@ -6,6 +6,7 @@ import { SessionOwnership } from '../sessions/session-ownership.js';
 import { SessionRegistry } from '../sessions/session-registry.js';
 import { TURNS_CHANNELS, type PollSource, type SettledState } from '../telemetry/turns-channels.js';
 import { TurnWaitService } from '../turns/wait/turn-wait.service.js';
+import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { httpLabels } from './http-labels.js';
 import { RequestHistogram, type HistogramSeries } from './request-histogram.js';
 
@@ -44,6 +45,7 @@ export class TurnsMetrics implements OnModuleDestroy {
     waits: TurnWaitService,
     events: SessionEventBus,
     ownership: SessionOwnership,
+    webhooks: WebhookDispatcher,
   ) {
     const register = [this.registry];
     collectDefaultMetrics({ register: this.registry });
@@ -136,6 +138,22 @@ export class TurnsMetrics implements OnModuleDestroy {
       registers: register,
     });
     this.on(TURNS_CHANNELS.recorderAppendFailed, () => appendFailures.inc());
+
+    const attempts = new Counter({
+      name: 'turns_webhook_deliveries_total',
+      help: 'Webhook delivery attempts by outcome: delivered, retry (failed, tried again later), failed (given up)',
+      labelNames: ['outcome'],
+      registers: register,
+    });
+    this.on(TURNS_CHANNELS.webhookAttempt, ({ outcome }) => attempts.labels(outcome).inc());
+    new Gauge({
+      name: 'turns_webhook_outbox_depth',
+      help: 'Webhook deliveries pending in the durable outbox',
+      registers: register,
+      async collect() {
+        this.set(await webhooks.outboxDepth());
+      },
+    });
 
     if (ownership.clusterState()) {
       const forwards = new Counter({

@@ -105,6 +105,7 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
     SessionRegistry,
     SessionEventBus,
     SessionOwnership,
+    WebhookDispatcher,
   ],
 })
 export class RuntimeModule extends RuntimeConfigurableModule {}

@@ -5,6 +5,7 @@ import { RuntimeSettings } from '../runtime/runtime-settings.js';
 import { SessionOwnership } from '../sessions/session-ownership.js';
 import { SessionRegistry } from '../sessions/session-registry.js';
 import { TurnWaitService } from '../turns/wait/turn-wait.service.js';
+import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import type { DaemonStatusDto } from './daemon-status.dto.js';
 import { PACKAGE_VERSION } from '../common/package-version.js';
 import { dataDirWritable, firstFailing, redisUp, type ReadinessCheck } from './readiness-checks.js';
@@ -25,6 +26,7 @@ export class DaemonStatusService {
     private readonly waits: TurnWaitService,
     private readonly events: SessionEventBus,
     private readonly ownership: SessionOwnership,
+    private readonly webhooks: WebhookDispatcher,
     settings: RuntimeSettings,
   ) {
     this.checks = [dataDirWritable(settings.dataDir), redisUp(() => ownership.clusterState())];
@@ -46,8 +48,7 @@ export class DaemonStatusService {
       prompts: this.bridge.promptCounts(),
       waiters: this.waits.waiting,
       sseStreams: this.events.openStreamCount,
-      // Webhook deliveries (SPEC §12) report here once they exist.
-      webhooks: { pending: 0, failing: 0 },
+      webhooks: { pending: await this.webhooks.outboxDepth(), failing: this.webhooks.failing },
       ...(cluster && { cluster }),
     };
   }

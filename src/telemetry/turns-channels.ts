@@ -25,6 +25,8 @@ export const TURNS_CHANNELS = {
   recorderAppendFailed: new TurnsChannel<{ sessionId: string }>('nest-turn-status:recorder-append-failed'),
   /** A request forwarded to its session's owner: `forwarded`, or `unreachable` when the owner could not be reached. */
   clusterForward: new TurnsChannel<{ outcome: 'forwarded' | 'unreachable' }>('nest-turn-status:cluster-forward'),
+  /** One webhook delivery attempt ended: delivered, to be retried, or given up (failed, disabled by 410, removed). */
+  webhookAttempt: new TurnsChannel<{ outcome: 'delivered' | 'retry' | 'failed' }>('nest-turn-status:webhook-attempt'),
   /** One lease renewal round: leases kept, and leases lost to another node. */
   clusterLeaseRenewal: new TurnsChannel<{ renewed: number; lost: number }>('nest-turn-status:cluster-lease-renewal'),
 } as const;

@@ -9,6 +9,7 @@ import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings.js';
 import { WebhookSubscriptions } from './webhook-subscriptions.service.js';
 import { checkWebhookUrl, ForbiddenWebhookUrl, type CheckedTarget } from './webhook-url-guard.js';
 import { AddressPolicy } from './address-policy.js';
+import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 
 /** Rows kept per subscription in the delivery log, and subscriptions with a log. */
 const LOG_ROWS = 50;
@@ -48,6 +49,7 @@ const RELIST_MS = 250;
 export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('WebhookDispatcher');
   private readonly outbox: WebhookOutbox;
+  private readonly retrying = new Set<string>();
   /** deliveryId → when it is due (also its outbox file's name); at most `maxScheduled`. */
   private readonly scheduled = new Map<string, number>();
   private readonly inFlight = new Set<string>();
@@ -78,6 +80,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     this.stopped = true;
     clearTimeout(this.timer);
     this.shutdown.abort();
+  }
+
+  /** Deliveries pending in the outbox (on disk: however many, not only those scheduled in memory). */
+  outboxDepth(): Promise<number> {
+    return this.outbox.count();
+  }
+
+  /** Pending deliveries whose last attempt failed (since this process started). */
+  get failing(): number {
+    return this.retrying.size;
   }
 
   /** Deliveries held in memory now, scheduled or in flight (never more than `maxScheduled + maxConcurrent`). */
@@ -218,6 +230,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       delete delivery.lastStatus;
     }
     const verdict = verdictOf(result, delivery.attempts, this.settings, this.clock.now());
+    TURNS_CHANNELS.webhookAttempt.publish({ outcome: verdict.kind });
+    if (verdict.kind === 'retry') this.retrying.add(deliveryId);
+    else this.retrying.delete(deliveryId);
     switch (verdict.kind) {
       case 'delivered':
         return this.finish(delivery, entry.at, 'delivered');
@@ -256,6 +271,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   }
 
   private async finish(delivery: WebhookDelivery, at: number, state: 'delivered' | 'failed', lastError?: string): Promise<void> {
+    this.retrying.delete(delivery.deliveryId);
     if (lastError !== undefined) delivery.lastError = lastError;
     await this.outbox.remove(delivery.deliveryId, at).catch(() => undefined);
     this.log(delivery, state);

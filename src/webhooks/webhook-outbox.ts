@@ -56,6 +56,13 @@ export class WebhookOutbox {
     }
   }
 
+  /** How many deliveries are pending (read from the listing: a scrape or a status call, never a poll). */
+  async count(): Promise<number> {
+    let pending = 0;
+    for await (const _entry of this.entries()) pending += 1;
+    return pending;
+  }
+
   /**
    * Moves every pending delivery of another outbox (a dead cluster node's)
    * into this one, a file at a time (a rename: each is in one outbox or the
