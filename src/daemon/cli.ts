@@ -1,6 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { PACKAGE_VERSION } from '../common/package-version.js';
-import { DAEMON_VARIABLES, DaemonUsageError, flagOf, parseDaemonFlags } from './daemon-config.js';
+import { addDaemonOptions, ConfigError, flagsOf, readDaemonConfig, type LoadedDaemonConfig } from './daemon-config.js';
 import {
   TurnsApiError,
   TurnsClient,
@@ -12,11 +12,12 @@ import {
 
 /**
  * Exit codes of the command line: the outcome of the prompt waited for;
- * `notFound` when the daemon does not know the session or prompt asked for.
+ * `notFound` when the daemon does not know the session or prompt asked for;
+ * `badSetting` when `serve` refuses its configuration.
  *
  * @publicApi
  */
-export const EXIT = { completed: 0, error: 1, cancelled: 2, expired: 3, usage: 4, notFound: 5 } as const;
+export const EXIT = { completed: 0, error: 1, cancelled: 2, expired: 3, usage: 4, notFound: 5, badSetting: 2 } as const;
 
 /** The package a failed `import()` (or, in the CommonJS build, `require()`) named; not a file of this package. */
 function missingPackage(error: unknown): string | undefined {
@@ -190,25 +191,25 @@ export async function runCli(
       );
   });
 
-  program
-    .command('serve', { isDefault: true })
-    .description('run the daemon (flags as TURNS_* variables: --port, --host, --data-dir, --agent, ...)')
-    .allowUnknownOption()
-    .helpOption(false)
-    .argument('[flags...]')
-    .action(async (flags: string[]) => {
-      if (flags.includes('--help') || flags.includes('-h')) {
-        const lines = DAEMON_VARIABLES.map((name) => `  --${flagOf(name)} <value>`.padEnd(40) + `TURNS_${name}`);
-        io.stdout.write(
-          `Usage: nest-turn-status serve [flags]\n\nRuns the daemon. Every flag is also an environment variable; flags win.\n\n${lines.join('\n')}\n`,
-        );
+  const hint = ' (nest-turn-status --help lists the commands, serve --help the flags)';
+  addDaemonOptions(program.command('serve', { isDefault: true }))
+    .description('run the daemon (the default command); every flag is also a TURNS_* variable, and flags win')
+    // A typo, an unknown flag or a flag without its value never starts a daemon: one line, naming the help.
+    .showHelpAfterError(false)
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), outputError: (s, write) => write(s.replace(/\n$/, `${hint}\n`)) })
+    .action(async (_flags: unknown, command: Command) => {
+      let config: LoadedDaemonConfig;
+      try {
+        config = readDaemonConfig(flagsOf(command), io.env);
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        io.stderr.write(`nest-turn-status: ${error.message}\n`);
+        code = EXIT.badSetting;
         return;
       }
-      // A typo, an unknown flag or a flag without its value never starts a daemon.
-      parseDaemonFlags(flags);
-      let main: (argv: string[]) => Promise<void>;
+      let serve: (config: LoadedDaemonConfig) => Promise<void>;
       try {
-        ({ main } = await import('./main.js'));
+        ({ serve } = await import('./main.js'));
       } catch (error) {
         const name = missingPackage(error);
         if (!name) throw error;
@@ -216,7 +217,7 @@ export async function runCli(
         code = EXIT.error;
         return;
       }
-      await main(flags);
+      await serve(config);
       code = -1; // the daemon keeps running
     });
 
@@ -224,10 +225,6 @@ export async function runCli(
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.completed : EXIT.usage;
-    if (error instanceof DaemonUsageError) {
-      io.stderr.write(`error: ${error.message} (nest-turn-status --help lists the commands, serve --help the flags)\n`);
-      return EXIT.usage;
-    }
     if (error instanceof TurnWindowExpiredError || error instanceof TurnWaitTimeoutError) {
       io.stderr.write(`${error.message}\n`);
       return EXIT.expired;

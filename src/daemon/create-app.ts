@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
-import type { DaemonConfig } from './daemon-config.js';
+import { completeDaemonConfig, type DaemonConfig, type LoadedDaemonConfig } from './daemon-config.js';
 import { BearerToken } from './bearer-token.js';
 import { browserWallSettings, installBrowserWalls } from './browser-walls.js';
 import { DaemonModule, type DaemonCluster, type DaemonOverrides } from './daemon.module.js';
@@ -19,7 +19,7 @@ import { RequestObserver } from './request-observer.js';
  * The HTTP adapter the configuration names. Fastify (and its Nest platform)
  * is loaded only when chosen, so the daemon runs without them installed.
  */
-async function createAdapter(config: DaemonConfig) {
+async function createAdapter(config: LoadedDaemonConfig) {
   if (config.httpAdapter === 'fastify') {
     const { FastifyAdapter } = await import('@nestjs/platform-fastify');
     return new FastifyAdapter(fastifyOptions(config) as ConstructorParameters<typeof FastifyAdapter>[0]);
@@ -34,7 +34,7 @@ async function createAdapter(config: DaemonConfig) {
  * Cluster mode, when `TURNS_REDIS_URL` is set. Loaded only then, so a single
  * daemon runs without the Redis client and undici installed.
  */
-async function loadCluster(config: DaemonConfig): Promise<DaemonCluster | undefined> {
+async function loadCluster(config: LoadedDaemonConfig): Promise<DaemonCluster | undefined> {
   if (!config.redisUrl) return undefined;
   const { ClusterModule, RedisSessionOwnership } = await import('../cluster/index.js');
   const token = config.token ? new BearerToken(config.token) : undefined;
@@ -60,10 +60,12 @@ async function loadCluster(config: DaemonConfig): Promise<DaemonCluster | undefi
  *
  * @publicApi
  */
-export async function createApp(config: DaemonConfig, overrides: DaemonOverrides = {}): Promise<INestApplication> {
+export async function createApp(settings: DaemonConfig, overrides: DaemonOverrides = {}): Promise<INestApplication> {
+  // A level left out: `TURNS_LOG` of the environment (tests set it for embedded daemons), else the default.
+  const config = completeDaemonConfig({ ...settings, log: settings.log ?? envLogLevel() });
   // OpenTelemetry, when its API is installed: loaded before any span could start.
   await loadOpenTelemetry();
-  const logger = new DaemonLogger({ level: logLevel(config) });
+  const logger = new DaemonLogger({ level: config.log });
   const module = DaemonModule.forRoot(config, overrides, await loadCluster(config), logger);
   const app = await NestFactory.create(module, await createAdapter(config), {
     logger,
@@ -71,7 +73,7 @@ export async function createApp(config: DaemonConfig, overrides: DaemonOverrides
     bodyParser: config.httpAdapter === 'fastify',
   });
   hardenApp(app, config);
-  const observer = new RequestObserver(config.metrics === false ? undefined : app.get(TurnsMetrics), logger);
+  const observer = new RequestObserver(config.metrics ? app.get(TurnsMetrics) : undefined, logger);
   observer.prepare(app, config.httpAdapter);
   SwaggerModule.setup('docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });
   // Initialized first, so the walls and the request observer stand in front of everything, the cluster router included;
@@ -82,8 +84,7 @@ export async function createApp(config: DaemonConfig, overrides: DaemonOverrides
   return app;
 }
 
-/** `config.log`, else `TURNS_LOG` of the environment (tests set it for embedded daemons), else `info`. */
-function logLevel(config: DaemonConfig): LogLevel {
+function envLogLevel(): LogLevel | undefined {
   const env = process.env.TURNS_LOG as LogLevel | undefined;
-  return config.log ?? (env && LOG_LEVELS.includes(env) ? env : 'info');
+  return env && LOG_LEVELS.includes(env) ? env : undefined;
 }

@@ -1,4 +1,4 @@
-import { ConfigError, isLoopback, LIMIT_DEFAULTS, loadDaemonConfig } from './daemon-config.js';
+import { ConfigError, isLoopback, loadDaemonConfig } from './daemon-config.js';
 
 describe('loadDaemonConfig', () => {
   it('has offline defaults', () => {
@@ -15,7 +15,22 @@ describe('loadDaemonConfig', () => {
       chatRecording: true,
       httpAdapter: 'express',
       echoDelayMs: 0,
-      ...LIMIT_DEFAULTS,
+      maxSessions: 1_000,
+      maxSseStreams: 1_000,
+      maxSseStreamsPerSession: 16,
+      maxBodyBytes: 4 * 1024 * 1024,
+      maxPromptChars: 1024 * 1024,
+      maxTranscriptBytes: 256 * 1024 * 1024,
+      maxWaitMs: 30_000,
+      maxWaiters: 10_000,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      maxIdempotencyKeys: 10_000,
+      idempotencyTtlMs: 86_400_000,
+      webhookTimeoutMs: 10_000,
+      webhookMaxAttempts: 8,
+      webhookRetryBaseMs: 5_000,
+      maxWebhooksPerSession: 8,
       log: 'info',
       metrics: true,
       metricsPort: undefined,

@@ -20,7 +20,7 @@ import { BearerToken } from './bearer-token.js';
 import { browserWallSettings, installBrowserWalls } from './browser-walls.js';
 import { BEARER_TOKEN, BearerTokenGuard } from './bearer-token.guard.js';
 import { createEngine } from './create-engine.js';
-import type { DaemonConfig } from './daemon-config.js';
+import { completeDaemonConfig, type DaemonConfig, type LoadedDaemonConfig } from './daemon-config.js';
 import { DAEMON_CONFIG, SystemController } from './system.controller.js';
 
 /**
@@ -58,7 +58,8 @@ export interface DaemonCluster {
  */
 @Module({})
 export class DaemonModule {
-  static forRoot(config: DaemonConfig, overrides: DaemonOverrides = {}, cluster?: DaemonCluster, logger?: DaemonLogger): DynamicModule {
+  static forRoot(settings: DaemonConfig, overrides: DaemonOverrides = {}, cluster?: DaemonCluster, logger?: DaemonLogger): DynamicModule {
+    const config = completeDaemonConfig(settings);
     const engine: AgentEngineProvider = overrides.engine ? { useValue: overrides.engine } : { useFactory: () => createEngine(config) };
     const runtime = RuntimeModule.forRoot({
       workspaces: config.workspaces,
@@ -98,7 +99,7 @@ export class DaemonModule {
       controllers: [
         SystemController,
         DaemonStatusController,
-        ...(config.metrics !== false && config.metricsPort === undefined ? [MetricsController] : []),
+        ...(config.metrics && config.metricsPort === undefined ? [MetricsController] : []),
       ],
       providers: [
         DaemonStatusService,
@@ -115,8 +116,8 @@ export class DaemonModule {
 }
 
 /** `TurnsMetrics` unless `TURNS_METRICS=false`, and its own listener with `TURNS_METRICS_PORT`. */
-function metricsProviders(config: DaemonConfig, walls: boolean): Provider[] {
-  if (config.metrics === false) return [];
+function metricsProviders(config: LoadedDaemonConfig, walls: boolean): Provider[] {
+  if (!config.metrics) return [];
   if (config.metricsPort === undefined) return [TurnsMetrics];
   const token = config.token ? new BearerToken(config.token) : undefined;
   return [

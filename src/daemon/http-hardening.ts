@@ -3,8 +3,7 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { apiError, type ApiErrorCode } from '../common/api-errors.js';
 import { BearerToken } from './bearer-token.js';
-import type { DaemonConfig } from './daemon-config.js';
-import { LIMIT_DEFAULTS } from './daemon-config.js';
+import type { LoadedDaemonConfig } from './daemon-config.js';
 import { stripPrototypeKeys } from './prototype-keys.js';
 import { installRequestGate } from './request-gate.js';
 
@@ -39,13 +38,13 @@ function fastifyErrorBody(
 }
 
 /** Options of the Fastify adapter: body limit, timeouts, and framework errors in our shape. */
-export function fastifyOptions(config: DaemonConfig) {
+export function fastifyOptions(config: LoadedDaemonConfig) {
   return {
-    bodyLimit: config.maxBodyBytes ?? LIMIT_DEFAULTS.maxBodyBytes,
+    bodyLimit: config.maxBodyBytes,
     // Strip prototype keys (as Express does, stripPrototypeKeys) instead of a 400 that also closes the connection.
     onProtoPoisoning: 'remove',
     onConstructorPoisoning: 'remove',
-    requestTimeout: config.requestTimeoutMs ?? LIMIT_DEFAULTS.requestTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
     // Session and prompt ids are at most a few hundred characters; longer ones are answered as unknown.
     routerOptions: { maxParamLength: 1_024 },
     frameworkErrors: (error: { code?: string; statusCode?: number }, _request: unknown, reply: FastifyLikeReply) => {
@@ -60,9 +59,9 @@ export function fastifyOptions(config: DaemonConfig) {
  * JSON body too (431 for oversized headers, else 400), and slow clients a
  * time limit for their headers and their whole request.
  */
-function hardenServer(server: Server, config: DaemonConfig): void {
-  server.headersTimeout = config.headersTimeoutMs ?? LIMIT_DEFAULTS.headersTimeoutMs;
-  server.requestTimeout = config.requestTimeoutMs ?? LIMIT_DEFAULTS.requestTimeoutMs;
+function hardenServer(server: Server, config: LoadedDaemonConfig): void {
+  server.headersTimeout = config.headersTimeoutMs;
+  server.requestTimeout = config.requestTimeoutMs;
   // Node checks both only every 30 s by default: check often enough that a cut comes within 1 s of its time.
   (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(
     1_000,
@@ -92,7 +91,7 @@ function hardenServer(server: Server, config: DaemonConfig): void {
 }
 
 /** Swagger UI and its document are served outside Nest's guards: hold them to the same bearer token. */
-function guardDocs(app: INestApplication, config: DaemonConfig): void {
+function guardDocs(app: INestApplication, config: LoadedDaemonConfig): void {
   if (!config.token) return;
   const token = new BearerToken(config.token);
   const error = apiError('unauthorized');
@@ -122,11 +121,11 @@ function guardDocs(app: INestApplication, config: DaemonConfig): void {
 }
 
 /** Applies every hardening step to a created (not yet listening) daemon app. */
-export function hardenApp(app: INestApplication, config: DaemonConfig): void {
+export function hardenApp(app: INestApplication, config: LoadedDaemonConfig): void {
   // Fastify's own errors (body size, media type, parsing) reach ApiExceptionFilter through Nest's error handler.
   if (config.httpAdapter !== 'fastify') {
     (app as unknown as { useBodyParser(type: string, options: object): void }).useBodyParser('json', {
-      limit: config.maxBodyBytes ?? LIMIT_DEFAULTS.maxBodyBytes,
+      limit: config.maxBodyBytes,
       reviver: stripPrototypeKeys,
       // Any JSON value parses, as on Fastify; validation then refuses what is not an object, alike on both.
       strict: false,
@@ -134,5 +133,5 @@ export function hardenApp(app: INestApplication, config: DaemonConfig): void {
   }
   hardenServer(app.getHttpServer() as Server, config);
   guardDocs(app, config);
-  installRequestGate(app, config.maxBodyBytes ?? LIMIT_DEFAULTS.maxBodyBytes);
+  installRequestGate(app, config.maxBodyBytes);
 }

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Logger, type INestApplication } from '@nestjs/common';
 import { createServer } from 'node:net';
-import { ConfigError, DaemonUsageError, loadDaemonConfig } from './daemon-config.js';
+import { ConfigError, DaemonUsageError, loadDaemonConfig, type LoadedDaemonConfig } from './daemon-config.js';
 import { createApp } from './create-app.js';
 import { tracingEnabled } from '../telemetry/tracing.js';
 
@@ -66,6 +66,11 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     if (!(error instanceof ConfigError)) throw error;
     fail(error.message, error instanceof DaemonUsageError ? 4 : 2);
   }
+  await serve(config);
+}
+
+/** Starts the daemon of a loaded configuration (the `serve` command); a start failure exits with code 1 and one line. */
+export async function serve(config: LoadedDaemonConfig): Promise<void> {
   let app: INestApplication;
   try {
     await assertPortFree(config.host, config.port);
@@ -82,6 +87,6 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   // The bound address (a real port when TURNS_PORT=0). The token is never logged; only whether one is required.
   const url = (await app.getUrl()).replace('[::1]', 'localhost');
   new Logger('Daemon').log(
-    `listening on ${url} (engine ${config.agent}, adapter ${config.httpAdapter}, auth ${config.token ? 'bearer' : 'off'}, metrics ${config.metrics === false ? 'off' : 'on'}, tracing ${tracingEnabled() ? 'opentelemetry' : 'off'}, workspaces ${config.workspaces.join(', ')})`,
+    `listening on ${url} (engine ${config.agent}, adapter ${config.httpAdapter}, auth ${config.token ? 'bearer' : 'off'}, metrics ${config.metrics ? 'on' : 'off'}, tracing ${tracingEnabled() ? 'opentelemetry' : 'off'}, workspaces ${config.workspaces.join(', ')})`,
   );
 }

@@ -2,7 +2,7 @@ import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { TURN_LIMITS } from '../common/limits.js';
 import { RuntimeSettings } from '../runtime/runtime-settings.js';
-import { LIMIT_DEFAULTS, type DaemonConfig } from './daemon-config.js';
+import type { LoadedDaemonConfig } from './daemon-config.js';
 import { CapabilitiesDto, HealthDto, StatsDto } from './system.dto.js';
 import { TurnWaitService } from '../turns/wait/turn-wait.service.js';
 import { Public } from './public.decorator.js';
@@ -31,7 +31,7 @@ export class SystemController {
   constructor(
     private readonly settings: RuntimeSettings,
     private readonly waits: TurnWaitService,
-    @Inject(DAEMON_CONFIG) private readonly config: DaemonConfig,
+    @Inject(DAEMON_CONFIG) private readonly config: LoadedDaemonConfig,
   ) {}
 
   @Get('health')
@@ -66,16 +66,16 @@ export class SystemController {
         maxPromptChars: this.settings.maxPromptChars,
         maxTranscriptBytes: this.settings.maxTranscriptBytes,
         maxWaitMs: this.waits.maxWaitMs,
-        maxWaiters: this.config.maxWaiters ?? LIMIT_DEFAULTS.maxWaiters,
-        maxBodyBytes: this.config.maxBodyBytes ?? LIMIT_DEFAULTS.maxBodyBytes,
-        headersTimeoutMs: this.config.headersTimeoutMs ?? LIMIT_DEFAULTS.headersTimeoutMs,
-        requestTimeoutMs: this.config.requestTimeoutMs ?? LIMIT_DEFAULTS.requestTimeoutMs,
+        maxWaiters: this.config.maxWaiters,
+        maxBodyBytes: this.config.maxBodyBytes,
+        headersTimeoutMs: this.config.headersTimeoutMs,
+        requestTimeoutMs: this.config.requestTimeoutMs,
         maxIdempotencyKeys: this.settings.idempotency.maxKeys,
         idempotencyTtlMs: this.settings.idempotency.ttlMs,
-        maxWebhooksPerSession: this.config.maxWebhooksPerSession ?? LIMIT_DEFAULTS.maxWebhooksPerSession,
-        webhookTimeoutMs: this.config.webhookTimeoutMs ?? LIMIT_DEFAULTS.webhookTimeoutMs,
-        webhookMaxAttempts: this.config.webhookMaxAttempts ?? LIMIT_DEFAULTS.webhookMaxAttempts,
-        webhookRetryBaseMs: this.config.webhookRetryBaseMs ?? LIMIT_DEFAULTS.webhookRetryBaseMs,
+        maxWebhooksPerSession: this.config.maxWebhooksPerSession,
+        webhookTimeoutMs: this.config.webhookTimeoutMs,
+        webhookMaxAttempts: this.config.webhookMaxAttempts,
+        webhookRetryBaseMs: this.config.webhookRetryBaseMs,
       },
       workspaces: workspaces.map(({ id, cwd, primary }) => ({ id, cwd, primary })),
       ...(this.config.redisUrl && { cluster: { nodeId: this.config.nodeId!, leaseMs: this.config.leaseMs! } }),
