@@ -98,8 +98,6 @@ const CLUSTER = { name: 'REDIS_URL', why: 'cluster mode' };
 /**
  * Every setting of the daemon, declared once: read by {@link loadDaemonConfig},
  * turned into the `serve` command's flags, and listed in the README.
- *
- * @publicApi
  */
 export const DAEMON_SETTINGS = {
   host: { name: 'HOST', ...text, default: '127.0.0.1', doc: 'bind address; a non-loopback one needs TURNS_TOKEN' },

@@ -7,7 +7,8 @@ assertSingleCopy();
 
 export { createApp } from './create-app.js';
 export { DaemonModule, type DaemonOverrides } from './daemon.module.js';
-export { loadDaemonConfig, ConfigError, type DaemonConfig } from './daemon-config.js';
+export { loadDaemonConfig, type DaemonConfig, type LoadedDaemonConfig } from './daemon-config.js';
+export { ConfigError } from './daemon-settings.js';
 export { main } from './main.js';
 export { runCli, EXIT } from './cli.js';
 export { buildOpenApiDocument, type OpenApiDocumentOptions } from './openapi.js';
