@@ -49,7 +49,7 @@ export { SessionClientLookup } from './clients/session-client-lookup.js';
 export { ApiException } from './common/api-exception.js';
 export { ApiExceptionFilter } from './common/api-exception.filter.js';
 export { ErrorResponseDto } from './common/error-response.dto.js';
-export { API_ERRORS, apiError, type ApiErrorCode } from './common/api-errors.js';
+export { ERROR_CATALOGUE, API_ERRORS, apiError, type ApiErrorCode, type ErrorCatalogueEntry } from './common/api-errors.js';
 export { Clock, SystemClock } from './common/clock.js';
 export { TURN_LIMITS, TERMINAL_OVERLAY_SIZE, TRANSCRIPT_SCAN_LIMITS, RESULT_TEXT_TRUNCATED, CLIENT_ID_PATTERN } from './common/limits.js';
 export { truncateCodeUnits } from './common/truncate-code-units.js';

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
-import { API_ERRORS, apiErrorExample, type ApiErrorCode } from './api-errors.js';
+import { ERROR_CATALOGUE, apiErrorExample, type ApiErrorCode, type ErrorCatalogueEntry } from './api-errors.js';
 import { ErrorResponseDto } from './error-response.dto.js';
 
 /**
@@ -9,10 +9,10 @@ import { ErrorResponseDto } from './error-response.dto.js';
  */
 export function ApiErrorResponses(...codes: ApiErrorCode[]): MethodDecorator & ClassDecorator {
   const byStatus = new Map<number, ApiErrorCode[]>();
-  for (const code of codes) byStatus.set(API_ERRORS[code].status, [...(byStatus.get(API_ERRORS[code].status) ?? []), code]);
-  // A 503 always says when to retry; so does a 409 for a key still in flight.
-  const headers = (status: number) =>
-    status === 503 || byStatus.get(status)!.includes('idempotency_key_in_flight')
+  for (const code of codes) byStatus.set(ERROR_CATALOGUE[code].status, [...(byStatus.get(ERROR_CATALOGUE[code].status) ?? []), code]);
+  // A response documents `Retry-After` when one of its codes is catalogued with it.
+  const headers = (group: ApiErrorCode[]) =>
+    group.some((code) => (ERROR_CATALOGUE[code] as ErrorCatalogueEntry).retryAfter !== undefined)
       ? { 'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' as const } } }
       : undefined;
   return applyDecorators(
@@ -21,7 +21,7 @@ export function ApiErrorResponses(...codes: ApiErrorCode[]): MethodDecorator & C
         status,
         type: ErrorResponseDto,
         description: group.join(', '),
-        headers: headers(status),
+        headers: headers(group),
         examples: Object.fromEntries(group.map((code) => [code, { summary: code, value: apiErrorExample(code) }])),
       }),
     ),

@@ -3,14 +3,24 @@ import { ApiException } from './api-exception.js';
 const SID = '5c1d2a8e-7f7b-4a44-9a57-1f2e3d4c5b6a';
 const PID = 'caa0b1c2-d3e4-4f50-8a6b-7c8d9e0f1a2b';
 
+/** One code of the catalogue: its status, message, the seconds of its `Retry-After` (if any), and documented details. */
+export interface ErrorCatalogueEntry {
+  status: number;
+  message: string;
+  /** `Retry-After` of every answer with this code. */
+  retryAfter?: number;
+  headers?: Record<string, string>;
+  example?: Record<string, unknown>;
+}
+
 /**
- * Every error code the package answers with, its HTTP status and its message:
- * the one place a reader finds them. Builders below are the only way an
- * {@link ApiException} with one of these codes is made.
+ * Every error code the package answers with, its HTTP status, message and
+ * headers: the one place a reader finds them. {@link apiError} is the only way
+ * an {@link ApiException} with one of these codes is made.
  *
  * @publicApi
  */
-export const API_ERRORS = {
+export const ERROR_CATALOGUE = {
   invalid_request: { status: 400, message: 'Invalid request body' },
   invalid_json: { status: 400, message: 'Malformed JSON body' },
   invalid_client_id: {
@@ -53,7 +63,7 @@ export const API_ERRORS = {
   },
   session_busy: { status: 409, message: 'A prompt is queued or running, or a rewind is in progress', example: { sessionId: SID } },
   too_many_webhooks: { status: 409, message: 'Too many webhooks for this session', example: { sessionId: SID, limit: 8 } },
-  idempotency_key_in_flight: { status: 409, message: 'A request with this Idempotency-Key is still being processed' },
+  idempotency_key_in_flight: { status: 409, message: 'A request with this Idempotency-Key is still being processed', retryAfter: 1 },
   idempotency_key_reused: { status: 422, message: 'This Idempotency-Key was used with another request body' },
   transcript_unavailable: { status: 409, message: 'The transcript is not a regular file', example: { sessionId: SID } },
   transcript_snapshot_unavailable: {
@@ -75,45 +85,54 @@ export const API_ERRORS = {
   prompt_queue_full: {
     status: 503,
     message: 'Too many pending prompts for this session',
+    retryAfter: 1,
     example: { sessionId: SID, limit: 5, pendingCount: 5 },
   },
   cluster_unavailable: {
     status: 503,
     message: 'The cluster directory or the owner node is unreachable',
+    retryAfter: 1,
     example: { sessionId: SID },
   },
-  not_ready: { status: 503, message: 'Not ready', example: { check: 'data_dir_writable' } },
-  too_many_waiters: { status: 503, message: 'Too many held requests', example: { limit: 10000 } },
-  too_many_sessions: { status: 503, message: 'Too many live sessions', example: { limit: 1000 } },
-  too_many_streams: { status: 503, message: 'Too many open event streams', example: { limit: 16 } },
-} as const satisfies Record<
-  string,
-  { status: number; message: string; example?: Record<string, unknown>; headers?: Record<string, string> }
->;
+  not_ready: { status: 503, message: 'Not ready', retryAfter: 1, example: { check: 'data_dir_writable' } },
+  too_many_waiters: { status: 503, message: 'Too many held requests', retryAfter: 1, example: { limit: 10000 } },
+  too_many_sessions: { status: 503, message: 'Too many live sessions', retryAfter: 1, example: { limit: 1000 } },
+  too_many_streams: { status: 503, message: 'Too many open event streams', retryAfter: 1, example: { limit: 16 } },
+} as const satisfies Record<string, ErrorCatalogueEntry>;
 
 /**
- * A code of {@link API_ERRORS}.
+ * The catalogue under its former name.
+ *
+ * @deprecated Use {@link ERROR_CATALOGUE}.
+ * @publicApi
+ */
+export const API_ERRORS = ERROR_CATALOGUE;
+
+/**
+ * A code of {@link ERROR_CATALOGUE}.
  *
  * @publicApi
  */
 export type ApiErrorCode = keyof typeof API_ERRORS;
 
 /**
- * Builds the exception of `code`, with its catalogued status and (unless given) message.
+ * Builds the exception of `code`, with its catalogued status, headers
+ * (`Retry-After` included) and (unless given) message.
  *
  * @publicApi
  */
 export function apiError(
   code: ApiErrorCode,
   details: Record<string, unknown> = {},
-  options: { message?: string; headers?: Record<string, string> } = {},
+  options: { message?: string; /** Headers besides the catalogued ones. */ headers?: Record<string, string> } = {},
 ): ApiException {
-  const entry: { status: number; message: string; headers?: Record<string, string> } = API_ERRORS[code];
-  const headers = entry.headers || options.headers ? { ...entry.headers, ...options.headers } : undefined;
+  const entry: ErrorCatalogueEntry = ERROR_CATALOGUE[code];
+  const retryAfter = entry.retryAfter === undefined ? undefined : { 'Retry-After': String(entry.retryAfter) };
+  const headers = entry.headers || retryAfter || options.headers ? { ...entry.headers, ...retryAfter, ...options.headers } : undefined;
   return new ApiException(entry.status, code, options.message ?? entry.message, details, headers);
 }
 
-/** Named builders for the errors raised in more than one place. */
+/** Named builders for the errors raised in more than one place, or with a message of their own. */
 export const ApiErrors = {
   sessionNotFound: (sessionId: string) => apiError('session_not_found', { sessionId }),
   promptNotFound: (sessionId: string, promptId: string) => apiError('prompt_not_found', { sessionId, promptId }),
@@ -124,17 +143,18 @@ export const ApiErrors = {
   unregisteredClientId: (sessionId: string, clientId: string) =>
     apiError('invalid_client_id', { sessionId, clientId }, { message: 'Client id is not registered on this session' }),
   promptQueueFull: (sessionId: string, limit: number, pendingCount: number) =>
-    apiError('prompt_queue_full', { sessionId, limit, pendingCount }, { headers: { 'Retry-After': '1' } }),
+    apiError('prompt_queue_full', { sessionId, limit, pendingCount }),
   transcriptCursorInvalid: (sessionId: string) => apiError('invalid_transcript_cursor', { sessionId }),
   transcriptSnapshotUnavailable: (sessionId: string) => apiError('transcript_snapshot_unavailable', { sessionId }),
   transcriptUnavailable: (sessionId: string) => apiError('transcript_unavailable', { sessionId }),
-  clusterUnavailable: (details: Record<string, unknown> = {}) =>
-    apiError('cluster_unavailable', details, { headers: { 'Retry-After': '1' } }),
+  clusterUnavailable: (details: Record<string, unknown> = {}) => apiError('cluster_unavailable', details),
   /** The readiness probe names only the failing check. */
-  notReady: (check: string) => apiError('not_ready', { check }, { headers: { 'Retry-After': '1' } }),
-  tooManyWaiters: (limit: number) => apiError('too_many_waiters', { limit }, { headers: { 'Retry-After': '1' } }),
-  tooManySessions: (limit: number) => apiError('too_many_sessions', { limit }, { headers: { 'Retry-After': '1' } }),
-  tooManyStreams: (limit: number) => apiError('too_many_streams', { limit }, { headers: { 'Retry-After': '1' } }),
+  notReady: (check: string) => apiError('not_ready', { check }),
+  tooManyWaiters: (limit: number) => apiError('too_many_waiters', { limit }),
+  /** A held request admitted while the app closes. */
+  shuttingDown: () => apiError('too_many_waiters', { limit: 0 }, { message: 'Shutting down' }),
+  tooManySessions: (limit: number) => apiError('too_many_sessions', { limit }),
+  tooManyStreams: (limit: number) => apiError('too_many_streams', { limit }),
   promptTooLarge: (sessionId: string, promptChars: number, maxChars: number) =>
     apiError('prompt_too_large', { sessionId, promptChars, maxChars }),
   transcriptPageTooLarge: (sessionId: string, pageBytes: number, maxBytes: number) =>
@@ -148,6 +168,6 @@ export const ApiErrors = {
 
 /** The wire body of `code` as documented: its message and example details. */
 export function apiErrorExample(code: ApiErrorCode): Record<string, unknown> {
-  const entry: { message: string; example?: Record<string, unknown> } = API_ERRORS[code];
+  const entry: ErrorCatalogueEntry = ERROR_CATALOGUE[code];
   return { error: entry.message, code, ...entry.example };
 }

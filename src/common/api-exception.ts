@@ -5,7 +5,7 @@ import { HttpException } from '@nestjs/common';
  * `HttpException` whose response is that body, so a host app that mounts
  * `TurnsModule` without {@link ApiExceptionFilter} still answers it as is;
  * the filter adds the extra headers (e.g. `Retry-After`). Build one with
- * `apiError(code, details)`; the codes are catalogued in `API_ERRORS`.
+ * `apiError(code, details)`; the codes are catalogued in `ERROR_CATALOGUE`.
  *
  * @publicApi
  */

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { API_ERRORS } from './api-errors.js';
+import { ERROR_CATALOGUE } from './api-errors.js';
 
 /**
  * Every error body: a message, a stable code, and details that depend on the code.
@@ -12,7 +12,7 @@ export class ErrorResponseDto {
 
   @ApiProperty({
     description: 'Stable, machine-readable code: one of the catalogue (README, Errors).',
-    enum: Object.keys(API_ERRORS),
+    enum: Object.keys(ERROR_CATALOGUE),
     enumName: 'ErrorCode',
   })
   code!: string;

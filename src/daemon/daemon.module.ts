@@ -109,6 +109,8 @@ export class DaemonModule {
         { provide: BEARER_TOKEN, useValue: config.token },
         { provide: DAEMON_CONFIG, useValue: config },
         { provide: APP_GUARD, useClass: BearerTokenGuard },
+        // The library's controllers carry the filter themselves (a host that mounts them keeps its own global filter);
+        // this one answers the daemon's own routes and paths no route matches.
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
       ],
     };

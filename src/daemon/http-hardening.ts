@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { apiError, type ApiErrorCode } from '../common/api-errors.js';
+import { apiErrorHttpMessage } from '../common/send-api-error.js';
 import { BearerToken } from './bearer-token.js';
 import type { LoadedDaemonConfig } from './daemon-config.js';
 import { stripPrototypeKeys } from './prototype-keys.js';
@@ -71,22 +72,13 @@ function hardenServer(server: Server, config: LoadedDaemonConfig): void {
   server.removeAllListeners('clientError');
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
-    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-    const status = tooLarge ? 431 : timedOut ? 408 : 400;
-    const body = JSON.stringify(
-      apiError(
-        tooLarge ? 'request_header_fields_too_large' : timedOut ? 'request_timeout' : 'invalid_request',
-        {},
-        {
-          message: tooLarge || timedOut ? undefined : 'Bad request',
-        },
-      ).toBody(),
-    );
-    const reason = tooLarge ? 'Request Header Fields Too Large' : timedOut ? 'Request Timeout' : 'Bad Request';
-    socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    const answer =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? apiError('request_header_fields_too_large')
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? apiError('request_timeout')
+          : apiError('invalid_request', {}, { message: 'Bad request' });
+    socket.end(apiErrorHttpMessage(answer));
   });
 }
 
@@ -102,7 +94,8 @@ function guardDocs(app: INestApplication, config: LoadedDaemonConfig): void {
     instance.addHook(
       'onRequest',
       (request: { url: string; headers: Record<string, unknown> }, reply: FastifyLikeReply, done: () => void) => {
-        if (isDocs(request.url) && !token.accepts(request.headers.authorization)) reply.code(401).headers(error.headers).send(denied);
+        if (isDocs(request.url) && !token.accepts(request.headers.authorization))
+          reply.code(error.getStatus()).headers(error.headers).send(denied);
         else done();
       },
     );
@@ -113,7 +106,8 @@ function guardDocs(app: INestApplication, config: LoadedDaemonConfig): void {
         response: { set(headers: Record<string, string>): { status(n: number): { json(b: unknown): void } } },
         next: () => void,
       ) => {
-        if (isDocs(request.url) && !token.accepts(request.headers.authorization)) response.set(error.headers).status(401).json(denied);
+        if (isDocs(request.url) && !token.accepts(request.headers.authorization))
+          response.set(error.headers).status(error.getStatus()).json(denied);
         else next();
       },
     );

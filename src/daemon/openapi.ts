@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, getSchemaPath, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { ImagePromptBlockDto, PromptRequestDto, TextPromptBlockDto } from '../bridge/prompt.dto.js';
-import { API_ERRORS, apiErrorExample, type ApiErrorCode } from '../common/api-errors.js';
+import { ERROR_CATALOGUE, apiErrorExample, type ApiErrorCode, type ErrorCatalogueEntry } from '../common/api-errors.js';
 import { DEFAULT_CLIENT_ID_HEADER } from '../clients/client-id-options.js';
 import { ErrorResponseDto } from '../common/error-response.dto.js';
 import { CreateSessionDto, RewindDto } from '../sessions/session.dto.js';
@@ -96,7 +96,7 @@ export function buildOpenApiDocument(app: INestApplication, options: OpenApiDocu
 
 /** A documented error answer of `code`, with its catalogued example and headers. */
 function errorResponse(description: string, code: ApiErrorCode) {
-  const headers: Record<string, string> = (API_ERRORS[code] as { headers?: Record<string, string> }).headers ?? {};
+  const headers = (ERROR_CATALOGUE[code] as ErrorCatalogueEntry).headers ?? {};
   return {
     description,
     headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, { schema: { type: 'string', example: value } }])),

@@ -50,7 +50,7 @@ export class IdempotencyStore {
     const entry = this.live(key);
     if (entry) {
       if (entry.fingerprint !== fingerprint) throw apiError('idempotency_key_reused');
-      if (!entry.answer) throw apiError('idempotency_key_in_flight', {}, { headers: { 'Retry-After': '1' } });
+      if (!entry.answer) throw apiError('idempotency_key_in_flight');
       return entry.answer;
     }
     this.insert(key, { fingerprint, at: this.clock.now() });

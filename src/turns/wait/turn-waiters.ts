@@ -1,4 +1,4 @@
-import { ApiErrors, apiError } from '../../common/api-errors.js';
+import { ApiErrors } from '../../common/api-errors.js';
 import { DeadlineQueue, type Expiring } from './deadline-queue.js';
 
 /** One held request: woken by the bridge, expired by the deadline queue, released by its client. */
@@ -31,7 +31,7 @@ export class TurnWaiters {
 
   /** Admits a waiter, or throws `503 too_many_waiters` (with `Retry-After: 1`) at the bound. */
   add(waiter: Waiter): void {
-    if (this.closed) throw apiError('too_many_waiters', { limit: 0 }, { message: 'Shutting down', headers: { 'Retry-After': '1' } });
+    if (this.closed) throw ApiErrors.shuttingDown();
     if (this.waiters.size >= this.maxWaiters) throw ApiErrors.tooManyWaiters(this.maxWaiters);
     this.waiters.add(waiter);
     this.deadlines.add(waiter);
