@@ -197,7 +197,10 @@ export async function runCli(
     // A typo, an unknown flag or a flag without its value never starts a daemon: one line, naming the help.
     .showHelpAfterError(false)
     .configureOutput({ writeOut: (s) => io.stdout.write(s), outputError: (s, write) => write(s.replace(/\n$/, `${hint}\n`)) })
+    // A stray word (a mistyped command lands here, as the default) is named as such.
+    .allowExcessArguments()
     .action(async (_flags: unknown, command: Command) => {
+      if (command.args.length > 0) command.error(`error: Unexpected argument '${command.args[0]}'`, { exitCode: EXIT.usage });
       let config: LoadedDaemonConfig;
       try {
         config = readDaemonConfig(flagsOf(command), io.env);

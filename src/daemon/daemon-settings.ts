@@ -73,48 +73,72 @@ function list(entry: (raw: string, variable: string, cwd: string) => string): Re
   };
 }
 
-function matching(pattern: RegExp, message: string): Reader<string> {
+/** A value `valid` accepts, else `<variable> <message>` (`%s`: the value; left out for a secret). */
+function checked(valid: (raw: string) => boolean, message: string, normalize = (raw: string) => raw): Reader<string> {
   return {
     read(raw, variable) {
-      if (!pattern.test(raw)) throw new ConfigError(`${variable} ${message.replace('%s', raw)}`);
-      return raw;
+      if (!valid(normalize(raw))) throw new ConfigError(`${variable} ${message.replace('%s', raw)}`);
+      return normalize(raw);
     },
   };
 }
 
 const NODE_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
+const workspaceList = list((path, variable) => {
+  if (!isAbsolute(path)) throw new ConfigError(`${variable} entries must be absolute paths (got "${path}")`);
+  return resolve(path);
+});
+
 /** `TURNS_ALLOW_ORIGINS` entries: exact `http(s)://host[:port]` origins, normalized as a browser sends them, or `*`. */
-function origin(entry: string, variable: string): string {
+const originList = list((entry, variable) => {
   if (entry === '*') return entry;
-  const value = /^https?:\/\/[^\s/?#@]+\/?$/i.test(entry) ? new URL(entry).origin : undefined;
-  if (!value || value === 'null')
+  const origin = /^https?:\/\/[^\s/?#@]+\/?$/i.test(entry) ? new URL(entry).origin : undefined;
+  if (!origin || origin === 'null')
     throw new ConfigError(`${variable} entries must be origins such as http://localhost:3000, or * (got "${entry}")`);
-  return value;
-}
+  return origin;
+});
+
+const hostList = list((entry, variable) => {
+  if (!/^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])$/.test(entry)) {
+    throw new ConfigError(`${variable} entries must be host names or addresses without a port (got "${entry}")`);
+  }
+  return entry.toLowerCase();
+});
+
+const webhookAllowList = list((entry, variable) => {
+  try {
+    AddressPolicy.entry(entry);
+  } catch {
+    throw new ConfigError(`${variable} entries must be host names or CIDRs (got "${entry}")`);
+  }
+  return entry;
+});
+
+const randomNodeId = () =>
+  `${hostname()
+    .replace(/[^A-Za-z0-9._:-]/g, '-')
+    .slice(0, 48)}-${randomBytes(3).toString('hex')}`;
 
 const CLUSTER = { name: 'REDIS_URL', why: 'cluster mode' };
+const MS = INT32_MAX;
 
 /**
  * Every setting of the daemon, declared once: read by {@link loadDaemonConfig},
- * turned into the `serve` command's flags, and listed in the README.
+ * turned into the `serve` command's flags, and listed in the README (a spec holds the README to it).
  */
 export const DAEMON_SETTINGS = {
   host: { name: 'HOST', ...text, default: '127.0.0.1', doc: 'bind address; a non-loopback one needs TURNS_TOKEN' },
   port: { name: 'PORT', ...integer(0, 65_535), default: '4170', doc: 'port' },
   dataDir: {
     name: 'DATA_DIR',
-    read: (raw: string, _variable: string, cwd: string) => resolve(cwd, raw),
+    read: (raw: string, _: string, cwd: string) => resolve(cwd, raw),
     default: './.turns-data',
     doc: 'transcripts: <dataDir>/<workspace>/chats/<sessionId>.jsonl',
   },
   workspaces: {
     name: 'WORKSPACES',
-    read: (raw: string, variable: string, cwd: string) =>
-      list((path) => {
-        if (!isAbsolute(path)) throw new ConfigError(`${variable} entries must be absolute paths (got "${path}")`);
-        return resolve(path);
-      }).read(raw, variable, cwd) ?? [cwd],
+    read: (raw: string, variable: string, cwd: string) => workspaceList.read(raw, variable, cwd) ?? [cwd],
     default: (cwd: string) => cwd,
     defaultText: 'current directory',
     doc: 'comma-separated absolute paths; the first is primary',
@@ -122,15 +146,11 @@ export const DAEMON_SETTINGS = {
   agent: { name: 'AGENT', ...oneOf(['echo', 'acp']), default: 'echo', doc: 'echo (built in, offline) or acp' },
   agentCommand: { name: 'AGENT_COMMAND', ...text, doc: 'the ACP agent command line (required for acp)' },
   token: { name: 'TOKEN', ...text, doc: 'bearer token for every route but /health' },
-  promptDeadlineMs: {
-    name: 'PROMPT_DEADLINE_MS',
-    ...integer(1, INT32_MAX),
-    doc: 'server deadline per prompt, from admission (none by default)',
-  },
+  promptDeadlineMs: { name: 'PROMPT_DEADLINE_MS', ...integer(1, MS), doc: 'server deadline per prompt, from admission' },
   maxPendingPrompts: { name: 'MAX_PENDING_PROMPTS', ...integer(1, 10_000), default: '5', doc: 'admitted prompts per session' },
   chatRecording: { name: 'CHAT_RECORDING', ...flag, default: 'true', doc: 'write transcripts (needed for restart lookup)' },
   httpAdapter: { name: 'HTTP_ADAPTER', ...oneOf(['express', 'fastify']), default: 'express', doc: 'express or fastify' },
-  echoDelayMs: { name: 'ECHO_DELAY_MS', ...integer(0, INT32_MAX), default: '0', doc: 'spread the echo answer over this many ms' },
+  echoDelayMs: { name: 'ECHO_DELAY_MS', ...integer(0, MS), default: '0', doc: 'spread the echo answer over this many ms' },
   maxWaitMs: { name: 'MAX_WAIT_MS', ...integer(0, 300_000), default: '30000', doc: 'longest wait of a turn request' },
   maxWaiters: { name: 'MAX_WAITERS', ...integer(1, 1_000_000), default: '10000', doc: 'held turn requests at once' },
   maxSessions: { name: 'MAX_SESSIONS', ...integer(1, 1_000_000), default: '1000', doc: 'live sessions at once' },
@@ -142,30 +162,20 @@ export const DAEMON_SETTINGS = {
     doc: 'open event streams per session',
   },
   maxBodyBytes: { name: 'MAX_BODY_BYTES', ...integer(1_024, 1024 ** 3), default: '4194304', doc: 'largest request body' },
-  maxPromptChars: {
-    name: 'MAX_PROMPT_CHARS',
-    ...integer(1, 1024 ** 3),
-    default: '1048576',
-    doc: 'largest prompt, in UTF-16 code units',
-  },
+  maxPromptChars: { name: 'MAX_PROMPT_CHARS', ...integer(1, 1024 ** 3), default: '1048576', doc: 'largest prompt, in UTF-16 code units' },
   maxTranscriptBytes: {
     name: 'MAX_TRANSCRIPT_BYTES',
-    ...integer(1_024, Number.MAX_SAFE_INTEGER),
+    ...integer(1_024, 2 ** 53 - 1),
     default: '268435456',
     doc: 'load, rewind and fork refuse a larger transcript',
   },
   headersTimeoutMs: {
     name: 'HEADERS_TIMEOUT_MS',
-    ...integer(1, INT32_MAX),
+    ...integer(1, MS),
     default: '10000',
     doc: 'time a client has to send its request headers',
   },
-  requestTimeoutMs: {
-    name: 'REQUEST_TIMEOUT_MS',
-    ...integer(1, INT32_MAX),
-    default: '30000',
-    doc: 'time a client has to send its whole request',
-  },
+  requestTimeoutMs: { name: 'REQUEST_TIMEOUT_MS', ...integer(1, MS), default: '30000', doc: 'time a client has to send its whole request' },
   maxIdempotencyKeys: {
     name: 'MAX_IDEMPOTENCY_KEYS',
     ...integer(1, 10_000_000),
@@ -180,62 +190,41 @@ export const DAEMON_SETTINGS = {
   },
   webhookUrl: {
     name: 'WEBHOOK_URL',
-    ...matching(/^https?:\/\/[^\s]+$/, 'must be an http(s) URL'),
+    ...checked((raw) => /^https?:\/\/[^\s]+$/.test(raw), 'must be an http(s) URL'),
     needs: { name: 'WEBHOOK_SECRET' },
     doc: "the operator's endpoint for every session's terminal events",
   },
+  // The secret is never echoed in an error.
   webhookSecret: {
     name: 'WEBHOOK_SECRET',
-    read(raw: string, variable: string) {
-      // The secret is never echoed in an error.
-      if (!isWebhookSecret(raw)) throw new ConfigError(`${variable} must be whsec_ followed by the base64 of at least 24 bytes`);
-      return raw;
-    },
-    doc: 'its signing secret, whsec_ + base64 of at least 24 bytes',
+    ...checked(isWebhookSecret, 'must be whsec_ followed by the base64 of at least 24 bytes'),
+    doc: 'the signing secret of the deliveries',
   },
-  webhookAllow: {
-    name: 'WEBHOOK_ALLOW',
-    ...list((entry, variable) => {
-      try {
-        AddressPolicy.entry(entry);
-      } catch {
-        throw new ConfigError(`${variable} entries must be host names or CIDRs (got "${entry}")`);
-      }
-      return entry;
-    }),
-    doc: 'comma-separated hosts and CIDRs the SSRF guard lets through',
-  },
+  webhookAllow: { name: 'WEBHOOK_ALLOW', ...webhookAllowList, doc: 'comma-separated hosts and CIDRs the SSRF guard lets through' },
   webhookTimeoutMs: { name: 'WEBHOOK_TIMEOUT_MS', ...integer(100, 600_000), default: '10000', doc: 'time an attempt has to get a 2xx' },
   webhookMaxAttempts: { name: 'WEBHOOK_MAX_ATTEMPTS', ...integer(1, 100), default: '8', doc: 'attempts per delivery' },
   webhookRetryBaseMs: { name: 'WEBHOOK_RETRY_BASE_MS', ...integer(1, 600_000), default: '5000', doc: 'scales the retry schedule' },
   maxWebhooksPerSession: { name: 'MAX_WEBHOOKS_PER_SESSION', ...integer(1, 100), default: '8', doc: 'subscriptions per session' },
   redisUrl: {
     name: 'REDIS_URL',
-    read(raw: string, variable: string) {
-      if (!/^rediss?:\/\/[^\s]+$/.test(raw)) throw new ConfigError(`${variable} must be a redis:// or rediss:// URL`);
-      return raw;
-    },
+    ...checked((raw) => /^rediss?:\/\/[^\s]+$/.test(raw), 'must be a redis:// or rediss:// URL'),
     doc: 'cluster mode: the URL of the shared directory',
   },
   nodeId: {
     name: 'NODE_ID',
-    ...matching(NODE_ID, `must match ${NODE_ID.source} (got "%s")`),
-    default: () =>
-      `${hostname()
-        .replace(/[^A-Za-z0-9._:-]/g, '-')
-        .slice(0, 48)}-${randomBytes(3).toString('hex')}`,
+    ...checked((raw) => NODE_ID.test(raw), `must match ${NODE_ID.source} (got "%s")`),
+    default: randomNodeId,
     defaultText: '<hostname>-<6 hex>',
     needs: CLUSTER,
     doc: "this daemon's name in the cluster",
   },
   nodeUrl: {
     name: 'NODE_URL',
-    read(raw: string, variable: string) {
-      const url = raw.replace(/\/$/, '');
-      if (!/^https?:\/\/[^\s/]+$/.test(url))
-        throw new ConfigError(`${variable} must be an http(s) origin such as http://10.0.0.5:4170 (got "${raw}")`);
-      return url;
-    },
+    ...checked(
+      (url) => /^https?:\/\/[^\s/]+$/.test(url),
+      'must be an http(s) origin such as http://10.0.0.5:4170 (got "%s")',
+      (raw) => raw.replace(/\/$/, ''),
+    ),
     defaultText: 'the bound address',
     needs: CLUSTER,
     doc: 'how the other daemons reach this one',
@@ -254,19 +243,14 @@ export const DAEMON_SETTINGS = {
   allowOrigins: {
     name: 'ALLOW_ORIGINS',
     read: (raw: string, variable: string, cwd: string) => {
-      const origins = list(origin).read(raw, variable, cwd);
+      const origins = originList.read(raw, variable, cwd);
       return origins?.includes('*') ? ['*'] : origins;
     },
-    doc: 'origins whose web pages may call the daemon (exact), or * (only with TURNS_TOKEN)',
+    doc: 'origins whose pages may call the daemon, or * (only with TURNS_TOKEN)',
   },
   allowedHosts: {
     name: 'ALLOWED_HOSTS',
-    ...list((entry, variable) => {
-      if (!/^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])$/.test(entry)) {
-        throw new ConfigError(`${variable} entries must be host names or addresses without a port (got "${entry}")`);
-      }
-      return entry.toLowerCase();
-    }),
+    ...hostList,
     defaultText: 'loopback names on a loopback bind; any on another',
     doc: 'extra Host names accepted (no port)',
   },

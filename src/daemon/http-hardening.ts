@@ -1,7 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { apiError, type ApiErrorCode } from '../common/api-errors.js';
+import { apiError } from '../common/api-errors.js';
+import type { ApiException } from '../common/api-exception.js';
 import { apiErrorHttpMessage } from '../common/send-api-error.js';
 import { BearerToken } from './bearer-token.js';
 import type { LoadedDaemonConfig } from './daemon-config.js';
@@ -12,30 +13,16 @@ import { installRequestGate } from './request-gate.js';
 // reaches Nest (body parsing, routing, malformed requests, Swagger UI), held
 // to the daemon's `{error, code}` answers and limits.
 
-/** Errors Fastify's router raises before any handler (its `frameworkErrors`), as the daemon's. */
-const FASTIFY_CODES: Record<string, ApiErrorCode> = {
-  FST_ERR_BAD_URL: 'invalid_request',
-  FST_ERR_ASYNC_CONSTRAINT: 'invalid_request',
-};
-
 interface FastifyLikeReply {
   code(status: number): FastifyLikeReply;
   headers(values: Record<string, string>): FastifyLikeReply;
   send(body: unknown): void;
 }
 
-/** The error body of a Fastify error code, never echoing the request. */
-function fastifyErrorBody(
-  code: string | undefined,
-  statusCode: number | undefined,
-): { status: number; body: Record<string, unknown> } | undefined {
-  const ours = code ? FASTIFY_CODES[code] : undefined;
-  if (ours) {
-    const error = apiError(ours);
-    return { status: error.getStatus(), body: error.toBody() };
-  }
-  if (statusCode === 414 || code === 'FST_ERR_MAX_PARAM_LENGTH') return { status: 404, body: apiError('not_found').toBody() };
-  return undefined;
+/** The daemon's answer to an error Fastify's router raises before any handler (its `frameworkErrors`), never echoing the request. */
+function fastifyFrameworkError(code: string | undefined, statusCode: number | undefined): ApiException {
+  if (statusCode === 414 || code === 'FST_ERR_MAX_PARAM_LENGTH') return apiError('not_found');
+  return apiError('invalid_request');
 }
 
 /** Options of the Fastify adapter: body limit, timeouts, and framework errors in our shape. */
@@ -49,8 +36,8 @@ export function fastifyOptions(config: LoadedDaemonConfig) {
     // Session and prompt ids are at most a few hundred characters; longer ones are answered as unknown.
     routerOptions: { maxParamLength: 1_024 },
     frameworkErrors: (error: { code?: string; statusCode?: number }, _request: unknown, reply: FastifyLikeReply) => {
-      const mapped = fastifyErrorBody(error.code, error.statusCode) ?? { status: 400, body: apiError('invalid_request').toBody() };
-      reply.code(mapped.status).send(mapped.body);
+      const answer = fastifyFrameworkError(error.code, error.statusCode);
+      reply.code(answer.getStatus()).headers(answer.headers).send(answer.toBody());
     },
   };
 }
