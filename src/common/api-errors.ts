@@ -3,7 +3,12 @@ import { ApiException } from './api-exception.js';
 const SID = '5c1d2a8e-7f7b-4a44-9a57-1f2e3d4c5b6a';
 const PID = 'caa0b1c2-d3e4-4f50-8a6b-7c8d9e0f1a2b';
 
-/** One code of the catalogue: its status, message, the seconds of its `Retry-After` (if any), and documented details. */
+/**
+ * One code of the catalogue: its status, message, the seconds of its
+ * `Retry-After` (if any), other headers, and the details documented for it.
+ *
+ * @publicApi
+ */
 export interface ErrorCatalogueEntry {
   status: number;
   message: string;
