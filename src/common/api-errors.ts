@@ -61,6 +61,7 @@ export const ERROR_CATALOGUE = {
   },
   not_found: { status: 404, message: 'Not found' },
   method_not_allowed: { status: 405, message: 'Method not allowed on this path; see Allow' },
+  // The SessionOwnership port's answers (the cluster's ownership gives them): documented on the runtime's routes, so kept here.
   session_on_other_node: {
     status: 409,
     message: 'The session is live on another node; load it (POST /session/:id/load) through any node to attach',
@@ -93,6 +94,7 @@ export const ERROR_CATALOGUE = {
     retryAfter: 1,
     example: { sessionId: SID, limit: 5, pendingCount: 5 },
   },
+  // A SessionOwnership answer too (see session_on_other_node).
   cluster_unavailable: {
     status: 503,
     message: 'The cluster directory or the owner node is unreachable',
