@@ -120,7 +120,7 @@ export const API_ERRORS = ERROR_CATALOGUE;
  *
  * @publicApi
  */
-export type ApiErrorCode = keyof typeof API_ERRORS;
+export type ApiErrorCode = keyof typeof ERROR_CATALOGUE;
 
 /**
  * Builds the exception of `code`, with its catalogued status, headers
