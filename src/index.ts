@@ -41,10 +41,10 @@ export {
   type SettledTurnStatus,
 } from './turns/turn-status.js';
 
-export { ClientIdGuard, CLIENT_ID_REQUEST_KEY, type GuardedRequest } from './clients/client-id.guard.js';
-export { ClientId } from './clients/client-id.decorator.js';
-export { ClientIdOptions, DEFAULT_CLIENT_ID_HEADER } from './clients/client-id-options.js';
-export { SessionClientLookup } from './clients/session-client-lookup.js';
+export { ClientIdGuard, CLIENT_ID_REQUEST_KEY, type GuardedRequest } from './client-id/client-id.guard.js';
+export { ClientId } from './client-id/client-id.decorator.js';
+export { ClientIdOptions, DEFAULT_CLIENT_ID_HEADER } from './client-id/client-id-options.js';
+export { SessionClientLookup } from './client-id/session-client-lookup.js';
 
 export { ApiException } from './common/api-exception.js';
 export { ApiExceptionFilter } from './common/api-exception.filter.js';

@@ -1,4 +1,4 @@
-import { SessionClientLookup } from '../clients/session-client-lookup.js';
+import { SessionClientLookup } from '../client-id/session-client-lookup.js';
 import type { LiveTurnStatus, SettledTurnStatus } from './turn-status.js';
 
 /**

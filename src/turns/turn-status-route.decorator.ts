@@ -1,7 +1,7 @@
 import { applyDecorators, Get, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, getSchemaPath } from '@nestjs/swagger';
-import { ClientIdGuard } from '../clients/client-id.guard.js';
-import { DEFAULT_CLIENT_ID_HEADER } from '../clients/client-id-options.js';
+import { ClientIdGuard } from '../client-id/client-id.guard.js';
+import { DEFAULT_CLIENT_ID_HEADER } from '../client-id/client-id-options.js';
 import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
 import { ApiExceptionFilter } from '../common/api-exception.filter.js';
 import type { ApiErrorCode } from '../common/api-errors.js';

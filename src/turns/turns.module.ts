@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { ClientIdGuard } from '../clients/client-id.guard.js';
-import { ClientIdOptions, DEFAULT_CLIENT_ID_HEADER } from '../clients/client-id-options.js';
-import { SessionClientLookup } from '../clients/session-client-lookup.js';
+import { ClientIdGuard } from '../client-id/client-id.guard.js';
+import { ClientIdOptions, DEFAULT_CLIENT_ID_HEADER } from '../client-id/client-id-options.js';
+import { SessionClientLookup } from '../client-id/session-client-lookup.js';
 import { BridgeOverlayProvider } from './bridge-overlay.provider.js';
 import { TurnStatusService } from './turn-status.service.js';
 import { TurnsController } from './turns.controller.js';
