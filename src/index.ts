@@ -22,15 +22,11 @@ export {
   ErrorTurnStatusDto,
   TurnErrorDto,
 } from './turns/turn-status.dto.js';
+export { TURN_STATES, TERMINAL_TURN_STATES, isTerminalState, type TurnState, type TerminalTurnState } from './common/turn-state.js';
 export {
-  TURN_STATES,
-  TERMINAL_TURN_STATES,
-  isTerminalState,
   isLiveStatus,
   isSettledStatus,
   type TurnStatus,
-  type TurnState,
-  type TerminalTurnState,
   type IdleTurnStatus,
   type QueuedTurnStatus,
   type RunningTurnStatus,

@@ -1,41 +1,37 @@
 import { EventEmitter } from 'node:events';
-import { ClientGone } from './client-gone.js';
+import { clientGone } from './client-gone.js';
 
 class FakeResponse extends EventEmitter {
   writableFinished = false;
 }
 
-describe('ClientGone', () => {
-  it('aborts when the connection closes before the answer was sent, and tells its listener once', () => {
+describe('clientGone', () => {
+  it('aborts when the connection closes before the answer was sent', () => {
     const response = new FakeResponse();
-    const gone = new ClientGone(response);
-    const listener = { handleEvent: jest.fn() };
-    gone.addEventListener('abort', listener);
-    expect(gone.aborted).toBe(false);
+    const { signal } = clientGone(response);
+    const aborted = jest.fn();
+    signal.addEventListener('abort', aborted);
+    expect(signal.aborted).toBe(false);
     response.emit('close');
     response.emit('close');
-    expect(gone.aborted).toBe(true);
-    expect(listener.handleEvent).toHaveBeenCalledTimes(1);
+    expect(signal.aborted).toBe(true);
+    expect(aborted).toHaveBeenCalledTimes(1);
   });
 
-  it('is not an abort when the answer was sent first; done stops listening', () => {
+  it('is not an abort when the answer was sent first; release stops listening', () => {
     const response = new FakeResponse();
-    const gone = new ClientGone(response);
+    const gone = clientGone(response);
     response.writableFinished = true;
     response.emit('close');
-    expect(gone.aborted).toBe(false);
-    gone.done();
+    expect(gone.signal.aborted).toBe(false);
+    gone.release();
     expect(response.listenerCount('close')).toBe(0);
   });
 
-  it('remembers an abort that came before anyone listened, forgets a removed listener, and finds the raw response of a Fastify reply', () => {
+  it('finds the raw response of a Fastify reply', () => {
     const raw = new FakeResponse();
-    const gone = new ClientGone({ raw });
-    const listener = { handleEvent: jest.fn() };
-    gone.addEventListener('abort', listener);
-    gone.removeEventListener('abort', listener);
+    const { signal } = clientGone({ raw });
     raw.emit('close');
-    expect(gone.aborted).toBe(true);
-    expect(listener.handleEvent).not.toHaveBeenCalled();
+    expect(signal.aborted).toBe(true);
   });
 });
