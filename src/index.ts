@@ -13,6 +13,7 @@ export { TurnStatusRoute } from './turns/turn-status-route.decorator.js';
 export { BridgeOverlayProvider, type OverlayEntry } from './turns/bridge-overlay.provider.js';
 export { TranscriptScanService } from './turns/transcript-scan.service.js';
 export {
+  TURN_STATUS_DTOS,
   TurnStatusDto,
   IdleTurnStatusDto,
   QueuedTurnStatusDto,
