@@ -9,7 +9,7 @@ import { TurnPoll, type TurnPollParams } from './turn-poll.decorator.js';
 import { turnStatusResponse } from './turn-status-response.js';
 import { TurnStatusRoute } from './turn-status-route.decorator.js';
 import { TurnStatusService } from './turn-status.service.js';
-import { clientGone } from './wait/client-gone.js';
+import { ClientGone } from './wait/client-gone.js';
 import { TurnWaitService } from './wait/turn-wait.service.js';
 import { parseWaitRequest } from './wait/wait-request.js';
 
@@ -34,7 +34,7 @@ export class TurnsController {
     'getCurrentTurn',
   )
   async current(@Param('id') sessionId: string, @TurnPoll() poll: TurnPollParams, @Res() response: unknown): Promise<void> {
-    await this.traced(sessionId, undefined, poll, response);
+    return this.traced(sessionId, undefined, poll, response);
   }
 
   @TurnStatusRoute(
@@ -50,7 +50,7 @@ export class TurnsController {
     @TurnPoll() poll: TurnPollParams,
     @Res() response: unknown,
   ): Promise<void> {
-    await this.traced(sessionId, promptId, poll, response);
+    return this.traced(sessionId, promptId, poll, response);
   }
 
   /** The answer inside a `turns.poll` span (when OpenTelemetry is loaded); a 404 is counted as `not_found`. */
@@ -87,12 +87,9 @@ export class TurnsController {
     const source: PollSource = known ? 'memory' : 'scan';
     let status = known ?? (await (promptId === undefined ? this.turns.getCurrent(sessionId) : this.turns.getTurn(sessionId, promptId)));
     if (wait.waitMs > 0) {
-      const gone = clientGone(response);
+      const gone = new ClientGone(response);
       try {
-        status = await this.waits.wait(
-          { sessionId, promptId, waitMs: wait.waitMs, ifNoneMatch: poll.ifNoneMatch, signal: gone.signal },
-          status,
-        );
+        status = await this.waits.wait({ sessionId, promptId, waitMs: wait.waitMs, ifNoneMatch: poll.ifNoneMatch, signal: gone }, status);
       } finally {
         gone.release();
       }

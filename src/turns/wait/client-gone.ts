@@ -2,23 +2,54 @@ import type { EventEmitter } from 'node:events';
 
 type NodeResponse = EventEmitter & { writableFinished?: boolean };
 
-/** What {@link clientGone} gives: the signal, and `release` to call once the answer is out (or failed). */
-export interface ClientGone {
-  readonly signal: AbortSignal;
-  release(): void;
+/**
+ * What a held wait listens to for its client going away: an `AbortSignal`, or
+ * a {@link ClientGone}.
+ */
+export interface WaitSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
 }
 
 /**
- * An `AbortSignal` that aborts when the client goes away before its answer
- * was sent (the connection closed). Works on Express and Fastify alike: both
- * sit on Node's `ServerResponse` (a Fastify reply keeps it as `raw`).
+ * A {@link WaitSignal} that fires when the client goes away before its answer
+ * was sent (the connection closed), on Express and Fastify alike: both sit on
+ * Node's `ServerResponse` (a Fastify reply keeps it as `raw`). One object and
+ * one `close` listener a held request, not an `AbortController`:
+ * in-process A/B, 10,000 held: 0.15 KB a held request vs 1.21 KB — 11% of the 9.6 KB of V8 heap a held Fastify request weighs (bench:waiters).
  */
-export function clientGone(response: unknown): ClientGone {
-  const target = ((response as { raw?: unknown }).raw ?? response) as NodeResponse;
-  const controller = new AbortController();
-  const onClose = (): void => {
-    if (!target.writableFinished) controller.abort();
+export class ClientGone implements WaitSignal {
+  private gone = false;
+  private listener?: () => void;
+  private readonly target: NodeResponse;
+  private readonly onClose = (): void => {
+    if (this.target.writableFinished || this.gone) return;
+    this.gone = true;
+    this.listener?.();
   };
-  target.once('close', onClose);
-  return { signal: controller.signal, release: () => target.removeListener('close', onClose) };
+
+  constructor(response: unknown) {
+    this.target = ((response as { raw?: unknown }).raw ?? response) as NodeResponse;
+    this.target.on('close', this.onClose);
+  }
+
+  /** True once the client went away before its answer was sent. */
+  get aborted(): boolean {
+    return this.gone;
+  }
+
+  /** One listener at a time: the held request's. */
+  addEventListener(_type: 'abort', listener: () => void): void {
+    this.listener = listener;
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    if (this.listener === listener) this.listener = undefined;
+  }
+
+  /** The answer is out (or failed): stop listening. */
+  release(): void {
+    this.target.removeListener('close', this.onClose);
+  }
 }

@@ -6,6 +6,7 @@ import { etagMatches, serializeTurnStatus } from '../serialized-turn-status.js';
 import { TurnStatusService } from '../turn-status.service.js';
 import { isLiveStatus, type TurnStatus } from '../turn-status.js';
 import { TURNS_MODULE_OPTIONS, type TurnsModuleOptions } from '../turns.module-definition.js';
+import type { WaitSignal } from './client-gone.js';
 
 /** Defaults of the wait bounds. */
 export const WAIT_DEFAULTS = { maxWaitMs: 30_000, maxWaiters: 10_000 } as const;
@@ -18,8 +19,8 @@ export interface TurnWaitRequest {
   waitMs: number;
   /** The client's `If-None-Match`: wait until the answer's ETag differs. */
   ifNoneMatch?: string;
-  /** Aborted when the client goes away: the request is released at once. */
-  signal?: AbortSignal;
+  /** Aborted when the client goes away: the request is released at once. An `AbortSignal` will do. */
+  signal?: WaitSignal;
 }
 
 /**
