@@ -16,9 +16,10 @@ export interface WaitSignal {
  * A {@link WaitSignal} that fires when the client goes away before its answer
  * was sent (the connection closed), on Express and Fastify alike: both sit on
  * Node's `ServerResponse` (a Fastify reply keeps it as `raw`). One object and
- * one `close` listener a held request, not an `AbortController`:
- * in-process A/B, 10,000 held: 0.15 KB a held request vs 1.21 KB — 11% of the 9.6 KB of V8 heap a held Fastify request weighs (bench:waiters).
+ * one `close` listener a held request, not an `AbortController`.
  */
+// bench:waiters (first line, in-process, same run): 0.26 KB and 2.9 µs to start + release vs 1.16 KB and 72 µs with an
+// AbortController — ~9% of a held Fastify request's 9.6 KB of heap, and 25× the CPU (a whole poll costs ~80 µs).
 export class ClientGone implements WaitSignal {
   private gone = false;
   private listener?: () => void;
