@@ -1,4 +1,3 @@
-import { SessionRegistry } from './session-registry.js';
 import { Test } from '@nestjs/testing';
 import { readFileSync } from 'node:fs';
 import { ScriptedEngine } from '../testing/scripted-engine.js';
@@ -65,9 +64,7 @@ describe('SessionsService and its SessionOwnership', () => {
       ownership: { useValue: ownership },
     });
     // The runtime's routes are guarded by ClientIdGuard, which TurnsModule provides.
-    const moduleRef = await Test.createTestingModule({
-      imports: [runtime, TurnsModule.forRoot({ imports: [runtime], sessionLookup: SessionRegistry })],
-    }).compile();
+    const moduleRef = await Test.createTestingModule({ imports: [runtime, TurnsModule.forRoot({ imports: [runtime] })] }).compile();
     await moduleRef.init();
     sessions = moduleRef.get(SessionsService);
     bridge = moduleRef.get(PromptBridge);
