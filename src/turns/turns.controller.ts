@@ -82,19 +82,20 @@ export class TurnsController {
     if (wait.preferenceApplied !== undefined) {
       this.adapterHost.httpAdapter.setHeader(response, 'Preference-Applied', `wait=${wait.preferenceApplied}`);
     }
-    const known = this.turns.peek(sessionId, promptId);
-    // A held request counts by its first answer too: wake-ups are bridge transitions, read from memory.
-    const source: PollSource = known ? 'memory' : 'scan';
-    let status = known ?? (await (promptId === undefined ? this.turns.getCurrent(sessionId) : this.turns.getTurn(sessionId, promptId)));
-    if (wait.waitMs > 0) {
-      const gone = new ClientGone(response);
-      try {
+    // Listening from the start: a client may go away while its first answer reads the transcript.
+    const gone = wait.waitMs > 0 ? new ClientGone(response) : undefined;
+    try {
+      const known = this.turns.peek(sessionId, promptId);
+      // A held request counts by its first answer too: wake-ups are bridge transitions, read from memory.
+      const source: PollSource = known ? 'memory' : 'scan';
+      let status = known ?? (await (promptId === undefined ? this.turns.getCurrent(sessionId) : this.turns.getTurn(sessionId, promptId)));
+      if (gone) {
         status = await this.waits.wait({ sessionId, promptId, waitMs: wait.waitMs, ifNoneMatch: poll.ifNoneMatch, signal: gone }, status);
-      } finally {
-        gone.release();
       }
+      this.reply(status, poll.ifNoneMatch, response, source, span);
+    } finally {
+      gone?.release();
     }
-    this.reply(status, poll.ifNoneMatch, response, source, span);
   }
 
   /** The turn routes' headers, then the body — or a bodiless 304 when `If-None-Match` names the ETag. */
