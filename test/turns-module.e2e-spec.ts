@@ -1,7 +1,7 @@
 import { Controller, Get, Injectable, Module, Param, UseGuards, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { ClientIdGuard } from '../src/clients/client-id.guard.js';
+import { ClientIdGuard } from '../src/client-id/client-id.guard.js';
 import { BridgeOverlayProvider, TranscriptScanService, TurnsModule, type OverlayEntry } from '../src/index.js';
 import type { LooseStatus as TurnStatus } from './support/loose-status.js';
 

@@ -26,7 +26,7 @@ class FakeRunner extends SessionRunner {
   constructor(private readonly clock: ManualClock) {
     super();
   }
-  isLive(sessionId: string): boolean {
+  hasSession(sessionId: string): boolean {
     return this.live.has(sessionId);
   }
   isClientRegistered(sessionId: string, clientId: string): boolean {
