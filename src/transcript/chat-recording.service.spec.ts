@@ -186,14 +186,14 @@ describe('ChatRecordingService under crashes and hostile files', () => {
     const a = await recorder.append(id, { type: 'user', promptId: 'a' });
     const path = recorder.transcriptPath(workspace, id);
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    const internals = recorder as unknown as { appendLine(path: string, line: string): Promise<void> };
-    const real = internals.appendLine.bind(recorder);
-    internals.appendLine = async (target, line) => {
-      appendFileSync(target, line.slice(0, 20)); // half the record reached the disk
+    // The open handle's next write tears: half the record reaches the disk.
+    const internals = recorder as unknown as { open: Map<string, { appender: { handle: { write(data: string): Promise<unknown> } } }> };
+    const handle = internals.open.get(id)!.appender.handle;
+    handle.write = async (data) => {
+      appendFileSync(path, data.slice(0, 20));
       throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
     };
     await expect(recorder.append(id, { type: 'assistant', promptId: 'a' })).resolves.toBeUndefined();
-    internals.appendLine = real;
     const c = await recorder.append(id, { type: 'system', subtype: 'turn_result', promptId: 'a' });
     warn.mockRestore();
     expect(c?.parentUuid).toBe(a!.uuid);
