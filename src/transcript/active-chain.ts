@@ -121,7 +121,8 @@ export class ActiveChain {
     for (let i = starts.length - 1; i >= 0; i -= 1) {
       const record = parseRecord((await this.snapshot.lineAt(starts[i]!, lengths[i]!)).trim());
       if (!record) continue;
-      const parent = record.parentUuid !== null && replacement.has(record.parentUuid) ? replacement.get(record.parentUuid)! : record.parentUuid;
+      const parent =
+        record.parentUuid !== null && replacement.has(record.parentUuid) ? replacement.get(record.parentUuid)! : record.parentUuid;
       if (isTurnResult(record)) {
         replacement.set(record.uuid, parent);
         continue;

@@ -55,11 +55,21 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
   findTurnResult(sessionId: string, promptId: string): Promise<SettledTurnStatus | undefined> {
     // Lines without the promptId, as it stands inside a JSON string, are never parsed.
     const needle = jsonTextBytes(promptId);
-    return this.scan(sessionId, promptId, (line) => line.includes(needle), (p) => p.promptId === promptId);
+    return this.scan(
+      sessionId,
+      promptId,
+      (line) => line.includes(needle),
+      (p) => p.promptId === promptId,
+    );
   }
 
   findNewestTurnResult(sessionId: string): Promise<SettledTurnStatus | undefined> {
-    return this.scan(sessionId, NEWEST, (line) => line.includes(TURN_RESULT), () => true);
+    return this.scan(
+      sessionId,
+      NEWEST,
+      (line) => line.includes(TURN_RESULT),
+      () => true,
+    );
   }
 
   private async scan(
