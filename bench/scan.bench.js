@@ -1,8 +1,8 @@
 // The transcript scanner alone, without HTTP: a full-window miss (a promptId
 // that is not there, 10 pages × 500 records of a 6,000-record transcript) and
 // a repeated miss on the unchanged file (answered from the miss cache, which
-// must open no file). The baselines, measured in the same run and in
-// alternating rounds:
+// must open no file). The baselines, measured in the same run, their scans
+// interleaved with this build's:
 //   - the scanner at each git ref of SCAN_BASELINE_REF (comma-separated,
 //     default d473a8c, the scanner when the performance issue was filed):
 //     built from that commit's sources into a temporary directory with this
@@ -134,11 +134,22 @@ async function parseEveryLine(path, limits, promptId) {
   }
 }
 
-/** Mean ms of `PER_ROUND` calls of `find` with a new missing promptId each time. */
-async function timeMisses(find, tag) {
-  const started = performance.now();
-  for (let i = 0; i < PER_ROUND; i += 1) await find(`missing-${tag}-${i}`);
-  return (performance.now() - started) / PER_ROUND;
+/**
+ * One round: `PER_ROUND` scans of each case, a new missing promptId each
+ * time, interleaved scan by scan (the order rotating), so a drift of this
+ * shared machine weighs on every case alike; mean ms per scan of each case.
+ */
+async function timeRound(cases, tag) {
+  const totals = cases.map(() => 0);
+  for (let i = 0; i < PER_ROUND; i += 1) {
+    for (let k = 0; k < cases.length; k += 1) {
+      const c = (i + k) % cases.length;
+      const started = performance.now();
+      await cases[c][1](`missing-${tag}-${i}`);
+      totals[c] += performance.now() - started;
+    }
+  }
+  return totals.map((total) => total / PER_ROUND);
 }
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
@@ -154,7 +165,8 @@ const cases = [['this build', current.find], ...refs, ['parse every line', every
 for (const [, find] of cases) for (let i = 0; i < 5; i += 1) await find(`warm-${i}`);
 const times = new Map(cases.map(([name]) => [name, []]));
 for (let round = 0; round < ROUNDS; round += 1) {
-  for (const [name, find] of cases) times.get(name).push(await timeMisses(find, `${round}-${name}`));
+  const means = await timeRound(cases, round);
+  cases.forEach(([name], c) => times.get(name).push(means[c]));
 }
 // Every scan that opens the transcript reports on this channel (any build's: the channel is per name).
 const opened = { scans: 0, bytes: 0, counting: false };
@@ -178,12 +190,23 @@ const huge = await scannerOf('.', [
 ]);
 const sizes = { small: [], huge: [] };
 for (let round = 0; round < ROUNDS; round += 1) {
-  sizes.small.push(await timeMisses(small.find, `small-${round}`));
-  sizes.huge.push(await timeMisses(huge.find, `huge-${round}`));
+  const [small1, huge1] = await timeRound(
+    [
+      ['small', small.find],
+      ['huge', huge.find],
+    ],
+    `size-${round}`,
+  );
+  sizes.small.push(small1);
+  sizes.huge.push(huge1);
 }
 
 const ours = median(times.get('this build'));
-console.log(`full-window miss (median of ${ROUNDS} rounds × ${PER_ROUND} scans, alternating):`);
+/** The median over the rounds of `name`'s time ÷ this build's in the same round. */
+const slower = (name) => median(times.get(name).map((ms, round) => ms / times.get('this build')[round]));
+console.log(
+  `full-window miss (median of ${ROUNDS} rounds × ${PER_ROUND} scans, interleaved scan by scan; ratio = median of the rounds' ratios):`,
+);
 for (const [name] of cases) {
   const ms = median(times.get(name));
   const rounds = times
@@ -191,7 +214,7 @@ for (const [name] of cases) {
     .map((t) => t.toFixed(2))
     .join(' ');
   console.log(
-    `  ${name.padEnd(28)} ${ms.toFixed(2)} ms   (${rounds})${name === 'this build' ? '' : `   → this build ${(ms / ours).toFixed(2)}× faster`}`,
+    `  ${name.padEnd(28)} ${ms.toFixed(2)} ms   (${rounds})${name === 'this build' ? '' : `   → this build ${slower(name).toFixed(2)}× faster`}`,
   );
 }
 console.log(

@@ -117,6 +117,26 @@ describe('ChatRecordingService', () => {
     expect(read(id).map((r) => r.message?.parts[0])).toEqual([{ text: 'kept' }]);
   });
 
+  it('closes the transcript it keeps open on detach, abandon (after the write under way) and closeAll', async () => {
+    const appenderOf = (r: ChatRecordingService, id: string) =>
+      (r as unknown as { open: Map<string, { appender: { close(): Promise<void> } }> }).open.get(id)!.appender;
+    const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    for (const id of [a, b, c]) await recorder.attach(id, workspace);
+    const closes = [a, b, c].map((id) => jest.spyOn(appenderOf(recorder, id), 'close'));
+    await recorder.append(a, { type: 'user' });
+    await recorder.detach(a);
+    expect(closes[0]).toHaveBeenCalledTimes(1);
+    const writing = recorder.append(b, { type: 'user', promptId: 'under way' });
+    recorder.abandon(b);
+    expect(closes[1]).not.toHaveBeenCalled();
+    await writing;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closes[1]).toHaveBeenCalledTimes(1);
+    await recorder.append(c, { type: 'user' });
+    await recorder.closeAll();
+    expect(closes[2]).toHaveBeenCalledTimes(1);
+  });
+
   it('rewinds by appending a system/rewind record parented before the prompt', async () => {
     const id = randomUUID();
     await recorder.attach(id, workspace);
