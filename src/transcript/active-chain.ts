@@ -1,6 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { isTurnResult, parseRecord, type TranscriptRecord } from './transcript-record.js';
 import { jsonTextBytes, type SnapshotLine } from './snapshot-line.js';
+import { ExpectedUuid } from './expected-uuid.js';
 import { LineTooLargeError } from './transcript-errors.js';
 import type { TranscriptSnapshot } from './transcript-snapshot.js';
 
@@ -45,7 +46,7 @@ export class ActiveChain {
     let pages = 1;
     let count = 0;
     let bytes = 0;
-    let expect: string | null | undefined;
+    const expected = ExpectedUuid.of(undefined);
     for await (const batch of this.snapshot.batchesBefore(this.snapshot.size, limits.bytes)) {
       for (const line of batch) {
         if (bytes + line.bytes > limits.bytes) {
@@ -56,16 +57,14 @@ export class ActiveChain {
           count = 0;
         }
         bytes += line.bytes;
-        const links = line.links();
-        if (!links || (expect !== undefined && links.uuid !== expect)) continue;
-        expect = links.parentUuid;
+        if (!line.follow(expected)) continue;
         count += 1;
         if (progress) progress.records += 1;
         if (search.candidate(line)) {
           const record = line.record;
           if (record && search.accept(record)) return record;
         }
-        if (expect === null) return undefined;
+        if (expected.pastRoot) return undefined;
         if (count === limits.records) {
           if (++pages > maxPages) return undefined;
           bytes = 0;
