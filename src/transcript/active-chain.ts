@@ -107,14 +107,12 @@ export class ActiveChain {
   async copyTo(out: FileHandle, sessionId: string, maxLineBytes: number): Promise<void> {
     const starts: number[] = [];
     const lengths: number[] = [];
-    let expect: string | null | undefined;
+    const expected = ExpectedUuid.of(undefined);
     for await (const line of this.snapshot.linesBefore(this.snapshot.size, maxLineBytes, true)) {
-      const links = line.links();
-      if (!links || (expect !== undefined && links.uuid !== expect)) continue;
+      if (!line.follow(expected)) continue;
       starts.push(line.start);
       lengths.push(line.bytes);
-      expect = links.parentUuid;
-      if (expect === null) break;
+      if (expected.pastRoot) break;
     }
     const replacement = new Map<string, string | null>();
     for (let i = starts.length - 1; i >= 0; i -= 1) {
