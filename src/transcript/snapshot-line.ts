@@ -66,6 +66,11 @@ export class SnapshotLine {
     readonly start: number,
   ) {}
 
+  /** The buffer the line was read into (shared by the lines of one read), for a search of all of them at once. */
+  get source(): Buffer | undefined {
+    return this.chunk;
+  }
+
   /** The record, if the line parses as one (memoized). */
   get record(): TranscriptRecord | undefined {
     if (this.parsed === undefined) {
