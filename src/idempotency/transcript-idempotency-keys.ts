@@ -54,8 +54,7 @@ export class TranscriptIdempotencyKeys {
       snapshot = await TranscriptSnapshot.open(path);
       if (!snapshot || snapshot.size > limits.maxSnapshotBytes) return clientIds;
       await new ActiveChain(snapshot).find({ records: limits.recordsPerPage, bytes: limits.bytesPerPage }, limits.maxPages, {
-        candidate: (line) => line.includes(FIELD),
-        required: FIELD,
+        needle: FIELD,
         // Collects every keyed user record of the window; accepting none walks all of it.
         accept: (record) => {
           if (record.type === 'user' && typeof record.promptId === 'string' && isRecordedIdempotency(record.idempotency))

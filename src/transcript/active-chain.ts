@@ -10,40 +10,30 @@ export interface PageLimits {
   bytes: number;
 }
 
-/**
- * What a walk looks for: `candidate` is a cheap test of the raw line (e.g. a
- * substring) that decides whether the record is parsed at all; `accept`
- * decides on the parsed record.
- */
+/** What a walk looks for. */
 export interface ChainSearch {
-  candidate(line: SnapshotLine): boolean;
+  /** Bytes every record sought contains (e.g. a promptId as it stands in JSON): a line without them is never parsed. */
+  needle: Buffer;
   accept(record: TranscriptRecord): boolean;
-  /**
-   * Bytes every candidate line contains: a read without them is searched
-   * once (natively) and none of its lines is looked at.
-   */
-  required?: Buffer;
 }
 
-/** The read buffers of `batch` that do not contain `required` (each searched once). */
-function buffersWithout(batch: readonly SnapshotLine[], required: Buffer | undefined): Set<Buffer> | undefined {
-  if (!required) return undefined;
-  const seen = new Set<Buffer>();
-  const without = new Set<Buffer>();
-  for (const line of batch) {
-    const source = line.source;
-    if (!source || seen.has(source)) continue;
-    seen.add(source);
-    if (!source.includes(required)) without.add(source);
-  }
-  return without;
+/**
+ * True when the line holds `needle`. Each read buffer is searched once,
+ * natively, so the lines of a read without it cost no search of their own.
+ */
+function holds(line: SnapshotLine, needle: Buffer, searched: Map<Buffer, boolean>): boolean {
+  const source = line.source;
+  if (!source) return false;
+  let found = searched.get(source);
+  if (found === undefined) searched.set(source, (found = source.includes(needle)));
+  return found && line.includes(needle);
 }
 
 /**
  * The active chain of a transcript snapshot: the `parentUuid` walk back from
  * the last record. Parents precede children in an append-only file, so one
- * backward pass finds it; lines are followed by their links, and only a
- * search's candidates are parsed. Every walk reads pages of bounded bytes, so
+ * backward pass finds it; lines are followed by their links, and only the
+ * lines that hold a search's needle are parsed. Every walk reads pages of bounded bytes, so
  * memory does not follow the file.
  */
 export class ActiveChain {
@@ -68,7 +58,7 @@ export class ActiveChain {
     const expected = ExpectedUuid.of(undefined);
     for await (const batch of this.snapshot.batchesBefore(this.snapshot.size, limits.bytes)) {
       // bench:scan, same run: a full-window miss in 0.88× the time of a substring test of every chain line.
-      const without = buffersWithout(batch, search.required);
+      const searched = new Map<Buffer, boolean>();
       for (const line of batch) {
         if (bytes + line.bytes > limits.bytes) {
           // The line opens the next page (or is too large for any).
@@ -81,7 +71,7 @@ export class ActiveChain {
         if (!line.follow(expected)) continue;
         count += 1;
         if (progress) progress.records += 1;
-        if (!(without && line.source && without.has(line.source)) && search.candidate(line)) {
+        if (holds(line, search.needle, searched)) {
           const record = line.record;
           if (record && search.accept(record)) return record;
         }
@@ -101,9 +91,8 @@ export class ActiveChain {
    * `pageBytes`, no page limit): a rewind parents its record before it.
    */
   userRecordOf(promptId: string, pageBytes: number): Promise<TranscriptRecord | undefined> {
-    const needle = jsonTextBytes(promptId);
     return this.find({ records: Infinity, bytes: pageBytes }, Infinity, {
-      candidate: (line) => line.includes(needle),
+      needle: jsonTextBytes(promptId),
       accept: (record) => record.type === 'user' && record.promptId === promptId,
     });
   }

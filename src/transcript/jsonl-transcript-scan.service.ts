@@ -5,7 +5,7 @@ import { setActiveSpanAttribute } from '../telemetry/tracing.js';
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import { TranscriptScanService } from '../turns/transcript-scan.service.js';
 import type { SettledTurnStatus } from '../turns/turn-status.js';
-import { ActiveChain, type ChainSearch } from './active-chain.js';
+import { ActiveChain } from './active-chain.js';
 import { ChatRecordingService } from './chat-recording.service.js';
 import { MissCache } from './miss-cache.js';
 import { jsonTextBytes } from './snapshot-line.js';
@@ -53,33 +53,19 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
   }
 
   findTurnResult(sessionId: string, promptId: string): Promise<SettledTurnStatus | undefined> {
-    // Lines without the promptId, as it stands inside a JSON string, are never parsed.
-    const needle = jsonTextBytes(promptId);
-    return this.scan(
-      sessionId,
-      promptId,
-      (line) => line.includes(needle),
-      (p) => p.promptId === promptId,
-      needle,
-    );
+    return this.scan(sessionId, promptId, jsonTextBytes(promptId), (p) => p.promptId === promptId);
   }
 
   findNewestTurnResult(sessionId: string): Promise<SettledTurnStatus | undefined> {
-    return this.scan(
-      sessionId,
-      NEWEST,
-      (line) => line.includes(TURN_RESULT),
-      () => true,
-      TURN_RESULT,
-    );
+    return this.scan(sessionId, NEWEST, TURN_RESULT, () => true);
   }
 
+  /** The newest turn_result in the window that holds `needle` and whose payload `match`es. */
   private async scan(
     sessionId: string,
     query: string,
-    candidate: ChainSearch['candidate'],
+    needle: Buffer,
     match: (payload: TurnResultPayload) => boolean,
-    required: Buffer,
   ): Promise<SettledTurnStatus | undefined> {
     const path = this.recorder.pathOf(sessionId);
     if (!path) return undefined;
@@ -98,8 +84,7 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
         { records: recordsPerPage, bytes: bytesPerPage },
         maxPages,
         {
-          candidate,
-          required,
+          needle,
           accept: (record) => isTurnResult(record) && isValidTurnResultPayload(record.systemPayload) && match(record.systemPayload),
         },
         walked,
