@@ -55,8 +55,13 @@ export class ActiveChain {
     let pages = 1;
     let count = 0;
     let bytes = 0;
+    // What the walk went through so far, for its estimate of what is left (read ahead): the window's records at its bytes per record.
+    let walkedRecords = 0;
+    let walkedBytes = 0;
+    const bytesWanted = () =>
+      walkedRecords === 0 ? Infinity : ((maxPages * limits.records - walkedRecords) * walkedBytes) / walkedRecords;
     const expected = ExpectedUuid.of(undefined);
-    for await (const batch of this.snapshot.batchesBefore(this.snapshot.size, limits.bytes)) {
+    for await (const batch of this.snapshot.batchesBefore(this.snapshot.size, limits.bytes, { bytesWanted })) {
       // bench:scan, same run: a full-window miss in 0.88× the time of a substring test of every chain line.
       const searched = new Map<Buffer, boolean>();
       for (const line of batch) {
@@ -68,8 +73,10 @@ export class ActiveChain {
           count = 0;
         }
         bytes += line.bytes;
+        walkedBytes += line.bytes;
         if (!line.follow(expected)) continue;
         count += 1;
+        walkedRecords += 1;
         if (progress) progress.records += 1;
         if (holds(line, search.needle, searched)) {
           const record = line.record;

@@ -207,7 +207,7 @@ describe('JsonlTranscriptScanService', () => {
       read.mockClear();
       await expect(scanner({ recordsPerPage: 500 }).findTurnResult(sid, 'absent')).resolves.toBeUndefined();
       const missBytes = read.mock.calls.reduce((sum, [, length]) => sum + length, 0);
-      // 10 pages x 500 records of ~1.1 KB, plus the rest of the last read: far below the ~22 MiB file.
+      // 10 pages x 500 records of ~1.1 KB, plus what the last read-ahead estimated: far below the ~22 MiB file.
       expect(missBytes).toBeLessThan(8 * 1024 * 1024);
     } finally {
       read.mockRestore();
