@@ -121,7 +121,7 @@ export class TranscriptSnapshot {
       chunkBytes = Math.min(chunkBytes * 2, MAX_CHUNK_BYTES);
       reads += 1;
       // Past the first read the walk is going deep: the next read runs while this chunk is walked.
-      // bench:scan, same run, with the growing reads: a full-window miss in 0.85× the time of fixed 256 KiB reads one after another on a loaded machine (0.99× on a calm one).
+      // bench:scan, same run, with the growing reads: a full-window miss in 0.85–0.99× the time of fixed 256 KiB reads one after another (four runs: 0.85, 0.86 loaded; 0.96, 0.99 calmer).
       const aheadBytes = reads >= 2 && start > 0 && bytesWanted ? Math.min(chunkBytes, bytesWanted() - chunk.length) : 0;
       ahead = aheadBytes > 0 ? this.readAhead(Math.max(0, start - Math.ceil(aheadBytes * 1.125)), start) : undefined;
       const batch: SnapshotLine[] = [];
