@@ -19,7 +19,7 @@ interface Dispatch {
   settle(outcome: Partial<TurnOutcome>): void;
 }
 
-/** Sessions whose prompts settle when the test says so. */
+/** Sessions whose prompts settle when the test says so (the port behind the bridge; the testing kit fakes those in front). */
 class FakeRunner extends SessionRunner {
   readonly live = new Set<string>(['s']);
   readonly dispatched: Dispatch[] = [];
