@@ -106,7 +106,7 @@ describe('SessionsService: the one teardown of a session', () => {
     for (const id of [a, b, c]) expect(() => rt.sessions.require(id)).toThrow(expect.objectContaining({ code: 'session_not_found' }));
     // Even the failed one gives its ownership back: it no longer runs here.
     expect(rt.ownership.calls).toEqual(expect.arrayContaining([`release ${a}`, `release ${b}`, `release ${c}`]));
-    expect(logged).toHaveBeenCalledWith('session teardown failed: TypeError');
+    expect(logged).toHaveBeenCalledWith(`session ${b} teardown (shutdown) failed: TypeError`);
   });
 
   it('shutdown waits for a close already under way', async () => {

@@ -44,9 +44,7 @@ export class SessionsService implements OnApplicationShutdown {
     private readonly ownership: SessionOwnership,
     private readonly idempotencyKeys: TranscriptIdempotencyKeys,
   ) {
-    ownership.onLoss((sessionId) => {
-      this.evict(sessionId).catch((error: unknown) => this.logger.error(`session eviction failed: ${(error as Error)?.name ?? 'error'}`));
-    });
+    ownership.onLoss((sessionId) => void this.evict(sessionId));
   }
 
   private get workspaces(): readonly Workspace[] {
@@ -108,6 +106,7 @@ export class SessionsService implements OnApplicationShutdown {
   /**
    * Closes a session whose ownership moved to another node: nothing more is
    * written to its transcript, its prompts end in `error session_closed`.
+   * Never rejects (a failure is logged).
    */
   async evict(sessionId: string): Promise<void> {
     const session = this.registry.get(sessionId);
@@ -144,10 +143,7 @@ export class SessionsService implements OnApplicationShutdown {
    */
   async onApplicationShutdown(): Promise<void> {
     for (const session of this.registry.all()) void this.end(session, 'shutdown');
-    const results = await Promise.allSettled([...this.ending.values()]);
-    for (const result of results) {
-      if (result.status === 'rejected') this.logger.error(`session teardown failed: ${(result.reason as Error)?.name ?? 'error'}`);
-    }
+    await Promise.allSettled([...this.ending.values()]);
     await this.recorder.closeAll();
   }
 
@@ -167,7 +163,11 @@ export class SessionsService implements OnApplicationShutdown {
   private end(session: Session, end: SessionEnd): Promise<void> {
     const ending = this.tearDown(session, end).finally(() => this.ending.delete(session.id));
     this.ending.set(session.id, ending);
-    return ending;
+    // Only a close has a caller to answer; a loss or a shutdown logs its failure.
+    if (end === 'closed') return ending;
+    return ending.catch((error: unknown) =>
+      this.logger.error(`session ${session.id} teardown (${end}) failed: ${(error as Error)?.name ?? 'error'}`),
+    );
   }
 
   private async tearDown(session: Session, end: SessionEnd): Promise<void> {
