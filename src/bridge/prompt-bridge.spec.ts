@@ -1,17 +1,10 @@
-import { Clock } from '../common/clock.js';
+import { ManualClock } from '../../test/support/manual-clock.js';
 import type { TurnOutcome } from '../common/turn-outcome.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import type { SessionEventType } from '../common/session-event.js';
 import { effectiveDeadlineMs } from './bridge-options.js';
 import { PromptBridge } from './prompt-bridge.js';
 import { SessionRunner, type SessionPrompt } from './session-runner.js';
-
-class ManualClock extends Clock {
-  time = 1_000;
-  now(): number {
-    return this.time;
-  }
-}
 
 interface Dispatch {
   input: SessionPrompt;
