@@ -108,6 +108,14 @@ describe('PromptBridge', () => {
     expect(() => b.beginRewind('s')).toThrow(expect.objectContaining({ status: 409, code: 'session_busy', details: { sessionId: 's' } }));
   });
 
+  it('refuses admission with 404 session_not_found once the session is not live, and queues nothing', () => {
+    const b = bridge();
+    runner.live.delete('s');
+    expect(() => b.admit('s', text('a'))).toThrow(expect.objectContaining({ status: 404, code: 'session_not_found' }));
+    expect(b.pendingPrompts('s')).toEqual([]);
+    expect(published).toEqual([]);
+  });
+
   it('publishes cancelled at once for a removed queued prompt, with no startedAt', () => {
     const b = bridge();
     b.admit('s', text('a'));
