@@ -121,4 +121,20 @@ describe('SessionsService: the one teardown of a session', () => {
     await closing;
     expect(await shutdown).toContain(`release ${sessionId}`);
   });
+
+  it('shutdown ends a session still starting, once it started', async () => {
+    const attached = deferred<void>();
+    const attach = rt.recorder.attach.bind(rt.recorder);
+    jest.spyOn(rt.recorder, 'attach').mockImplementation(async (...args) => (await attached.promise, attach(...args)));
+    const creating = rt.sessions.create({ sessionScope: 'thread' });
+    await settle();
+
+    shutDown = true;
+    const shutdown = rt.close().then(() => [...rt.ownership.calls]);
+    await settle();
+    attached.resolve();
+    const { sessionId } = await creating;
+    expect(await shutdown).toContain(`release ${sessionId}`);
+    expect(() => rt.sessions.require(sessionId)).toThrow(expect.objectContaining({ code: 'session_not_found' }));
+  });
 });

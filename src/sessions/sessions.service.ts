@@ -137,11 +137,12 @@ export class SessionsService implements OnApplicationShutdown {
   }
 
   /**
-   * Ends every session (and waits for those already ending); one session's
-   * failure is logged and harms no other. Then the recorder refuses every
-   * later append: shutdown writes nothing for prompts still pending.
+   * Ends every session, those still starting and those already ending too;
+   * one session's failure is logged and harms no other. Then the recorder
+   * refuses every later append: shutdown writes nothing for prompts still pending.
    */
   async onApplicationShutdown(): Promise<void> {
+    await Promise.allSettled([...this.starting.values()]);
     for (const session of this.registry.all()) void this.end(session, 'shutdown');
     await Promise.allSettled([...this.ending.values()]);
     await this.recorder.closeAll();
