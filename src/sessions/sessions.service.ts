@@ -149,17 +149,11 @@ export class SessionsService implements OnApplicationShutdown {
   }
 
   /**
-   * The one teardown of a live session; `end` only decides what is told and
-   * kept. The order is the rule:
-   * 1. out of the registry: every later request is `404`, the bridge admits and dispatches nothing;
-   * 2. the bridge ends every queued or running prompt (`error session_closed`, the running one
-   *    aborted) and wakes its watchers;
-   * 3. its event streams end, after step 2 so subscribers see each prompt's terminal first;
-   * 4. the engine stops, so nothing new reaches the transcript;
-   * 5. what the session wrote is flushed and its transcript closed;
-   * 6. ownership is released last: another node loads the session only after its last record.
-   * A `lost` session's transcript is abandoned before step 1 (another node may be writing it
-   * now) and it has no ownership to release.
+   * The one teardown of a live session, in one order: out of the registry (nothing more is
+   * admitted), the bridge ends its prompts (`session_closed`) and wakes their waiters, its streams
+   * end (after those terminals), the engine stops, the transcript is flushed, and ownership goes
+   * last (another node loads the session only after its last record). A `lost` session writes
+   * nothing more (another node may be writing its transcript) and has nothing to release.
    */
   private end(session: Session, end: SessionEnd): Promise<void> {
     const ending = this.tearDown(session, end).finally(() => this.ending.delete(session.id));
