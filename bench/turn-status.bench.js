@@ -23,6 +23,8 @@ import { workspaceKey } from '../dist/transcript/chat-recording.service.js';
 import { browserWallSettings, judgeRequest } from '../dist/daemon/browser-walls.js';
 import { judgeMethod } from '../dist/daemon/request-gate.js';
 import { RouteTable } from '../dist/daemon/route-table.js';
+import { LineBatch } from '../dist/logging/line-batch.js';
+import { pino } from 'pino';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -325,6 +327,45 @@ function gateNsPerRequest() {
 }
 const gateNs = gateNsPerRequest();
 
+/**
+ * A request log line's way out (process CPU ns a line, threadpool included): through the
+ * daemon's LineBatch into pino's destination, against each line written to that destination
+ * directly (4 KiB minimum write, as before the batch), in interleaved rounds, into /dev/null.
+ */
+async function logLineNs() {
+  const line = `{"level":"info","time":${Date.now()},"pid":1,"hostname":"bench","requestId":"${randomUUID()}","method":"GET","route":"/session/:id/turns/:promptId","status":200,"durationMs":0.42,"sessionId":"${randomUUID()}","msg":"GET /session/:id/turns/:promptId 200"}\n`;
+  const fd = openSync('/dev/null', 'w');
+  const ways = {
+    batched: () => {
+      const out = pino.destination({ dest: fd, sync: false });
+      const batch = new LineBatch(out);
+      return { write: (l) => batch.write(l), end: () => (batch.flush(), out.flushSync()) };
+    },
+    direct: () => {
+      const out = pino.destination({ dest: fd, sync: false, minLength: 4_096 });
+      return { write: (l) => out.write(l), end: () => out.flushSync() };
+    },
+  };
+  const lines = 100_000;
+  const ns = { batched: [], direct: [] };
+  for (let round = 0; round < 5; round += 1) {
+    for (const [name, open] of Object.entries(ways)) {
+      const way = open();
+      const before = process.cpuUsage();
+      for (let i = 0; i < lines; i += 1) {
+        way.write(line);
+        if (i % 1_000 === 999) await new Promise(setImmediate); // let the writes complete, as a serving daemon does
+      }
+      way.end();
+      const used = process.cpuUsage(before);
+      ns[name].push(((used.user + used.system) * 1_000) / lines);
+    }
+  }
+  closeSync(fd);
+  return { batched: median(ns.batched), direct: median(ns.direct) };
+}
+const logNs = await logLineNs();
+
 const ONLY_OPERATIONS = process.env.BENCH_ONLY === 'operations';
 const baselines = {};
 const results = {};
@@ -351,6 +392,10 @@ operating it — settled poll, ${ROUNDS} rounds of ${SECONDS} s per variant (rat
       `  ${adapter.padEnd(8)} off ${row('off')} | metrics+logs ${row('ops')} ratio ${r.opsRatio.toFixed(3)} | OTel API, no SDK ${row('otel')} ratio ${r.otelRatio.toFixed(3)}`,
     );
   }
+  const share = (ns, adapter) => `${((ns / 1000 / operations[adapter].off.cpuUs) * 100).toFixed(1)}%`;
+  console.log(
+    `  a request log line's way out (in this process): batched ${logNs.batched.toFixed(0)} ns = ${share(logNs.batched, 'express')} / ${share(logNs.batched, 'fastify')} of a poll's CPU (express / fastify); a write per line ${logNs.direct.toFixed(0)} ns (${(logNs.direct / logNs.batched).toFixed(1)}×)`,
+  );
 }
 if (ONLY_OPERATIONS) {
   printOperations();
