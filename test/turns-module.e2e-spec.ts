@@ -5,6 +5,7 @@ import { ClientIdGuard } from '../src/client-id/client-id.guard.js';
 import { BridgeOverlayProvider, TranscriptScanService, TurnsModule, type OverlayEntry } from '../src/index.js';
 import type { LooseStatus as TurnStatus } from './support/loose-status.js';
 
+// Not the testing kit, on purpose: this suite is a host implementing the ports itself.
 /** A host's own runtime: one session, one settled prompt, one persisted record. */
 @Injectable()
 class HostBridge extends BridgeOverlayProvider {
