@@ -98,7 +98,7 @@ export class PromptBridge extends BridgeOverlayProvider {
     span: TurnSpan | undefined,
   ): AdmittedPrompt {
     // A request that passed the guard before its session's teardown began is refused, never queued.
-    if (!this.sessions.isLive(sessionId)) throw ApiErrors.sessionNotFound(sessionId);
+    if (!this.sessions.hasSession(sessionId)) throw ApiErrors.sessionNotFound(sessionId);
     const queue = this.queue(sessionId);
     if (queue.rewinding) throw ApiErrors.sessionBusy(sessionId);
     if (queue.pendingCount >= this.options.maxPendingPrompts) {
