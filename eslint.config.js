@@ -1,6 +1,6 @@
 // Lint, and the package's layering: each layer (an `exports` subpath) may
 // import only the layers above it —
-//   root (turns, clients, common, telemetry) → client → runtime (with idempotency/, webhooks/) → acp → cluster → daemon
+//   root (turns, client-id, common, telemetry) → client → runtime (with idempotency/, webhooks/) → acp → cluster → daemon
 // (metrics and logging sit under the daemon, which alone mounts them), and the
 // root loads no agent SDK, no HTTP platform, no prom-client, pino or OpenTelemetry.
 // The testing kit sits beside the daemon (root and runtime only), and nothing shipped imports it. Specs are exempt from
@@ -23,7 +23,7 @@ const RUNTIME_FOLDERS = ['runtime', 'bridge', 'sessions', 'transcript', 'events'
 const LAYERS = [
   {
     name: 'root',
-    files: ['src/index.ts', 'src/turns/**/*.ts', 'src/clients/**/*.ts', 'src/common/**/*.ts', 'src/telemetry/**/*.ts'],
+    files: ['src/index.ts', 'src/turns/**/*.ts', 'src/client-id/**/*.ts', 'src/common/**/*.ts', 'src/telemetry/**/*.ts'],
     folders: folders(...RUNTIME_FOLDERS, 'acp', 'cluster', 'daemon', 'client', 'status', 'metrics', 'logging', 'testing'),
     packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES, ...OPERATIONS_PACKAGES, ...TRACING_PACKAGES],
   },
@@ -31,7 +31,7 @@ const LAYERS = [
   {
     name: 'client',
     files: ['src/client/**/*.ts'],
-    folders: folders(...RUNTIME_FOLDERS, 'acp', 'cluster', 'daemon', 'clients', 'testing'),
+    folders: folders(...RUNTIME_FOLDERS, 'acp', 'cluster', 'daemon', 'client-id', 'testing'),
     packages: [
       '@nestjs/*',
       'class-validator',

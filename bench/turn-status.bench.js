@@ -14,7 +14,7 @@
 //   BENCH_ONLY=operations npm run bench   (only the operations section)
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { startDaemonWithData, startOnPort, startProcess } from './support/daemon-process.js';
@@ -246,12 +246,11 @@ async function benchOperations(httpAdapter) {
   try {
     for (const [name, { args, env }] of Object.entries(variants)) {
       const dataDir = mkdtempSync(join(tmpdir(), 'turns-bench-'));
-      servers[name] = await startOnPort([...args, 'dist/daemon/bin.js'], {
-        TURNS_DATA_DIR: dataDir,
-        TURNS_WORKSPACES: dataDir,
-        TURNS_HTTP_ADAPTER: httpAdapter,
-        ...env,
-      });
+      servers[name] = await startOnPort(
+        [...args, 'dist/daemon/bin.js'],
+        { TURNS_DATA_DIR: dataDir, TURNS_WORKSPACES: dataDir, TURNS_HTTP_ADAPTER: httpAdapter, ...env },
+        join(dataDir, 'daemon.log'),
+      );
       servers[name].dataDir = dataDir;
       const base = servers[name].url;
       const { sessionId } = await json(base, '/session', post({ sessionScope: 'thread' }));
@@ -269,7 +268,8 @@ async function benchOperations(httpAdapter) {
       }
     }
     const ratio = (name) => median(runs[name].map((r, i) => r.rps / runs.off[i].rps));
-    return { off: mean(runs.off), ops: mean(runs.ops), otel: mean(runs.otel), opsRatio: ratio('ops'), otelRatio: ratio('otel') };
+    const logMiB = statSync(join(servers.ops.dataDir, 'daemon.log')).size / 2 ** 20;
+    return { off: mean(runs.off), ops: mean(runs.ops), otel: mean(runs.otel), opsRatio: ratio('ops'), otelRatio: ratio('otel'), logMiB };
   } finally {
     for (const server of Object.values(servers)) {
       await server.stop();
@@ -389,7 +389,7 @@ operating it — settled poll, ${ROUNDS} rounds of ${SECONDS} s per variant (rat
   for (const [adapter, r] of Object.entries(operations)) {
     const row = (name) => `${String(Math.round(r[name].rps)).padStart(7)} req/s ${r[name].cpuUs.toFixed(0).padStart(4)} µs/req`;
     console.log(
-      `  ${adapter.padEnd(8)} off ${row('off')} | metrics+logs ${row('ops')} ratio ${r.opsRatio.toFixed(3)} | OTel API, no SDK ${row('otel')} ratio ${r.otelRatio.toFixed(3)}`,
+      `  ${adapter.padEnd(8)} off ${row('off')} | metrics+logs ${row('ops')} ratio ${r.opsRatio.toFixed(3)} | OTel API, no SDK ${row('otel')} ratio ${r.otelRatio.toFixed(3)} | request log ${r.logMiB.toFixed(0)} MiB into a file`,
     );
   }
   const share = (ns, adapter) => `${((ns / 1000 / operations[adapter].off.cpuUs) * 100).toFixed(1)}%`;

@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { startDaemonWithData, startProcess } from './support/daemon-process.js';
 import { heldPhase, json, post, sleep, snapshotFlags, vanishingClients } from './support/held-requests.js';
 import { TurnsClient } from '../dist/client/index.js';
+import { clientGoneAb } from './support/client-gone-ab.js';
 
 const WAITERS = Number(process.env.WAITERS ?? 10_000);
 const PROMPT_MS = Number(process.env.WAIT_PROMPT_MS ?? 30_000);
@@ -161,6 +162,7 @@ async function baseline() {
   }
 }
 
+console.log(clientGoneAb());
 console.log('\nthe floor: bare node:http holding GETs and answering the same bytes, same client');
 const floor = await baseline();
 for (const line of floor.lines) console.log(`  ${line}`);

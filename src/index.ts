@@ -13,6 +13,7 @@ export { TurnStatusRoute } from './turns/turn-status-route.decorator.js';
 export { BridgeOverlayProvider, type OverlayEntry } from './turns/bridge-overlay.provider.js';
 export { TranscriptScanService } from './turns/transcript-scan.service.js';
 export {
+  TURN_STATUS_DTOS,
   TurnStatusDto,
   IdleTurnStatusDto,
   QueuedTurnStatusDto,
@@ -22,15 +23,11 @@ export {
   ErrorTurnStatusDto,
   TurnErrorDto,
 } from './turns/turn-status.dto.js';
+export { TURN_STATES, TERMINAL_TURN_STATES, isTerminalState, type TurnState, type TerminalTurnState } from './common/turn-state.js';
 export {
-  TURN_STATES,
-  TERMINAL_TURN_STATES,
-  isTerminalState,
   isLiveStatus,
   isSettledStatus,
   type TurnStatus,
-  type TurnState,
-  type TerminalTurnState,
   type IdleTurnStatus,
   type QueuedTurnStatus,
   type RunningTurnStatus,
@@ -41,10 +38,10 @@ export {
   type SettledTurnStatus,
 } from './turns/turn-status.js';
 
-export { ClientIdGuard, CLIENT_ID_REQUEST_KEY, type GuardedRequest } from './clients/client-id.guard.js';
-export { ClientId } from './clients/client-id.decorator.js';
-export { ClientIdOptions, DEFAULT_CLIENT_ID_HEADER } from './clients/client-id-options.js';
-export { SessionClientLookup } from './clients/session-client-lookup.js';
+export { ClientIdGuard, CLIENT_ID_REQUEST_KEY, type GuardedRequest } from './client-id/client-id.guard.js';
+export { ClientId } from './client-id/client-id.decorator.js';
+export { ClientIdOptions, DEFAULT_CLIENT_ID_HEADER } from './client-id/client-id-options.js';
+export { SessionClientLookup } from './client-id/session-client-lookup.js';
 
 export { ApiException } from './common/api-exception.js';
 export { ApiExceptionFilter } from './common/api-exception.filter.js';

@@ -1,10 +1,11 @@
 import { Controller, Get, Injectable, Module, Param, UseGuards, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { ClientIdGuard } from '../src/clients/client-id.guard.js';
+import { ClientIdGuard } from '../src/client-id/client-id.guard.js';
 import { BridgeOverlayProvider, TranscriptScanService, TurnsModule, type OverlayEntry } from '../src/index.js';
 import type { LooseStatus as TurnStatus } from './support/loose-status.js';
 
+// Not the testing kit, on purpose: this suite is a host implementing the ports itself.
 /** A host's own runtime: one session, one settled prompt, one persisted record. */
 @Injectable()
 class HostBridge extends BridgeOverlayProvider {

@@ -1,4 +1,4 @@
-import { Clock } from '../common/clock.js';
+import { ManualClock } from '../../test/support/manual-clock.js';
 import type { TurnOutcome } from '../common/turn-outcome.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import type { SessionEventType } from '../common/session-event.js';
@@ -6,27 +6,20 @@ import { effectiveDeadlineMs } from './bridge-options.js';
 import { PromptBridge } from './prompt-bridge.js';
 import { SessionRunner, type SessionPrompt } from './session-runner.js';
 
-class ManualClock extends Clock {
-  time = 1_000;
-  now(): number {
-    return this.time;
-  }
-}
-
 interface Dispatch {
   input: SessionPrompt;
   signal: AbortSignal;
   settle(outcome: Partial<TurnOutcome>): void;
 }
 
-/** Sessions whose prompts settle when the test says so. */
+/** Sessions whose prompts settle when the test says so (the port behind the bridge; the testing kit fakes those in front). */
 class FakeRunner extends SessionRunner {
   readonly live = new Set<string>(['s']);
   readonly dispatched: Dispatch[] = [];
   constructor(private readonly clock: ManualClock) {
     super();
   }
-  isLive(sessionId: string): boolean {
+  hasSession(sessionId: string): boolean {
     return this.live.has(sessionId);
   }
   isClientRegistered(sessionId: string, clientId: string): boolean {
@@ -113,6 +106,14 @@ describe('PromptBridge', () => {
     expect(b.admit('s', text('a')).promptId).toEqual(expect.any(String));
     // A rewind needs an idle session.
     expect(() => b.beginRewind('s')).toThrow(expect.objectContaining({ status: 409, code: 'session_busy', details: { sessionId: 's' } }));
+  });
+
+  it('refuses admission with 404 session_not_found once the session is not live, and queues nothing', () => {
+    const b = bridge();
+    runner.live.delete('s');
+    expect(() => b.admit('s', text('a'))).toThrow(expect.objectContaining({ status: 404, code: 'session_not_found' }));
+    expect(b.pendingPrompts('s')).toEqual([]);
+    expect(published).toEqual([]);
   });
 
   it('publishes cancelled at once for a removed queued prompt, with no startedAt', () => {

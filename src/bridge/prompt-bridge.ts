@@ -97,6 +97,8 @@ export class PromptBridge extends BridgeOverlayProvider {
     idempotency: AdmissionIdempotency | undefined,
     span: TurnSpan | undefined,
   ): AdmittedPrompt {
+    // A request that passed the guard before its session's teardown began is refused, never queued.
+    if (!this.sessions.hasSession(sessionId)) throw ApiErrors.sessionNotFound(sessionId);
     const queue = this.queue(sessionId);
     if (queue.rewinding) throw ApiErrors.sessionBusy(sessionId);
     if (queue.pendingCount >= this.options.maxPendingPrompts) {
@@ -227,8 +229,9 @@ export class PromptBridge extends BridgeOverlayProvider {
 
   // --- BridgeOverlayProvider ---------------------------------------------------
 
+  // The port's session lookup is the registry's; the daemon binds ClientIdGuard to the registry itself.
   hasSession(sessionId: string): boolean {
-    return this.sessions.isLive(sessionId);
+    return this.sessions.hasSession(sessionId);
   }
 
   isClientRegistered(sessionId: string, clientId: string): boolean {
@@ -303,7 +306,7 @@ export class PromptBridge extends BridgeOverlayProvider {
 
   /** Dispatches the FIFO head into the Session when nothing is running. */
   private pump(sessionId: string, queue: PromptQueue): void {
-    if (queue.running || queue.queued.length === 0 || !this.sessions.isLive(sessionId)) return;
+    if (queue.running || queue.queued.length === 0 || !this.sessions.hasSession(sessionId)) return;
     const entry = queue.queued.shift()!;
     queue.running = entry;
     entry.startedAt = this.clock.now();

@@ -2,8 +2,8 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards, UseFil
 import { ApiExceptionFilter } from '../common/api-exception.filter.js';
 import { createValidationPipe } from '../common/validation.pipe.js';
 import { ApiAcceptedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
-import { ClientId } from '../clients/client-id.decorator.js';
-import { ClientIdGuard } from '../clients/client-id.guard.js';
+import { ClientId } from '../client-id/client-id.decorator.js';
+import { ClientIdGuard } from '../client-id/client-id.guard.js';
 import type { PromptBlock } from '../common/turn-fields.js';
 import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
 import { AdmittedPromptDto, PendingPromptsDto, PromptRequestDto, RemovedDto } from './prompt.dto.js';

@@ -1,3 +1,4 @@
+import { SessionClientLookup } from '../client-id/session-client-lookup.js';
 import type { PromptBlock } from '../common/turn-fields.js';
 import type { TurnOutcome } from '../common/turn-outcome.js';
 import type { RecordedIdempotency } from '../transcript/transcript-record.js';
@@ -19,15 +20,13 @@ export interface SessionPrompt {
 
 /**
  * What the bridge needs of the sessions it feeds — implemented by the
- * sessions layer, so the bridge depends on nothing there.
+ * sessions layer, so the bridge depends on nothing there: the session lookup
+ * (`hasSession`, `isClientRegistered`, declared once by
+ * `SessionClientLookup`), and running a prompt.
  *
  * @publicApi
  */
-export abstract class SessionRunner {
-  /** True when the session is live in this process. */
-  abstract isLive(sessionId: string): boolean;
-  /** True when `clientId` was issued for this session. */
-  abstract isClientRegistered(sessionId: string, clientId: string): boolean;
+export abstract class SessionRunner extends SessionClientLookup {
   /**
    * Runs one prompt in the live session to its outcome; never rejects by
    * contract. `undefined` when the session is not live.

@@ -12,7 +12,6 @@ export {
 export { TurnsApiError, TurnWindowExpiredError, TurnWaitTimeoutError } from './errors.js';
 export type {
   TurnStatus,
-  TurnState,
   IdleTurnStatus,
   QueuedTurnStatus,
   RunningTurnStatus,
@@ -22,6 +21,7 @@ export type {
   LiveTurnStatus,
   SettledTurnStatus,
 } from '../turns/turn-status.js';
+export type { TurnState } from '../common/turn-state.js';
 export type { TurnError } from '../common/normalize-turn-error.js';
 export type { PromptBlock } from '../common/turn-fields.js';
 export type { SessionEvent, SessionEventType } from '../common/session-event.js';

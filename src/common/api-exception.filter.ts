@@ -2,7 +2,6 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import { HttpAdapterHost } from '@nestjs/core';
 import { apiError, type ApiErrorCode } from './api-errors.js';
 import { ApiException } from './api-exception.js';
-import { NotModifiedException } from './not-modified.exception.js';
 
 /**
  * Codes for errors that reach the filter as Nest or body-parser exceptions.
@@ -49,11 +48,6 @@ export class ApiExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const { httpAdapter } = this.adapterHost;
     const response = host.switchToHttp().getResponse();
-    if (exception instanceof NotModifiedException) {
-      httpAdapter.setHeader(response, 'ETag', exception.etag);
-      httpAdapter.reply(response, undefined, 304);
-      return;
-    }
     const { status, body, headers } = this.describe(exception);
     for (const [name, value] of Object.entries(headers)) httpAdapter.setHeader(response, name, value);
     httpAdapter.reply(response, body, status);

@@ -1,4 +1,5 @@
-import type { TerminalTurnState, TurnError } from '../turns/turn-status.js';
+import type { TurnError } from './normalize-turn-error.js';
+import type { TerminalTurnState } from './turn-state.js';
 
 /**
  * How a prompt ended, as the Session (or the bridge, for a terminal it makes

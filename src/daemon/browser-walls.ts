@@ -3,7 +3,7 @@ import type { ApiException } from '../common/api-exception.js';
 import { ApiErrors } from '../common/api-errors.js';
 import { putInFront } from '../common/request-front.js';
 import { sendApiError } from '../common/send-api-error.js';
-import { DEFAULT_CLIENT_ID_HEADER } from '../clients/client-id-options.js';
+import { DEFAULT_CLIENT_ID_HEADER } from '../client-id/client-id-options.js';
 import { isLoopback, type DaemonConfig } from './daemon-config.js';
 
 // The daemon drives agents that can run tools, so no web page may reach it

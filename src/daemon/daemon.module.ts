@@ -7,6 +7,7 @@ import type { AgentEngine } from '../engines/agent-engine.js';
 import type { AgentEngineProvider } from '../runtime/runtime.module-definition.js';
 import { RuntimeModule } from '../runtime/runtime.module.js';
 import type { SessionOwnership } from '../sessions/session-ownership.js';
+import { SessionRegistry } from '../sessions/session-registry.js';
 import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
 import { DaemonStatusController } from '../status/daemon-status.controller.js';
 import { DaemonStatusService } from '../status/daemon-status.service.js';
@@ -95,7 +96,15 @@ export class DaemonModule {
     });
     return {
       module: DaemonModule,
-      imports: [runtime, TurnsModule.forRoot({ imports: [runtime], maxWaitMs: config.maxWaitMs, maxWaiters: config.maxWaiters })],
+      imports: [
+        runtime,
+        TurnsModule.forRoot({
+          imports: [runtime],
+          sessionLookup: SessionRegistry,
+          maxWaitMs: config.maxWaitMs,
+          maxWaiters: config.maxWaiters,
+        }),
+      ],
       controllers: [
         SystemController,
         DaemonStatusController,

@@ -5,7 +5,7 @@ import { createValidationPipe } from '../common/validation.pipe.js';
 import { HttpAdapterHost } from '@nestjs/core';
 import { ApiOkResponse, ApiTags, ApiHeader, ApiOperation } from '@nestjs/swagger';
 import { concat, finalize, map, of, type Observable } from 'rxjs';
-import { ClientIdGuard } from '../clients/client-id.guard.js';
+import { ClientIdGuard } from '../client-id/client-id.guard.js';
 import { SessionEventBus } from './session-event-bus.js';
 import { parseLastEventId } from './last-event-id.js';
 

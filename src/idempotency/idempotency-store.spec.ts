@@ -1,13 +1,6 @@
 import { ApiException } from '../common/api-exception.js';
-import type { Clock } from '../common/clock.js';
+import { ManualClock } from '../../test/support/manual-clock.js';
 import { IdempotencyStore } from './idempotency-store.js';
-
-class ManualClock implements Clock {
-  constructor(public time = 1_000) {}
-  now(): number {
-    return this.time;
-  }
-}
 
 const answer = (promptId: string) => ({ status: 202, body: { promptId } });
 const failure = (fn: () => unknown) => {

@@ -1,8 +1,8 @@
 import { Injectable, Optional, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { HttpAdapterHost, Reflector } from '@nestjs/core';
 import { defer, from, lastValueFrom, type Observable } from 'rxjs';
-import { CLIENT_ID_REQUEST_KEY, type GuardedRequest } from '../clients/client-id.guard.js';
-import { ClientIdOptions, DEFAULT_CLIENT_ID_HEADER } from '../clients/client-id-options.js';
+import { CLIENT_ID_REQUEST_KEY, type GuardedRequest } from '../client-id/client-id.guard.js';
+import { ClientIdOptions, DEFAULT_CLIENT_ID_HEADER } from '../client-id/client-id-options.js';
 import { IDEMPOTENT_REPLAYED_HEADER, idempotencyScope, parseIdempotencyKey } from './idempotency-key.js';
 import { IdempotencyStore } from './idempotency-store.js';
 import { requestFingerprint } from './request-fingerprint.js';

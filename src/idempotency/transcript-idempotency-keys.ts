@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { findOnActiveChain } from '../transcript/active-chain-pager.js';
+import { ActiveChain } from '../transcript/active-chain.js';
 import { ChatRecordingService } from '../transcript/chat-recording.service.js';
 import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
 import type { RecordedIdempotency, TranscriptRecord } from '../transcript/transcript-record.js';
@@ -53,9 +53,8 @@ export class TranscriptIdempotencyKeys {
     try {
       snapshot = await TranscriptSnapshot.open(path);
       if (!snapshot || snapshot.size > limits.maxSnapshotBytes) return clientIds;
-      await findOnActiveChain(snapshot, { records: limits.recordsPerPage, bytes: limits.bytesPerPage }, limits.maxPages, {
-        candidate: (line) => line.includes(FIELD),
-        required: FIELD,
+      await new ActiveChain(snapshot).find({ records: limits.recordsPerPage, bytes: limits.bytesPerPage }, limits.maxPages, {
+        needle: FIELD,
         // Collects every keyed user record of the window; accepting none walks all of it.
         accept: (record) => {
           if (record.type === 'user' && typeof record.promptId === 'string' && isRecordedIdempotency(record.idempotency))

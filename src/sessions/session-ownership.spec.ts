@@ -1,46 +1,11 @@
-import { Test } from '@nestjs/testing';
 import { readFileSync } from 'node:fs';
-import { ScriptedEngine } from '../testing/scripted-engine.js';
-import { tempDir } from '../../test/support/test-daemon.js';
-import { apiError } from '../common/api-errors.js';
-import { PromptBridge } from '../bridge/prompt-bridge.js';
+import type { PromptBridge } from '../bridge/prompt-bridge.js';
 import type { SessionEvent } from '../common/session-event.js';
-import { SessionEventBus } from '../events/session-event-bus.js';
-import { RuntimeModule } from '../runtime/runtime.module.js';
-import { ChatRecordingService } from '../transcript/chat-recording.service.js';
-import { TurnsModule } from '../turns/turns.module.js';
-import { SessionOwnership } from './session-ownership.js';
-import { SessionsService } from './sessions.service.js';
-
-/** An ownership that records what the runtime asks of it, refuses on demand, and can take a session away. */
-class RecordingOwnership extends SessionOwnership {
-  readonly calls: string[] = [];
-  readonly owned = new Set<string>();
-  refuse?: string;
-
-  claim(sessionId: string): Promise<void> {
-    this.calls.push(`claim ${sessionId}`);
-    if (this.refuse === sessionId) return Promise.reject(apiError('session_on_other_node', { sessionId, node: 'node-b' }));
-    this.owned.add(sessionId);
-    return Promise.resolve();
-  }
-
-  release(sessionId: string): Promise<void> {
-    this.calls.push(`release ${sessionId}`);
-    this.owned.delete(sessionId);
-    return Promise.resolve();
-  }
-
-  confirm(sessionId: string): boolean {
-    return this.owned.has(sessionId);
-  }
-
-  /** Another node took the session. */
-  takeAway(sessionId: string): void {
-    this.owned.delete(sessionId);
-    this.lost(sessionId);
-  }
-}
+import type { SessionEventBus } from '../events/session-event-bus.js';
+import type { ScriptedEngine } from '../testing/scripted-engine.js';
+import type { ChatRecordingService } from '../transcript/chat-recording.service.js';
+import { startSessionsRuntime, type RecordingOwnership } from '../../test/support/sessions-runtime.js';
+import type { SessionsService } from './sessions.service.js';
 
 const ID = '4f0c3a52-9d7e-4b1a-8c6d-2e5f7a9b0c1d';
 
@@ -54,23 +19,7 @@ describe('SessionsService and its SessionOwnership', () => {
   let close: () => Promise<void> = async () => undefined;
 
   beforeEach(async () => {
-    ownership = new RecordingOwnership();
-    engine = new ScriptedEngine();
-    const dir = tempDir();
-    const runtime = RuntimeModule.forRoot({
-      workspaces: [dir],
-      dataDir: dir,
-      engine: { useValue: engine },
-      ownership: { useValue: ownership },
-    });
-    // The runtime's routes are guarded by ClientIdGuard, which TurnsModule provides.
-    const moduleRef = await Test.createTestingModule({ imports: [runtime, TurnsModule.forRoot({ imports: [runtime] })] }).compile();
-    await moduleRef.init();
-    sessions = moduleRef.get(SessionsService);
-    bridge = moduleRef.get(PromptBridge);
-    recorder = moduleRef.get(ChatRecordingService);
-    events = moduleRef.get(SessionEventBus);
-    close = () => moduleRef.close();
+    ({ ownership, engine, sessions, bridge, recorder, events, close } = await startSessionsRuntime());
   });
   afterEach(() => close());
 

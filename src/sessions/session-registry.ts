@@ -12,7 +12,8 @@ interface LiveSession {
 
 /**
  * Live sessions by id, and the client ids issued for each: the sessions side
- * of the {@link SessionRunner} port the bridge runs prompts through.
+ * of the {@link SessionRunner} port the bridge runs prompts through, and the
+ * `SessionClientLookup` that `ClientIdGuard` asks (`TurnsModule.forRoot({ sessionLookup: SessionRegistry })`).
  */
 @Injectable()
 export class SessionRegistry extends SessionRunner {
@@ -58,9 +59,9 @@ export class SessionRegistry extends SessionRunner {
     return this.sessions.size;
   }
 
-  // --- SessionRunner -----------------------------------------------------------
+  // --- SessionRunner (and the session lookup ClientIdGuard asks) ----------------
 
-  isLive(sessionId: string): boolean {
+  hasSession(sessionId: string): boolean {
     return this.sessions.has(sessionId);
   }
 

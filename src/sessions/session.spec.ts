@@ -3,35 +3,26 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SystemClock } from '../common/clock.js';
-import { AgentEngine, type EngineSession, type EngineTurnRequest } from '../engines/agent-engine.js';
+import { ScriptedEngine, type ScriptedTurn } from '../testing/scripted-engine.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { ChatRecordingService } from '../transcript/chat-recording.service.js';
 import type { TranscriptRecord } from '../transcript/transcript-record.js';
 import { Session } from './session.js';
 
-/** An engine that plays a script of updates, then returns or throws. */
-class ScriptedEngine extends AgentEngine {
-  readonly name = 'scripted';
-  constructor(private readonly script: (request: EngineTurnRequest) => Promise<{ stopReason: string }>) {
-    super();
-  }
-  async openSession(): Promise<EngineSession> {
-    return { prompt: this.script, close: async () => undefined };
-  }
-}
-
 describe('Session', () => {
   const workspace = { id: 'w', cwd: '/srv/w', primary: true };
   let recorder: ChatRecordingService;
   let sessionId: string;
+  let engine: ScriptedEngine;
 
   beforeEach(async () => {
+    engine = new ScriptedEngine();
     recorder = new ChatRecordingService({ dataDir: mkdtempSync(join(tmpdir(), 'session-')), enabled: true }, new SystemClock());
     sessionId = randomUUID();
     await recorder.attach(sessionId, workspace.cwd);
   });
 
-  function session(engine: AgentEngine): Session {
+  function session(): Session {
     const clock = new SystemClock();
     return new Session(sessionId, workspace, 0, { engine, recorder, events: new SessionEventBus(clock), clock });
   }
@@ -49,17 +40,16 @@ describe('Session', () => {
   });
 
   it('records user, model, tool and exactly one turn_result, with the final answer only', async () => {
-    const s = session(
-      new ScriptedEngine(async ({ onUpdate }) => {
-        onUpdate({ kind: 'thought', text: 'think' });
-        onUpdate({ kind: 'message', text: 'before tool' });
-        onUpdate({ kind: 'tool_call', toolCallId: 't1', title: 'ls' });
-        onUpdate({ kind: 'tool_call_update', toolCallId: 't1', status: 'completed', output: 'a b' });
-        onUpdate({ kind: 'message', text: 'final' });
-        return { stopReason: 'end_turn' };
-      }),
-    );
-    const outcome = await s.prompt(input('p1'), new AbortController().signal);
+    const s = session();
+    const prompted = s.prompt(input('p1'), new AbortController().signal);
+    const turn = await engine.nextTurn();
+    turn.emit({ kind: 'thought', text: 'think' });
+    turn.emit({ kind: 'message', text: 'before tool' });
+    turn.emit({ kind: 'tool_call', toolCallId: 't1', title: 'ls' });
+    turn.emit({ kind: 'tool_call_update', toolCallId: 't1', status: 'completed', output: 'a b' });
+    turn.emit({ kind: 'message', text: 'final' });
+    turn.finish('end_turn');
+    const outcome = await prompted;
     expect(outcome).toMatchObject({ state: 'completed', stopReason: 'end_turn', resultText: 'final', startedAt: 1 });
     const all = records();
     expect(all.map((r) => `${r.type}${r.subtype ? '/' + r.subtype : ''}`)).toEqual([
@@ -87,19 +77,16 @@ describe('Session', () => {
   });
 
   it('turns an engine error into state error with its code, and stays usable', async () => {
-    let fail = true;
-    const s = session(
-      new ScriptedEngine(async () => {
-        if (fail) throw Object.assign(new Error('Internal error'), { code: -32603 });
-        return { stopReason: 'end_turn' };
-      }),
-    );
-    await expect(s.prompt(input('p1'), new AbortController().signal)).resolves.toMatchObject({
+    const s = session();
+    const failed = s.prompt(input('p1'), new AbortController().signal);
+    (await engine.nextTurn()).fail(Object.assign(new Error('Internal error'), { code: -32603 }));
+    await expect(failed).resolves.toMatchObject({
       state: 'error',
       error: { message: 'Internal error', code: '-32603' },
     });
-    fail = false;
-    await expect(s.prompt(input('p2'), new AbortController().signal)).resolves.toMatchObject({ state: 'completed' });
+    const next = s.prompt(input('p2'), new AbortController().signal);
+    (await engine.nextTurn()).finish();
+    await expect(next).resolves.toMatchObject({ state: 'completed' });
     expect(
       records()
         .filter((r) => r.subtype === 'turn_result')
@@ -109,43 +96,39 @@ describe('Session', () => {
 
   it('reports an aborted prompt as cancelled', async () => {
     const abort = new AbortController();
-    const s = session(new ScriptedEngine(async ({ signal }) => (abort.abort(), { stopReason: signal.aborted ? 'cancelled' : 'end_turn' })));
-    await expect(s.prompt(input('p1'), abort.signal)).resolves.toMatchObject({ state: 'cancelled', stopReason: 'cancelled' });
+    const prompted = session().prompt(input('p1'), abort.signal);
+    await engine.nextTurn();
+    abort.abort();
+    await expect(prompted).resolves.toMatchObject({ state: 'cancelled', stopReason: 'cancelled' });
     expect(records().at(-1)!.systemPayload).toMatchObject({ state: 'cancelled', cancelledAt: expect.any(Number) });
   });
 
   it('keeps the outcome when the transcript append fails', async () => {
     jest.spyOn(recorder, 'append').mockResolvedValue(undefined);
-    const s = session(new ScriptedEngine(async ({ onUpdate }) => (onUpdate({ kind: 'message', text: 'ok' }), { stopReason: 'end_turn' })));
-    await expect(s.prompt(input('p1'), new AbortController().signal)).resolves.toMatchObject({ state: 'completed', resultText: 'ok' });
+    const prompted = session().prompt(input('p1'), new AbortController().signal);
+    const turn = await engine.nextTurn();
+    turn.say('ok');
+    turn.finish();
+    await expect(prompted).resolves.toMatchObject({ state: 'completed', resultText: 'ok' });
   });
 
   it('serializes engine use: a second prompt waits for the first to finish', async () => {
     const order: string[] = [];
-    let release!: () => void;
-    let started!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const oneStarted = new Promise<void>((resolve) => (started = resolve));
-    const s = session(
-      new ScriptedEngine(async ({ prompt }) => {
-        const name = (prompt[0] as { text: string }).text;
-        order.push(`start ${name}`);
-        if (name === 'one') {
-          started();
-          await gate;
-        }
-        order.push(`end ${name}`);
-        return { stopReason: 'end_turn' };
-      }),
-    );
+    const started = (turn: ScriptedTurn) => (order.push(`start ${(turn.request.prompt[0] as { text: string }).text}`), turn);
+    const s = session();
     const one = s.prompt({ ...input('a'), prompt: [{ type: 'text', text: 'one' }] }, new AbortController().signal);
     const two = s.prompt({ ...input('b'), prompt: [{ type: 'text', text: 'two' }] }, new AbortController().signal);
-    await oneStarted;
+    const first = started(await engine.nextTurn());
+    const next = engine.nextTurn().then(started);
     // Give the second prompt every chance to reach the engine before release.
     await recorder.flush(sessionId);
     await new Promise((resolve) => setImmediate(resolve));
     expect(order).toEqual(['start one']);
-    release();
+    order.push('end one');
+    first.finish();
+    const second = await next;
+    order.push('end two');
+    second.finish();
     await Promise.all([one, two]);
     expect(order).toEqual(['start one', 'end one', 'start two', 'end two']);
   });

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, HttpCode, Param, Post, UseGuards, UseFilters,
 import { ApiExceptionFilter } from '../common/api-exception.filter.js';
 import { createValidationPipe } from '../common/validation.pipe.js';
 import { ApiOkResponse, ApiNoContentResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
-import { ClientIdGuard } from '../clients/client-id.guard.js';
+import { ClientIdGuard } from '../client-id/client-id.guard.js';
 import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
 import { CreatedSessionDto, CreateSessionDto, ForkedSessionDto, LoadedSessionDto, RewindDto, RewoundDto } from './session.dto.js';
 import type { CreatedSession } from '../common/wire-types.js';

@@ -1,4 +1,4 @@
-import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { RuntimeSettings } from '../runtime/runtime-settings.js';
 import { randomUUID } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
@@ -16,6 +16,9 @@ import { SessionRegistry } from './session-registry.js';
 import { Session } from './session.js';
 import type { Workspace } from './workspace.js';
 
+/** Why a session ends on this node: closed by a client, lost to another node, or the daemon stops. */
+type SessionEnd = 'closed' | 'lost' | 'shutdown';
+
 /**
  * Session lifecycle: create or attach, load after a restart, close, rewind and
  * fork. Each session belongs to one workspace; nothing here falls back from an
@@ -25,7 +28,10 @@ import type { Workspace } from './workspace.js';
  */
 @Injectable()
 export class SessionsService implements OnApplicationShutdown {
+  private readonly logger = new Logger('SessionsService');
   private readonly starting = new Map<string, Promise<Session>>();
+  /** Teardowns under way, so shutdown waits for a close already running. */
+  private readonly ending = new Map<string, Promise<void>>();
 
   constructor(
     private readonly registry: SessionRegistry,
@@ -94,27 +100,17 @@ export class SessionsService implements OnApplicationShutdown {
   }
 
   async close(sessionId: string): Promise<void> {
-    const session = this.require(sessionId);
-    this.registry.remove(sessionId);
-    this.bridge.closeSession(sessionId);
-    this.events.close(sessionId);
-    await this.recorder.detach(sessionId);
-    await session.close();
-    await this.ownership.release(sessionId);
+    await this.end(this.require(sessionId), 'closed');
   }
 
   /**
    * Closes a session whose ownership moved to another node: nothing more is
    * written to its transcript, its prompts end in `error session_closed`.
+   * Never rejects (a failure is logged).
    */
   async evict(sessionId: string): Promise<void> {
     const session = this.registry.get(sessionId);
-    if (!session) return;
-    this.recorder.abandon(sessionId);
-    this.registry.remove(sessionId);
-    this.bridge.closeSession(sessionId);
-    this.events.close(sessionId);
-    await session.close();
+    if (session) await this.end(session, 'lost');
   }
 
   async rewind(sessionId: string, promptId: string): Promise<void> {
@@ -140,15 +136,47 @@ export class SessionsService implements OnApplicationShutdown {
     return { sessionId: session.id, clientId: this.registry.issueClientId(session.id) };
   }
 
-  /** Stops every agent process. Shutdown writes nothing for prompts still pending. */
+  /**
+   * Ends every session, those still starting and those already ending too;
+   * one session's failure is logged and harms no other. Then the recorder
+   * refuses every later append: shutdown writes nothing for prompts still pending.
+   */
   async onApplicationShutdown(): Promise<void> {
-    const sessions = this.registry.all();
-    for (const session of sessions) this.bridge.closeSession(session.id);
-    await Promise.all(sessions.map((session) => session.close()));
-    // Agents are stopped: flush what they wrote, and write nothing after close resolves.
+    await Promise.allSettled([...this.starting.values()]);
+    for (const session of this.registry.all()) void this.end(session, 'shutdown');
+    await Promise.allSettled([...this.ending.values()]);
     await this.recorder.closeAll();
-    // Another node may load them at once rather than after the leases expire.
-    await Promise.all(sessions.map((session) => this.ownership.release(session.id)));
+  }
+
+  /**
+   * The one teardown of a live session, in one order: out of the registry (nothing more is
+   * admitted), the bridge ends its prompts (`session_closed`) and wakes their waiters, its streams
+   * end (after those terminals), the engine stops, the transcript is flushed, and ownership goes
+   * last (another node loads the session only after its last record). A `lost` session writes
+   * nothing more (another node may be writing its transcript) and has nothing to release.
+   */
+  private end(session: Session, end: SessionEnd): Promise<void> {
+    const ending = this.tearDown(session, end).finally(() => this.ending.delete(session.id));
+    this.ending.set(session.id, ending);
+    // Only a close has a caller to answer; a loss or a shutdown logs its failure.
+    if (end === 'closed') return ending;
+    return ending.catch((error: unknown) =>
+      this.logger.error(`session ${session.id} teardown (${end}) failed: ${(error as Error)?.name ?? 'error'}`),
+    );
+  }
+
+  private async tearDown(session: Session, end: SessionEnd): Promise<void> {
+    const owned = end !== 'lost';
+    try {
+      if (!owned) this.recorder.abandon(session.id);
+      this.registry.remove(session.id);
+      this.bridge.closeSession(session.id);
+      this.events.close(session.id);
+      await session.close();
+      if (owned) await this.recorder.detach(session.id);
+    } finally {
+      if (owned) await this.ownership.release(session.id);
+    }
   }
 
   require(sessionId: string): Session {

@@ -117,6 +117,26 @@ describe('ChatRecordingService', () => {
     expect(read(id).map((r) => r.message?.parts[0])).toEqual([{ text: 'kept' }]);
   });
 
+  it('closes the transcript it keeps open on detach, abandon (after the write under way) and closeAll', async () => {
+    const appenderOf = (r: ChatRecordingService, id: string) =>
+      (r as unknown as { open: Map<string, { appender: { close(): Promise<void> } }> }).open.get(id)!.appender;
+    const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    for (const id of [a, b, c]) await recorder.attach(id, workspace);
+    const closes = [a, b, c].map((id) => jest.spyOn(appenderOf(recorder, id), 'close'));
+    await recorder.append(a, { type: 'user' });
+    await recorder.detach(a);
+    expect(closes[0]).toHaveBeenCalledTimes(1);
+    const writing = recorder.append(b, { type: 'user', promptId: 'under way' });
+    recorder.abandon(b);
+    expect(closes[1]).not.toHaveBeenCalled();
+    await writing;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closes[1]).toHaveBeenCalledTimes(1);
+    await recorder.append(c, { type: 'user' });
+    await recorder.closeAll();
+    expect(closes[2]).toHaveBeenCalledTimes(1);
+  });
+
   it('rewinds by appending a system/rewind record parented before the prompt', async () => {
     const id = randomUUID();
     await recorder.attach(id, workspace);
@@ -186,14 +206,14 @@ describe('ChatRecordingService under crashes and hostile files', () => {
     const a = await recorder.append(id, { type: 'user', promptId: 'a' });
     const path = recorder.transcriptPath(workspace, id);
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    const internals = recorder as unknown as { appendLine(path: string, line: string): Promise<void> };
-    const real = internals.appendLine.bind(recorder);
-    internals.appendLine = async (target, line) => {
-      appendFileSync(target, line.slice(0, 20)); // half the record reached the disk
+    // The open handle's next write tears: half the record reaches the disk.
+    const internals = recorder as unknown as { open: Map<string, { appender: { handle: { write(data: string): Promise<unknown> } } }> };
+    const handle = internals.open.get(id)!.appender.handle;
+    handle.write = async (data) => {
+      appendFileSync(path, data.slice(0, 20));
       throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
     };
     await expect(recorder.append(id, { type: 'assistant', promptId: 'a' })).resolves.toBeUndefined();
-    internals.appendLine = real;
     const c = await recorder.append(id, { type: 'system', subtype: 'turn_result', promptId: 'a' });
     warn.mockRestore();
     expect(c?.parentUuid).toBe(a!.uuid);

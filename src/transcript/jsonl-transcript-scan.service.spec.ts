@@ -3,7 +3,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TRANSCRIPT_SCAN_LIMITS } from '../common/limits.js';
-import { InvalidCursorError, readChainPage } from './active-chain-pager.js';
 import type { ChatRecordingService } from './chat-recording.service.js';
 import { JsonlTranscriptScanService, type TranscriptScanLimits } from './jsonl-transcript-scan.service.js';
 import { TranscriptBuilder } from '../../test/support/transcript-fixtures.js';
@@ -212,34 +211,6 @@ describe('JsonlTranscriptScanService', () => {
       expect(missBytes).toBeLessThan(8 * 1024 * 1024);
     } finally {
       read.mockRestore();
-    }
-  });
-});
-
-describe('readChainPage', () => {
-  it('rejects a cursor outside the snapshot', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cursor-'));
-    const file = join(dir, 't.jsonl');
-    const t = new TranscriptBuilder();
-    t.turn('a');
-    writeFileSync(file, t.toJsonl());
-    const snapshot = (await TranscriptSnapshot.open(file))!;
-    try {
-      await expect(
-        readChainPage(snapshot, { offset: snapshot.size + 1, expect: undefined }, { records: 5, bytes: 1_000 }),
-      ).rejects.toBeInstanceOf(InvalidCursorError);
-      await expect(readChainPage(snapshot, { offset: -1, expect: undefined }, { records: 5, bytes: 1_000 })).rejects.toBeInstanceOf(
-        InvalidCursorError,
-      );
-      const page = await readChainPage(snapshot, { offset: snapshot.size, expect: undefined }, { records: 2, bytes: 100_000 });
-      expect(page.count).toBe(2);
-      const rest = await readChainPage(snapshot, page.next!, { records: 2, bytes: 100_000 });
-      expect(rest.count).toBe(1);
-      expect(rest.next).toBeUndefined();
-      const user = { candidate: () => true, accept: (r: { type: string }) => r.type === 'user' };
-      expect((await readChainPage(snapshot, page.next!, { records: 2, bytes: 100_000 }, user)).hit?.type).toBe('user');
-    } finally {
-      await snapshot.close();
     }
   });
 });

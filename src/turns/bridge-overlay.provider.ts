@@ -1,4 +1,4 @@
-import { SessionClientLookup } from '../clients/session-client-lookup.js';
+import { SessionClientLookup } from '../client-id/session-client-lookup.js';
 import type { LiveTurnStatus, SettledTurnStatus } from './turn-status.js';
 
 /**
@@ -8,7 +8,11 @@ import type { LiveTurnStatus, SettledTurnStatus } from './turn-status.js';
  */
 export interface OverlayEntry {
   readonly status: SettledTurnStatus;
-  /** Set by {@link BridgeOverlayProvider.writeBack}: serve as is, no transcript read. */
+  /**
+   * True when the status is final — already combined with its transcript
+   * record by {@link BridgeOverlayProvider.writeBack} — and served as is,
+   * without a scan; false for a terminal the bridge published itself.
+   */
   readonly combined: boolean;
 }
 

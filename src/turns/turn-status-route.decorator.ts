@@ -1,11 +1,11 @@
 import { applyDecorators, Get, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, getSchemaPath } from '@nestjs/swagger';
-import { ClientIdGuard } from '../clients/client-id.guard.js';
-import { DEFAULT_CLIENT_ID_HEADER } from '../clients/client-id-options.js';
+import { ClientIdGuard } from '../client-id/client-id.guard.js';
+import { DEFAULT_CLIENT_ID_HEADER } from '../client-id/client-id-options.js';
 import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
 import { ApiExceptionFilter } from '../common/api-exception.filter.js';
 import type { ApiErrorCode } from '../common/api-errors.js';
-import { TurnStatusDto } from './turn-status.dto.js';
+import { TURN_STATUS_DTOS } from './turn-status.dto.js';
 
 const SESSION = '5c1d2a8e-7f7b-4a44-9a57-1f2e3d4c5b6a';
 const PROMPT = 'caa0b1c2-d3e4-4f50-8a6b-7c8d9e0f1a2b';
@@ -55,7 +55,7 @@ const RETRY_AFTER = { description: 'Seconds before polling again; present while 
  * @publicApi
  */
 export function TurnStatusRoute(path: string, summary: string, errors: ApiErrorCode[], operationId?: string): MethodDecorator {
-  const models = Object.values(TurnStatusDto);
+  const models = Object.values(TURN_STATUS_DTOS);
   return applyDecorators(
     Get(path),
     UseGuards(ClientIdGuard),
@@ -94,7 +94,7 @@ export function TurnStatusRoute(path: string, summary: string, errors: ApiErrorC
         oneOf: models.map((model) => ({ $ref: getSchemaPath(model) })),
         discriminator: {
           propertyName: 'state',
-          mapping: Object.fromEntries(Object.entries(TurnStatusDto).map(([state, model]) => [state, getSchemaPath(model)])),
+          mapping: Object.fromEntries(Object.entries(TURN_STATUS_DTOS).map(([state, model]) => [state, getSchemaPath(model)])),
         },
       },
       headers: { ETag: ETAG, 'Cache-Control': CACHE_CONTROL, 'Retry-After': RETRY_AFTER, 'Preference-Applied': PREFERENCE_APPLIED },

@@ -2,16 +2,16 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { limitPromptText, limitResultText } from '../common/turn-fields.js';
 import { normalizeTurnError } from '../common/normalize-turn-error.js';
-import { TurnStatusDto } from './turn-status.dto.js';
+import { TURN_STATUS_DTOS } from './turn-status.dto.js';
 
 /** Validates a plain status with the class of its state; an unknown state fails. */
 const check = (plain: { state: string }) => {
-  const dto = TurnStatusDto[plain.state as keyof typeof TurnStatusDto];
+  const dto = TURN_STATUS_DTOS[plain.state as keyof typeof TURN_STATUS_DTOS];
   if (!dto) return ['unknown state'];
   return validateSync(plainToInstance(dto as new () => object, plain), { forbidUnknownValues: true });
 };
 
-describe('TurnStatusDto', () => {
+describe('TURN_STATUS_DTOS', () => {
   const base = { sessionId: 's', promptId: 'p' };
 
   it('accepts every shape the service produces, limits applied', () => {

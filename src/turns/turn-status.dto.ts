@@ -191,13 +191,13 @@ export class ErrorTurnStatusDto extends SettledStatusDto implements ErrorTurnSta
 }
 
 /**
- * The class of each state's status: validate a status with the class of its
- * `state`; the OpenAPI document states the union as `oneOf` with `state` as
- * discriminator.
+ * The class of each state's status, by state: validate a status with the
+ * class of its `state`; the OpenAPI document states the union as `oneOf` with
+ * `state` as discriminator.
  *
  * @publicApi
  */
-export const TurnStatusDto = {
+export const TURN_STATUS_DTOS = {
   idle: IdleTurnStatusDto,
   queued: QueuedTurnStatusDto,
   running: RunningTurnStatusDto,
@@ -205,3 +205,11 @@ export const TurnStatusDto = {
   cancelled: CancelledTurnStatusDto,
   error: ErrorTurnStatusDto,
 } as const satisfies Record<TurnState, new () => object>;
+
+/**
+ * The same map as {@link TURN_STATUS_DTOS}, under its first name.
+ *
+ * @deprecated A map of classes, not a class: use `TURN_STATUS_DTOS`.
+ * @publicApi
+ */
+export const TurnStatusDto = TURN_STATUS_DTOS;

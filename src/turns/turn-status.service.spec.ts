@@ -99,6 +99,39 @@ describe('TurnStatusService', () => {
     });
   });
 
+  describe('peek: memory alone', () => {
+    it('answers live and final statuses, and nothing where only the transcript can tell', () => {
+      bridge.live = [{ sessionId: S, state: 'running', promptId: 'p', queuedAt: 1, startedAt: 2 }];
+      expect(service.peek(S, 'p')).toMatchObject({ state: 'running' });
+      expect(service.peek(S)).toMatchObject({ state: 'running', promptId: 'p' });
+      bridge.publish(completed('q')); // the bridge's own terminal still needs its record
+      expect(service.peek(S, 'q')).toBeUndefined();
+      expect(service.peek(S, 'never-seen')).toBeUndefined();
+      bridge.writeBack(S, completed('q', { resultText: 'r' }), false);
+      expect(service.peek(S, 'q')).toMatchObject({ resultText: 'r' });
+      expect(scan.calls).toHaveLength(0);
+    });
+  });
+
+  describe('reads in flight', () => {
+    it('share one scan between concurrent polls of a prompt, and forget it once answered', async () => {
+      bridge.publish(completed('p'));
+      const first = service.getTurn(S, 'p');
+      const second = service.getTurn(S, 'p');
+      const other = service.getTurn(S, 'other');
+      expect(scan.calls.map((c) => c.promptId)).toEqual(['p', 'other']);
+      scan.calls[0]!.resolve(persisted('p'));
+      scan.calls[1]!.resolve(undefined);
+      await expect(first).resolves.toMatchObject({ resultText: 'answer p' });
+      await expect(second).resolves.toBe(await first);
+      await expect(other).rejects.toMatchObject({ code: 'prompt_not_found' });
+      const again = service.getTurn(S, 'other');
+      expect(scan.calls).toHaveLength(3);
+      scan.last.resolve(undefined);
+      await expect(again).rejects.toMatchObject({ code: 'prompt_not_found' });
+    });
+  });
+
   describe('merge and write-back', () => {
     it('enriches the overlay with the persisted result, writes it back, and scans once', async () => {
       bridge.publish(completed('p'));
@@ -214,7 +247,7 @@ describe('TurnStatusService', () => {
     it('serves an answer a concurrent poll wrote back during the scan', async () => {
       bridge.publish(completed('p'));
       const first = service.getTurn(S, 'p');
-      const second = service.getTurn(S, 'p');
+      const second = service.getCurrent(S); // not shared with the exact poll: a read of its own
       scan.calls[1]!.resolve(persisted('p', { resultText: 'fresh' }));
       await second;
       scan.calls[0]!.resolve(persisted('p', { resultText: 'stale' }));

@@ -12,11 +12,15 @@ type ScanOutcome = { ok: true; record: SettledTurnStatus | undefined } | { ok: f
  * wins, then a combined overlay entry, then — after one awaited transcript
  * scan — a fresh re-read of live state and overlay, merged with what the scan
  * found. No I/O of its own; the only write is the in-memory write-back.
+ * Whether the session is live is the caller's check (`ClientIdGuard`).
  *
  * @publicApi
  */
 @Injectable()
 export class TurnStatusService {
+  /** Reads in flight by session and prompt: concurrent polls that need the transcript share one. */
+  private readonly reads = new Map<string, Promise<TurnStatus>>();
+
   constructor(
     private readonly bridge: BridgeOverlayProvider,
     private readonly transcript: TranscriptScanService,
@@ -24,8 +28,7 @@ export class TurnStatusService {
 
   /**
    * The answer memory alone gives — live, or settled and already combined
-   * with its record — or `undefined` when the transcript must be read. What
-   * {@link getTurn} / {@link getCurrent} answer first, without a promise.
+   * with its record — or `undefined` when the transcript must be read.
    */
   peek(sessionId: string, promptId?: string): TurnStatus | undefined {
     return promptId === undefined ? this.currentFromMemory(sessionId) : this.fromMemory(sessionId, promptId);
@@ -33,9 +36,34 @@ export class TurnStatusService {
 
   /** The status of one prompt; `404 prompt_not_found` when no source has it. */
   async getTurn(sessionId: string, promptId: string): Promise<TurnStatus> {
-    const early = this.fromMemory(sessionId, promptId);
-    if (early) return early;
+    return this.fromMemory(sessionId, promptId) ?? this.shared(sessionId, promptId, () => this.readTurn(sessionId, promptId));
+  }
 
+  /** The running prompt, else the queued head, else the newest settled one, else `idle`. */
+  async getCurrent(sessionId: string): Promise<TurnStatus> {
+    return this.currentFromMemory(sessionId) ?? this.shared(sessionId, undefined, () => this.readCurrent(sessionId));
+  }
+
+  /**
+   * Polls of one prompt that arrive while its read is in flight share it: the
+   * read decides from the view after its scan, so it is as fresh for each of
+   * them — and ten thousand woken waiters cost one transcript read.
+   */
+  private shared(sessionId: string, promptId: string | undefined, read: () => Promise<TurnStatus>): Promise<TurnStatus> {
+    const key = `${sessionId}\u0000${promptId ?? ''}`;
+    let pending = this.reads.get(key);
+    if (!pending) {
+      pending = read();
+      this.reads.set(key, pending);
+      const forget = () => {
+        if (this.reads.get(key) === pending) this.reads.delete(key);
+      };
+      pending.then(forget, forget);
+    }
+    return pending;
+  }
+
+  private async readTurn(sessionId: string, promptId: string): Promise<TurnStatus> {
     const scan = await this.scan(sessionId, () => this.transcript.findTurnResult(sessionId, promptId));
 
     // Decide from a fresh view: the prompt may have started, settled, or been
@@ -56,11 +84,7 @@ export class TurnStatusService {
     return answer;
   }
 
-  /** The running prompt, else the queued head, else the newest settled one, else `idle`. */
-  async getCurrent(sessionId: string): Promise<TurnStatus> {
-    const early = this.currentFromMemory(sessionId);
-    if (early) return early;
-
+  private async readCurrent(sessionId: string): Promise<TurnStatus> {
     const scan = await this.scan(sessionId, () => this.transcript.findNewestTurnResult(sessionId));
 
     const fresh = this.currentFromMemory(sessionId);

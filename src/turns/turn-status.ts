@@ -1,23 +1,9 @@
 import type { TurnError } from '../common/normalize-turn-error.js';
 import type { RESULT_TEXT_TRUNCATED } from '../common/limits.js';
+import { isTerminalState, TERMINAL_TURN_STATES, TURN_STATES, type TerminalTurnState, type TurnState } from '../common/turn-state.js';
 
 export type { TurnError };
-
-/**
- * Every state a polled prompt can report, in lifecycle order.
- *
- * @publicApi
- */
-export const TURN_STATES = ['idle', 'queued', 'running', 'completed', 'cancelled', 'error'] as const;
-
-/** @publicApi */
-export type TurnState = (typeof TURN_STATES)[number];
-
-/** States after which a prompt never runs again. @publicApi */
-export const TERMINAL_TURN_STATES = ['completed', 'cancelled', 'error'] as const;
-
-/** @publicApi */
-export type TerminalTurnState = (typeof TERMINAL_TURN_STATES)[number];
+export { TURN_STATES, TERMINAL_TURN_STATES, isTerminalState, type TurnState, type TerminalTurnState };
 
 /** Fields every status of an admitted prompt may carry. */
 interface PromptFields {
@@ -98,24 +84,6 @@ export type LiveTurnStatus = QueuedTurnStatus | RunningTurnStatus;
  * @publicApi
  */
 export type TurnStatus = IdleTurnStatus | LiveTurnStatus | SettledTurnStatus;
-
-/** @publicApi */
-export function isTerminalState(state: TurnState): state is TerminalTurnState {
-  switch (state) {
-    case 'completed':
-    case 'cancelled':
-    case 'error':
-      return true;
-    case 'idle':
-    case 'queued':
-    case 'running':
-      return false;
-    default: {
-      const exhaustive: never = state;
-      return exhaustive;
-    }
-  }
-}
 
 /** True for a queued or running status. @publicApi */
 export function isLiveStatus(status: TurnStatus): status is LiveTurnStatus {

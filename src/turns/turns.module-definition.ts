@@ -1,4 +1,5 @@
 import { ConfigurableModuleBuilder, type ModuleMetadata, type Type } from '@nestjs/common';
+import { SessionClientLookup } from '../client-id/session-client-lookup.js';
 import { BridgeOverlayProvider } from './bridge-overlay.provider.js';
 import { TranscriptScanService } from './transcript-scan.service.js';
 
@@ -32,6 +33,12 @@ export interface TurnsModuleExtras {
   bridgeOverlay?: Type<BridgeOverlayProvider>;
   /** Implementation of the persisted side, registered as `TranscriptScanService`. */
   transcriptScan?: Type<TranscriptScanService>;
+  /**
+   * Where `ClientIdGuard` (and a held request) asks whether a session is live
+   * and a client registered: a provider the imported modules export (the
+   * reference runtime's `SessionRegistry`). @default the `BridgeOverlayProvider`
+   */
+  sessionLookup?: Type<SessionClientLookup>;
 }
 
 export const {
@@ -45,6 +52,7 @@ export const {
     const named = [
       ...(extras.bridgeOverlay ? [{ provide: BridgeOverlayProvider, useClass: extras.bridgeOverlay }] : []),
       ...(extras.transcriptScan ? [{ provide: TranscriptScanService, useClass: extras.transcriptScan }] : []),
+      { provide: SessionClientLookup, useExisting: extras.sessionLookup ?? BridgeOverlayProvider },
     ];
     return {
       ...definition,

@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
-import { ClientIdGuard } from '../clients/client-id.guard.js';
-import { ClientIdOptions, DEFAULT_CLIENT_ID_HEADER } from '../clients/client-id-options.js';
-import { SessionClientLookup } from '../clients/session-client-lookup.js';
-import { BridgeOverlayProvider } from './bridge-overlay.provider.js';
+import { ClientIdGuard } from '../client-id/client-id.guard.js';
+import { ClientIdOptions, DEFAULT_CLIENT_ID_HEADER } from '../client-id/client-id-options.js';
+import { SessionClientLookup } from '../client-id/session-client-lookup.js';
 import { TurnStatusService } from './turn-status.service.js';
 import { TurnsController } from './turns.controller.js';
 import { TurnWaitService } from './wait/turn-wait.service.js';
@@ -15,6 +14,7 @@ import { TURNS_MODULE_OPTIONS, TurnsConfigurableModule, type TurnsModuleOptions 
  * ```ts
  * TurnsModule.forRoot({ imports: [MyRuntimeModule] })            // module exports both tokens
  * TurnsModule.forRoot({ bridgeOverlay: MyBridge, transcriptScan: MyScan })
+ * TurnsModule.forRoot({ imports: [runtime], sessionLookup: SessionRegistry }) // the guard asks the registry
  * ```
  *
  * The module is global: `ClientIdGuard` can guard the host's own session
@@ -28,7 +28,6 @@ import { TURNS_MODULE_OPTIONS, TurnsConfigurableModule, type TurnsModuleOptions 
     TurnStatusService,
     TurnWaitService,
     ClientIdGuard,
-    { provide: SessionClientLookup, useExisting: BridgeOverlayProvider },
     {
       provide: ClientIdOptions,
       inject: [TURNS_MODULE_OPTIONS],

@@ -30,7 +30,7 @@ describe('package layers (lint rule)', () => {
     ['src/turns/x.ts', "import { PromptBridge } from '../bridge/prompt-bridge.js';"],
     ['src/common/x.ts', "import { createApp } from '../daemon/create-app.js';"],
     ['src/turns/x.ts', "import { client } from '@agentclientprotocol/sdk';"],
-    ['src/clients/x.ts', "import { FastifyAdapter } from '@nestjs/platform-fastify';"],
+    ['src/client-id/x.ts', "import { FastifyAdapter } from '@nestjs/platform-fastify';"],
     ['src/bridge/x.ts', "import { AcpEngine } from '../acp/acp.engine.js';"],
     ['src/sessions/x.ts', "import { main } from '../daemon/main.js';"],
     ['src/acp/x.ts', "import { createApp } from '../daemon/create-app.js';"],

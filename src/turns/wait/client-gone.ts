@@ -1,32 +1,37 @@
 import type { EventEmitter } from 'node:events';
-import type { WaitSignal } from './held-turn-request.js';
 
 type NodeResponse = EventEmitter & { writableFinished?: boolean };
 
-/** The Node response under an Express response or a Fastify reply. */
-function nodeResponse(response: unknown): NodeResponse {
-  return ((response as { raw?: unknown }).raw ?? response) as NodeResponse;
+/**
+ * What a held wait listens to for its client going away: an `AbortSignal`, or
+ * a {@link ClientGone}.
+ */
+export interface WaitSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
 }
 
 /**
  * A {@link WaitSignal} that fires when the client goes away before its answer
- * was sent (the connection closed); works on Express and Fastify alike, since
- * both sit on Node's `ServerResponse`. One object and one `close` listener a
- * request — not an `AbortController`, whose signal weighs several times more
- * and would be held as long as the request is. Call `done` once answered.
+ * was sent (the connection closed), on Express and Fastify alike: both sit on
+ * Node's `ServerResponse` (a Fastify reply keeps it as `raw`). One object and
+ * one `close` listener a held request, not an `AbortController`.
  */
+// bench:waiters (first line, in-process, same run): 0.26 KB and 2.9 µs to start + release vs 1.16 KB and 72 µs with an
+// AbortController — ~9% of a held Fastify request's 9.6 KB of heap, and 25× the CPU (a whole poll costs ~80 µs).
 export class ClientGone implements WaitSignal {
   private gone = false;
-  private listener?: { handleEvent(): void };
+  private listener?: () => void;
   private readonly target: NodeResponse;
   private readonly onClose = (): void => {
     if (this.target.writableFinished || this.gone) return;
     this.gone = true;
-    this.listener?.handleEvent();
+    this.listener?.();
   };
 
   constructor(response: unknown) {
-    this.target = nodeResponse(response);
+    this.target = ((response as { raw?: unknown }).raw ?? response) as NodeResponse;
     this.target.on('close', this.onClose);
   }
 
@@ -35,16 +40,17 @@ export class ClientGone implements WaitSignal {
     return this.gone;
   }
 
-  addEventListener(_type: 'abort', listener: { handleEvent(): void }): void {
+  /** One listener at a time: the held request's. */
+  addEventListener(_type: 'abort', listener: () => void): void {
     this.listener = listener;
   }
 
-  removeEventListener(_type: 'abort', listener: { handleEvent(): void }): void {
+  removeEventListener(_type: 'abort', listener: () => void): void {
     if (this.listener === listener) this.listener = undefined;
   }
 
   /** The answer is out (or failed): stop listening. */
-  done(): void {
+  release(): void {
     this.target.removeListener('close', this.onClose);
   }
 }

@@ -4,7 +4,13 @@ import type { LooseStatus } from '../../../test/support/loose-status.js';
 import { BridgeOverlayProvider, type OverlayEntry } from '../bridge-overlay.provider.js';
 import { TranscriptScanService } from '../transcript-scan.service.js';
 import { TurnStatusService } from '../turn-status.service.js';
-import { TurnWaitService } from './turn-wait.service.js';
+import { InMemoryBridgeOverlay } from '../../testing/in-memory-bridge-overlay.js';
+import { InMemoryTranscriptScan } from '../../testing/in-memory-transcript-scan.js';
+import type { TurnStatus } from '../turn-status.js';
+import { TurnWaitService, type TurnWaitRequest } from './turn-wait.service.js';
+
+// The hand-driven bridge reaches states the real one (and the kit's InMemoryBridgeOverlay) cannot: a change
+// without a notification, a provider without notifications, a status replaced in place. The last test runs on the kit's bridge.
 
 /** A bridge whose state and notifications the test drives by hand. */
 class ScriptedBridge extends BridgeOverlayProvider {
@@ -45,17 +51,22 @@ const flush = () => new Promise((resolve) => setImmediate(resolve));
 describe('TurnWaitService', () => {
   let bridge: ScriptedBridge;
   let waits: TurnWaitService;
+  let turns: TurnStatusService;
+  /** A turn request with a wait, as the controller makes it: its first answer, then the wait. */
+  const held = async (request: TurnWaitRequest, service = waits, source = turns): Promise<TurnStatus> =>
+    service.wait(request, await source.getTurn(request.sessionId, request.promptId!));
   const running = (promptId: string) => ({ sessionId: 's', state: 'running', promptId, queuedAt: 1, startedAt: 1 });
 
   beforeEach(() => {
     bridge = new ScriptedBridge();
-    waits = new TurnWaitService(new TurnStatusService(bridge, new NoScan()), bridge, { maxWaitMs: 60_000, maxWaiters: 2 });
+    turns = new TurnStatusService(bridge, new NoScan());
+    waits = new TurnWaitService(turns, bridge, bridge, { maxWaitMs: 60_000, maxWaiters: 2 });
     bridge.live.set('p', running('p'));
   });
   afterEach(() => waits.beforeApplicationShutdown());
 
   it('holds until a notification makes the answer terminal; notifications that change nothing keep it held', async () => {
-    const answer = waits.answer({ sessionId: 's', promptId: 'p', waitMs: 60_000 });
+    const answer = held({ sessionId: 's', promptId: 'p', waitMs: 60_000 });
     let done = false;
     void answer.then(() => (done = true));
     await flush();
@@ -70,7 +81,7 @@ describe('TurnWaitService', () => {
   });
 
   it('does not miss a change that lands between the first poll and the watch', async () => {
-    const answer = waits.answer({ sessionId: 's', promptId: 'p', waitMs: 60_000 });
+    const answer = held({ sessionId: 's', promptId: 'p', waitMs: 60_000 });
     bridge.live.delete('p'); // settles silently before the waiter is registered
     bridge.overlay.set('p', { status: { sessionId: 's', state: 'completed', promptId: 'p', endedAt: 2 } as never, combined: true });
     await expect(answer).resolves.toMatchObject({ state: 'completed' });
@@ -78,10 +89,10 @@ describe('TurnWaitService', () => {
 
   it('caps waiters, and a released waiter frees its place', async () => {
     const controller = new AbortController();
-    const first = waits.answer({ sessionId: 's', promptId: 'p', waitMs: 60_000, signal: controller.signal });
-    const second = waits.answer({ sessionId: 's', promptId: 'p', waitMs: 60_000 });
+    const first = held({ sessionId: 's', promptId: 'p', waitMs: 60_000, signal: controller.signal });
+    const second = held({ sessionId: 's', promptId: 'p', waitMs: 60_000 });
     await flush();
-    await expect(waits.answer({ sessionId: 's', promptId: 'p', waitMs: 60_000 })).rejects.toMatchObject({
+    await expect(held({ sessionId: 's', promptId: 'p', waitMs: 60_000 })).rejects.toMatchObject({
       status: 503,
       code: 'too_many_waiters',
     });
@@ -95,7 +106,7 @@ describe('TurnWaitService', () => {
   it('answers at the deadline with a fresh poll', async () => {
     jest.useFakeTimers({ doNotFake: ['setImmediate'] });
     try {
-      const answer = waits.answer({ sessionId: 's', promptId: 'p', waitMs: 1_000 });
+      const answer = held({ sessionId: 's', promptId: 'p', waitMs: 1_000 });
       await flush();
       bridge.live.set('p', { ...running('p'), startedAt: 5 }); // changed without a notification
       jest.advanceTimersByTime(1_000);
@@ -107,7 +118,7 @@ describe('TurnWaitService', () => {
   });
 
   it('answers 404 session_not_found when the session goes away during the wait', async () => {
-    const answer = waits.answer({ sessionId: 's', promptId: 'p', waitMs: 60_000 });
+    const answer = held({ sessionId: 's', promptId: 'p', waitMs: 60_000 });
     await flush();
     bridge.live_session = false;
     bridge.notify();
@@ -116,26 +127,29 @@ describe('TurnWaitService', () => {
   });
 
   it('wakes everything on shutdown, and a provider without notifications answers at once', async () => {
-    const held = waits.answer({ sessionId: 's', promptId: 'p', waitMs: 60_000 });
+    const waiting = held({ sessionId: 's', promptId: 'p', waitMs: 60_000 });
     await flush();
     waits.beforeApplicationShutdown();
-    await expect(held).resolves.toMatchObject({ state: 'running' });
-    await expect(waits.answer({ sessionId: 's', promptId: 'p', waitMs: 60_000 })).rejects.toMatchObject({ code: 'too_many_waiters' });
+    await expect(waiting).resolves.toMatchObject({ state: 'running' });
+    await expect(held({ sessionId: 's', promptId: 'p', waitMs: 60_000 })).rejects.toMatchObject({ code: 'too_many_waiters' });
 
     const silent = new ScriptedBridge();
     silent.notifications = false;
     silent.live.set('p', running('p'));
-    const plain = new TurnWaitService(new TurnStatusService(silent, new NoScan()), silent, {});
-    await expect(plain.answer({ sessionId: 's', promptId: 'p', waitMs: 60_000 })).resolves.toMatchObject({ state: 'running' });
+    const silentTurns = new TurnStatusService(silent, new NoScan());
+    const plain = new TurnWaitService(silentTurns, silent, silent, {});
+    await expect(held({ sessionId: 's', promptId: 'p', waitMs: 60_000 }, plain, silentTurns)).resolves.toMatchObject({
+      state: 'running',
+    });
     expect(plain.waiting).toBe(0);
   });
 
   it('with If-None-Match, holds while the ETag is the same, even on a settled prompt', async () => {
     bridge.settle('p');
-    const first = await waits.answer({ sessionId: 's', promptId: 'p', waitMs: 0 });
+    const first = await turns.getTurn('s', 'p');
     const { serializeTurnStatus } = await import('../serialized-turn-status.js');
     const gate = deferred<void>();
-    const answer = waits.answer({ sessionId: 's', promptId: 'p', waitMs: 60_000, ifNoneMatch: serializeTurnStatus(first).etag });
+    const answer = held({ sessionId: 's', promptId: 'p', waitMs: 60_000, ifNoneMatch: serializeTurnStatus(first).etag });
     void answer.then(() => gate.resolve());
     await flush();
     expect(waits.waiting).toBe(1);
@@ -148,13 +162,27 @@ describe('TurnWaitService', () => {
     await expect(answer).resolves.toMatchObject({ resultText: 'more' });
   });
 
-  it('peeks at what memory knows without a promise: live, combined settled, else undefined; 404 for a session that is gone', () => {
-    expect(waits.peek('s', 'p')).toMatchObject({ state: 'running' });
-    expect(waits.peek('s', undefined)).toMatchObject({ state: 'running', promptId: 'p' });
-    expect(waits.peek('s', 'never-seen')).toBeUndefined(); // only the transcript can tell
+  it('answers at once when the first answer is what the request waits for, holding nothing', async () => {
     bridge.settle('p');
-    expect(waits.peek('s', 'p')).toMatchObject({ state: 'completed' });
-    bridge.live_session = false;
-    expect(() => waits.peek('s', 'p')).toThrow(expect.objectContaining({ code: 'session_not_found' }));
+    await expect(held({ sessionId: 's', promptId: 'p', waitMs: 60_000 })).resolves.toMatchObject({ state: 'completed' });
+    expect(waits.waiting).toBe(0);
+    expect(bridge.listeners.size).toBe(0);
+  });
+
+  it('holds on the kit bridge until the prompt completes, and checks the session only on its fresh polls', async () => {
+    const kit = new InMemoryBridgeOverlay().addSession('s');
+    const promptId = kit.admit('s', 'hello');
+    kit.start('s');
+    const kitTurns = new TurnStatusService(kit, new InMemoryTranscriptScan());
+    const hasSession = jest.spyOn(kit, 'hasSession');
+    const kitWaits = new TurnWaitService(kitTurns, kit, kit, {});
+    const answer = held({ sessionId: 's', promptId, waitMs: 60_000 }, kitWaits, kitTurns);
+    await flush();
+    expect(kitWaits.waiting).toBe(1);
+    expect(hasSession).toHaveBeenCalledTimes(1); // the look after the watch; the first answer is the guard's to check
+    kit.complete('s', { resultText: 'hi' });
+    await expect(answer).resolves.toMatchObject({ state: 'completed', resultText: 'hi' });
+    expect(kit.watching('s')).toBe(0);
+    kitWaits.beforeApplicationShutdown();
   });
 });

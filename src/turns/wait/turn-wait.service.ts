@@ -1,126 +1,138 @@
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
+import { SessionClientLookup } from '../../client-id/session-client-lookup.js';
 import { ApiErrors } from '../../common/api-errors.js';
 import { BridgeOverlayProvider } from '../bridge-overlay.provider.js';
 import { etagMatches, serializeTurnStatus } from '../serialized-turn-status.js';
 import { TurnStatusService } from '../turn-status.service.js';
 import { isLiveStatus, type TurnStatus } from '../turn-status.js';
 import { TURNS_MODULE_OPTIONS, type TurnsModuleOptions } from '../turns.module-definition.js';
-import { HeldTurnRequest, type HeldTurnRequestOwner, type WaitSignal } from './held-turn-request.js';
-import { TurnWaiters } from './turn-waiters.js';
+import type { WaitSignal } from './client-gone.js';
 
 /** Defaults of the wait bounds. */
 export const WAIT_DEFAULTS = { maxWaitMs: 30_000, maxWaiters: 10_000 } as const;
 
-/** What a held request waits for. */
-export interface TurnWait {
+/** What a held turn request waits for. */
+export interface TurnWaitRequest {
   sessionId: string;
   /** The prompt, or `undefined` for `current`. */
   promptId?: string;
   waitMs: number;
   /** The client's `If-None-Match`: wait until the answer's ETag differs. */
   ifNoneMatch?: string;
-  /** Aborted when the client goes away: the waiter is released at once. An `AbortSignal` will do. */
+  /** Aborted when the client goes away: the request is released at once. An `AbortSignal` will do. */
   signal?: WaitSignal;
 }
 
 /**
- * Bounded long-poll over the turn routes. A request is answered at once when
- * its answer is already what it waits for (not live; or, with
- * `If-None-Match`, a different ETag); otherwise it is held until the bridge
- * reports a change that makes it so, or the wait runs out. Every answer —
- * at once, after a wake-up, at the deadline — is computed as a fresh poll by
- * {@link TurnStatusService}, so it is exactly what a poll would see. Wake-ups
- * come from `BridgeOverlayProvider.watch`; no timer runs per waiter.
+ * Bounded long-poll over the turn routes. A request whose first answer is
+ * already what it waits for (not live; or, with `If-None-Match`, a different
+ * ETag) is answered with it; otherwise it is held until the bridge reports a
+ * change that makes it so, or the wait runs out. Every later answer — after a
+ * wake-up, at the deadline — is a fresh poll by {@link TurnStatusService}, so
+ * it is exactly what a poll would see. Wake-ups come from
+ * `BridgeOverlayProvider.watch`; a held request costs one timer.
  *
  * @publicApi
  */
 @Injectable()
 export class TurnWaitService implements BeforeApplicationShutdown {
   readonly maxWaitMs: number;
-  private readonly waiters: TurnWaiters;
-  /** What every held request calls back into (one object for all of them). */
-  private readonly owner: HeldTurnRequestOwner<TurnWait> = {
-    poll: (wait) => this.poll(wait),
-    satisfied: (wait, status) => this.satisfied(wait, status),
-    release: (request) => this.waiters.remove(request),
-  };
-  /** Polls in flight by session and prompt: waiters woken together share one. */
-  private readonly polls = new Map<string, Promise<TurnStatus>>();
+  private readonly maxWaiters: number;
+  /** Each held request's "answer now with a fresh poll" (its deadline, or shutdown). */
+  private readonly held = new Set<() => void>();
+  private closed = false;
 
   constructor(
     private readonly turns: TurnStatusService,
     private readonly bridge: BridgeOverlayProvider,
+    private readonly sessions: SessionClientLookup,
     @Inject(TURNS_MODULE_OPTIONS) options: TurnsModuleOptions,
   ) {
     this.maxWaitMs = options.maxWaitMs ?? WAIT_DEFAULTS.maxWaitMs;
-    this.waiters = new TurnWaiters(options.maxWaiters ?? WAIT_DEFAULTS.maxWaiters);
+    this.maxWaiters = options.maxWaiters ?? WAIT_DEFAULTS.maxWaiters;
   }
 
   /** Requests held right now (a metric: it returns to 0 when clients go away). */
   get waiting(): number {
-    return this.waiters.count;
+    return this.held.size;
   }
 
   /**
-   * A plain poll's answer when memory has it (a `404 session_not_found` is
-   * thrown here too), else `undefined`: the caller then awaits {@link answer}.
-   * Most polls end here, without a promise.
+   * The answer of a turn request that asked to wait, given its first answer:
+   * that one when it is already what the request waits for, else the first
+   * fresh poll that is, or the one at the deadline. At most `maxWaiters` are
+   * held at once (more → `503 too_many_waiters`). One fresh poll runs at a
+   * time; a wake-up during it polls once more after.
    */
-  peek(sessionId: string, promptId: string | undefined): TurnStatus | undefined {
-    if (!this.bridge.hasSession(sessionId)) throw ApiErrors.sessionNotFound(sessionId);
-    return this.turns.peek(sessionId, promptId);
-  }
-
-  /** The answer of a (possibly held) turn request. */
-  async answer(wait: TurnWait): Promise<TurnStatus> {
-    const first = await this.poll(wait);
-    if (wait.waitMs <= 0 || this.satisfied(wait, first) || wait.signal?.aborted) return first;
+  async wait(request: TurnWaitRequest, first: TurnStatus): Promise<TurnStatus> {
+    const { signal } = request;
+    if (this.satisfied(request, first) || signal?.aborted) return first;
+    if (this.closed) throw ApiErrors.shuttingDown();
+    if (this.held.size >= this.maxWaiters) throw ApiErrors.tooManyWaiters(this.maxWaiters);
     return new Promise<TurnStatus>((resolve, reject) => {
-      const request = new HeldTurnRequest(this.owner, wait, Date.now() + wait.waitMs, first, wait.signal, resolve, reject);
-      this.waiters.add(request);
-      const unwatch = this.bridge.watch(wait.sessionId, request.wake);
-      if (!unwatch) {
-        // The provider cannot notify: answer as a poll.
-        this.waiters.remove(request);
-        return resolve(first);
-      }
-      request.start(unwatch);
+      let latest = first;
+      let settled = false;
+      let polling = false;
+      let again = false;
+      const finish = (status: TurnStatus | undefined, error?: unknown): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        unwatch?.();
+        signal?.removeEventListener('abort', abandon);
+        this.held.delete(expire);
+        if (status) resolve(status);
+        else reject(error);
+      };
+      const repoll = (final: boolean): void => {
+        if (settled) return;
+        if (polling) {
+          again = true;
+          return;
+        }
+        polling = true;
+        this.poll(request).then(
+          (status) => {
+            polling = false;
+            latest = status;
+            if (final || this.satisfied(request, status)) return finish(status);
+            if (again) {
+              again = false;
+              repoll(false);
+            }
+          },
+          (error: unknown) => finish(undefined, error),
+        );
+      };
+      const expire = (): void => repoll(true);
+      // The client went away: answer (nobody reads it) and release at once.
+      const abandon = (): void => finish(latest);
+
+      const timer = setTimeout(expire, request.waitMs);
+      this.held.add(expire);
+      const unwatch = this.bridge.watch(request.sessionId, () => repoll(false));
+      // The provider cannot notify: answer as a poll.
+      if (!unwatch) return finish(first);
+      signal?.addEventListener('abort', abandon);
+      // A change between the first answer and the watch would be missed: look once more.
+      repoll(false);
     });
   }
 
-  /** Shutdown wakes every held request; each answers at once and none holds the server. */
+  /** Shutdown answers every held request at once (a fresh poll) and admits no more. */
   beforeApplicationShutdown(): void {
-    this.waiters.closeAll();
+    this.closed = true;
+    for (const expire of [...this.held]) expire();
   }
 
-  /**
-   * A fresh poll, exactly as the routes answer it; a session that went away
-   * is `404 session_not_found`. Plain polls share too: concurrent polls of a
-   * prompt that needs the transcript (a miss, a settled result not in memory)
-   * cost one file check between them. Waiters of one prompt woken by the same
-   * change share the poll that is in flight: it began after their wake-up and
-   * decides from the view after its scan, so it is as fresh for each of them
-   * — and ten thousand waiters cost one transcript read, not ten thousand.
-   */
-  private poll({ sessionId, promptId }: TurnWait): Promise<TurnStatus> {
-    if (!this.bridge.hasSession(sessionId)) return Promise.reject(ApiErrors.sessionNotFound(sessionId));
-    const known = this.turns.peek(sessionId, promptId);
-    if (known) return Promise.resolve(known);
-    const key = `${sessionId}\u0000${promptId ?? ''}`;
-    let poll = this.polls.get(key);
-    if (!poll) {
-      poll = promptId === undefined ? this.turns.getCurrent(sessionId) : this.turns.getTurn(sessionId, promptId);
-      this.polls.set(key, poll);
-      const forget = () => {
-        if (this.polls.get(key) === poll) this.polls.delete(key);
-      };
-      poll.then(forget, forget);
-    }
-    return poll;
+  /** A fresh poll, exactly as the routes answer it; a session that went away during the wait is `404 session_not_found`. */
+  private poll({ sessionId, promptId }: TurnWaitRequest): Promise<TurnStatus> {
+    if (!this.sessions.hasSession(sessionId)) return Promise.reject(ApiErrors.sessionNotFound(sessionId));
+    return promptId === undefined ? this.turns.getCurrent(sessionId) : this.turns.getTurn(sessionId, promptId);
   }
 
-  private satisfied(wait: TurnWait, status: TurnStatus): boolean {
-    if (wait.ifNoneMatch) return !etagMatches(wait.ifNoneMatch, serializeTurnStatus(status).etag);
+  private satisfied(request: TurnWaitRequest, status: TurnStatus): boolean {
+    if (request.ifNoneMatch) return !etagMatches(request.ifNoneMatch, serializeTurnStatus(status).etag);
     return !isLiveStatus(status);
   }
 }

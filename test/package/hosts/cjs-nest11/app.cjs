@@ -1,5 +1,6 @@
 // A CommonJS Nest 11 host: the ESM package is loaded with require()
-// (Node >= 20.19), and mounted exactly as the README documents.
+// (Node >= 20.19), and mounted exactly as the README documents, with its own
+// in-memory providers (a host's, not the testing kit's).
 require('reflect-metadata');
 const { Module } = require('@nestjs/common');
 const { NestFactory } = require('@nestjs/core');

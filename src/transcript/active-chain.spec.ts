@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findOnActiveChain } from './active-chain-pager.js';
+import { ActiveChain } from './active-chain.js';
 import { parseRecord } from './transcript-record.js';
 import { TranscriptSnapshot } from './transcript-snapshot.js';
 
@@ -52,7 +52,7 @@ function chainByParsing(text: string[]): number[] {
   return chain;
 }
 
-describe('findOnActiveChain', () => {
+describe('ActiveChain.find', () => {
   let dir: string;
   beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'turns-chain-'))));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -72,8 +72,8 @@ describe('findOnActiveChain', () => {
         const snapshot = (await TranscriptSnapshot.open(path))!;
         const walked: number[] = [];
         try {
-          const hit = await findOnActiveChain(snapshot, { records: 1_000, bytes: 1 << 20 }, 1, {
-            candidate: () => true,
+          const hit = await new ActiveChain(snapshot).find({ records: 1_000, bytes: 1 << 20 }, 1, {
+            needle: Buffer.from('"uuid"'), // every record holds it
             accept: (record) => {
               walked.push((record as unknown as { n: number }).n);
               return false;

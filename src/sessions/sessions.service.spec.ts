@@ -1,0 +1,140 @@
+import { Logger } from '@nestjs/common';
+import { deferred, settle } from '../../test/support/deferred.js';
+import { startSessionsRuntime, type SessionsRuntime } from '../../test/support/sessions-runtime.js';
+
+const text = (t: string) => [{ type: 'text', text: t }];
+
+/**
+ * One teardown for close, lease loss and shutdown (SessionsService.end): the
+ * steps are logged as they happen and held with controlled promises.
+ */
+describe('SessionsService: the one teardown of a session', () => {
+  let rt: SessionsRuntime;
+  let shutDown = false;
+  let log: string[];
+  const held: Array<() => void> = [];
+
+  beforeEach(async () => {
+    rt = await startSessionsRuntime();
+    shutDown = false;
+    log = [];
+  });
+  afterEach(async () => {
+    for (const release of held.splice(0)) release();
+    jest.restoreAllMocks();
+    if (!shutDown) await rt.close();
+  });
+
+  /** Holds every transcript flush of a teardown until the returned function is called. */
+  function holdDetach(): () => void {
+    const flushed = deferred<void>();
+    held.push(() => flushed.resolve());
+    const detach = rt.recorder.detach.bind(rt.recorder);
+    jest.spyOn(rt.recorder, 'detach').mockImplementation(async (id) => (await flushed.promise, detach(id)));
+    return () => flushed.resolve();
+  }
+
+  /** A live session with a running prompt, every teardown step logged. */
+  async function watchedSession(): Promise<string> {
+    const { sessionId } = await rt.sessions.create({ sessionScope: 'thread' });
+    rt.bridge.admit(sessionId, text('running'));
+    await rt.engine.nextTurn();
+    rt.bridge.onTransition((t) => t.kind === 'settled' && log.push(`prompt ${t.status.state}`));
+    rt.events.subscribe(sessionId).subscribe({ complete: () => log.push('stream ended') });
+    const session = rt.sessions.require(sessionId);
+    const closeEngine = session.close.bind(session);
+    jest.spyOn(session, 'close').mockImplementation(async () => (await closeEngine(), void log.push('engine stopped')));
+    const { recorder, ownership } = rt;
+    const [detach, abandon] = [recorder.detach, recorder.abandon].map((m) => m.bind(recorder));
+    const release = ownership.release.bind(ownership);
+    jest.spyOn(recorder, 'detach').mockImplementation(async (id) => (await detach(id), void log.push('transcript flushed')));
+    jest.spyOn(recorder, 'abandon').mockImplementation((id) => (abandon(id), void log.push('transcript abandoned')));
+    jest.spyOn(ownership, 'release').mockImplementation(async (id) => (await release(id), void log.push('released')));
+    return sessionId;
+  }
+
+  it.each([
+    {
+      end: 'close',
+      run: (rt: SessionsRuntime, id: string) => rt.sessions.close(id),
+      steps: ['prompt error', 'stream ended', 'engine stopped', 'transcript flushed', 'released'],
+    },
+    {
+      end: 'lease loss',
+      run: async (rt: SessionsRuntime, id: string) => (rt.ownership.takeAway(id), settle()),
+      steps: ['transcript abandoned', 'prompt error', 'stream ended', 'engine stopped'],
+    },
+    {
+      // The event bus ends every stream before the application shuts down (beforeApplicationShutdown).
+      end: 'shutdown',
+      run: (rt: SessionsRuntime) => ((shutDown = true), rt.close()),
+      steps: ['stream ended', 'prompt error', 'engine stopped', 'transcript flushed', 'released'],
+    },
+  ])('$end: registry, bridge, streams, engine, transcript, ownership — in that order', async ({ run, steps }) => {
+    const sessionId = await watchedSession();
+    await run(rt, sessionId);
+    expect(log).toEqual(steps);
+    expect(() => rt.sessions.require(sessionId)).toThrow(expect.objectContaining({ code: 'session_not_found' }));
+    expect(rt.bridge.pendingPrompts(sessionId)).toEqual([]);
+  });
+
+  it('refuses a prompt admitted while the session tears down, and releases only after the transcript flushed', async () => {
+    const { sessionId } = await rt.sessions.create({ sessionScope: 'thread' });
+    const flushed = holdDetach();
+
+    const closing = rt.sessions.close(sessionId);
+    await settle();
+    expect(() => rt.bridge.admit(sessionId, text('late'))).toThrow(expect.objectContaining({ code: 'session_not_found' }));
+    expect(rt.bridge.pendingPrompts(sessionId)).toEqual([]);
+    expect(rt.ownership.calls).not.toContain(`release ${sessionId}`);
+
+    flushed();
+    await closing;
+    expect(rt.ownership.calls).toContain(`release ${sessionId}`);
+  });
+
+  it('shutdown ends every session although one teardown fails; the failure is logged', async () => {
+    const ids = [];
+    for (let i = 0; i < 3; i += 1) ids.push((await rt.sessions.create({ sessionScope: 'thread' })).sessionId);
+    const [a, b, c] = ids as [string, string, string];
+    const detach = rt.recorder.detach.bind(rt.recorder);
+    jest.spyOn(rt.recorder, 'detach').mockImplementation((id) => (id === b ? Promise.reject(new TypeError('disk gone')) : detach(id)));
+    const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+
+    shutDown = true;
+    await rt.close();
+    for (const id of [a, b, c]) expect(() => rt.sessions.require(id)).toThrow(expect.objectContaining({ code: 'session_not_found' }));
+    // Even the failed one gives its ownership back: it no longer runs here.
+    expect(rt.ownership.calls).toEqual(expect.arrayContaining([`release ${a}`, `release ${b}`, `release ${c}`]));
+    expect(logged).toHaveBeenCalledWith(`session ${b} teardown (shutdown) failed: TypeError`);
+  });
+
+  it('shutdown waits for a close already under way', async () => {
+    const { sessionId } = await rt.sessions.create({ sessionScope: 'thread' });
+    const flushed = holdDetach();
+
+    const closing = rt.sessions.close(sessionId);
+    shutDown = true;
+    const shutdown = rt.close().then(() => [...rt.ownership.calls]);
+    await settle();
+    flushed();
+    await closing;
+    expect(await shutdown).toContain(`release ${sessionId}`);
+  });
+
+  it('shutdown ends a session still starting, once it started', async () => {
+    const attached = deferred<void>();
+    const attach = rt.recorder.attach.bind(rt.recorder);
+    jest.spyOn(rt.recorder, 'attach').mockImplementation(async (...args) => (await attached.promise, attach(...args)));
+    const creating = rt.sessions.create({ sessionScope: 'thread' });
+    await settle();
+
+    shutDown = true;
+    const shutdown = rt.close().then(() => [...rt.ownership.calls]);
+    await settle();
+    attached.resolve();
+    const { sessionId } = await creating;
+    expect(await shutdown).toContain(`release ${sessionId}`);
+    expect(() => rt.sessions.require(sessionId)).toThrow(expect.objectContaining({ code: 'session_not_found' }));
+  });
+});
