@@ -202,9 +202,18 @@ try {
       });
     }
   });
+  // Prompt once the stream is open: the daemon subscribed before its first frame, so no event of this turn is missed.
+  await new Promise((resolve, reject) => {
+    source.addEventListener('open', resolve, { once: true });
+    source.addEventListener('error', () => reject(new Error('event stream failed')), { once: true });
+  });
   const { promptId } = await client.prompt(sessionId, 'from the page');
   const status = await client.waitForTurn(sessionId, promptId, { timeoutMs: 20000 });
-  await completed;
+  // Bounded, so a missing event reports what the page saw instead of hanging.
+  await Promise.race([
+    completed,
+    new Promise((_, reject) => setTimeout(() => reject(new Error('no turn_complete; saw ' + events.join(','))), 20000)),
+  ]);
   source.close();
   await report({ ok: true, state: status.state, resultText: status.resultText, events });
 } catch (error) {
