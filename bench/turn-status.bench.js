@@ -7,7 +7,12 @@
 //
 // Then the cost of operating it: a settled poll with metrics and request
 // logging on, and with the OpenTelemetry API loaded but no SDK, each against
-// the same daemon with all of it off, interleaved in rounds.
+// the same daemon with all of it off.
+//
+// A ratio is measured side by side: two daemons loaded at the same moment, on
+// one core, so both run on the same machine state. This VM's speed for
+// memory-bound work moves by 2× from one second to the next (the same loop
+// took 44–127 ms), which no order of cases taken one after another cancels.
 //
 //   npm run bench                 (2 s a case, the fast ones in 7 rounds)
 //   BENCH_SECONDS=10 BENCH_ROUNDS=5 npm run bench
@@ -17,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { startDaemonWithData, startOnPort, startProcess } from './support/daemon-process.js';
+import { pinLoadGenerator, startDaemonWithData, startOnPort, startProcess } from './support/daemon-process.js';
 import { cpuTicks, heldPhase, json, post, sleep } from './support/held-requests.js';
 import { workspaceKey } from '../dist/transcript/chat-recording.service.js';
 import { browserWallSettings, judgeRequest } from '../dist/daemon/browser-walls.js';
@@ -32,6 +37,7 @@ const CONNECTIONS = 20;
 const WAITERS = Number(process.env.WAITERS ?? 10_000);
 const WARM_UP_SECONDS = 0.5;
 const children = [];
+const placement = pinLoadGenerator();
 
 async function spawnServer(args, env = {}) {
   const server = await startProcess(args, env);
@@ -64,6 +70,18 @@ function mean(list) {
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
+
+/**
+ * Two targets (`{ url, pid }`, on two servers) loaded at the same moment, after a
+ * warm-up of both that is not counted: `[a, b]`. Pinned, the servers share one
+ * core, so each has half of it and both see the same machine. Which one starts
+ * first alternates with `round`: started second, a daemon read 1.03× its like.
+ */
+async function sideBySide(a, b, round) {
+  const both = (run) => (round % 2 === 0 ? Promise.all([run(a), run(b)]) : Promise.all([run(b), run(a)]).then(([rb, ra]) => [ra, rb]));
+  await both((t) => load(t.url, { duration: WARM_UP_SECONDS }));
+  return both((t) => load(t.url, {}, t.pid));
+}
 
 /** `list` in an order fixed by `seed` (Fisher–Yates over a small LCG): the same for a rerun, different each round. */
 function shuffled(list, seed) {
@@ -121,33 +139,55 @@ async function settledSession(base, dataDir) {
 }
 
 async function benchAdapter(httpAdapter) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'turns-bench-'));
-  const unwalledDir = mkdtempSync(join(tmpdir(), 'turns-bench-'));
+  const [dataDir, twinDir, unwalledDir] = [0, 1, 2].map(() => mkdtempSync(join(tmpdir(), 'turns-bench-')));
   const env = (dir) => ({
-    TURNS_PORT: '0',
     TURNS_DATA_DIR: dir,
     TURNS_WORKSPACES: dir,
     TURNS_HTTP_ADAPTER: httpAdapter,
     // Echo answers take 10 minutes: prompts admitted here stay live for the whole run.
     TURNS_ECHO_DELAY_MS: '600000',
+    // No request log: its cost is the operations section's subject (it cost a poll more than
+    // /health: side by side, a Fastify exact poll read 0.80 of /health with it, 0.88 without).
+    TURNS_LOG: 'warn',
     TURNS_MAX_TRANSCRIPT_BYTES: String(512 * 1024 * 1024),
   });
-  const server = await spawnServer(['dist/daemon/bin.js'], env(dataDir));
-  // The same daemon without the browser walls, for their cost on a settled poll (same rounds).
-  const unwalled = await spawnServer(['bench/support/daemon-without-walls.js'], env(unwalledDir));
+  // Metrics on (the default); its log, warnings only, into /dev/null.
+  const server = await startOnPort(['dist/daemon/bin.js'], env(dataDir));
+  // Its twin, for /health loaded side by side with each case; the same daemon without the
+  // browser walls, for their cost on a settled poll.
+  const twin = await startOnPort(['dist/daemon/bin.js'], env(twinDir));
+  const unwalled = await startOnPort(['bench/support/daemon-without-walls.js'], env(unwalledDir));
+  children.push(server, twin, unwalled);
   const base = server.url;
   const pid = server.child.pid;
   try {
-    const settled = await settledSession(base, dataDir);
-    const { promptId } = settled;
+    // The fast cases' sessions, made alike on both twins.
+    const fastCases = async (daemon, dir) => {
+      const settled = await settledSession(daemon.url, dir);
+      // Live: one prompt running, one queued behind it.
+      const live = await json(daemon.url, '/session', post({ sessionScope: 'thread' }));
+      const prompt = (text) => json(daemon.url, `/session/${live.sessionId}/prompt`, post({ prompt: [{ type: 'text', text }] }));
+      const livePrompt = (await prompt('long')).promptId;
+      await prompt('next');
+      // A full window (10 pages of 500 records) of small records.
+      const window = await loadedSession(daemon.url, dir, [[2_000, 150]]);
+      const at = (path) => ({ url: `${daemon.url}${path}`, pid: daemon.child.pid });
+      return {
+        window,
+        health: at('/health'),
+        exact: at(`/session/${settled.sessionId}/turns/${settled.promptId}`),
+        current: at(`/session/${settled.sessionId}/turns/current`),
+        exactLive: at(`/session/${live.sessionId}/turns/${livePrompt}`),
+        currentLive: at(`/session/${live.sessionId}/turns/current`),
+        repeatedMiss: at(`/session/${window}/turns/${randomUUID()}`),
+      };
+    };
+    const [mine, twins] = [await fastCases(server, dataDir), await fastCases(twin, twinDir)];
     const bare = await settledSession(unwalled.url, unwalledDir);
-    // Live: one prompt running, one queued behind it.
-    const live = await json(base, '/session', post({ sessionScope: 'thread' }));
-    const livePrompt = (await json(base, `/session/${live.sessionId}/prompt`, post({ prompt: [{ type: 'text', text: 'long' }] }))).promptId;
-    await json(base, `/session/${live.sessionId}/prompt`, post({ prompt: [{ type: 'text', text: 'next' }] }));
-    // Misses: a full window (10 pages of 500 records) of small records, alone in a ~1 MiB file, and
-    // the same window after ~255 MiB of older turns (the window, not the file, sets the cost).
-    const window = await loadedSession(base, dataDir, [[2_000, 150]]);
+    const exactNoWalls = { url: `${unwalled.url}/session/${bare.sessionId}/turns/${bare.promptId}`, pid: unwalled.child.pid };
+    const { window } = mine;
+    // Misses: the full window above, a window alone in a ~1 MiB file, and the same window after
+    // ~255 MiB of older turns (the window, not the file, sets the cost).
     const small = await loadedSession(base, dataDir, [[2_000, 50]]);
     const huge = await loadedSession(base, dataDir, [
       [2_000, 64_000],
@@ -156,47 +196,42 @@ async function benchAdapter(httpAdapter) {
     const fresh = (sessionId) => ({
       requests: [{ setupRequest: (req) => ({ ...req, path: `/session/${sessionId}/turns/${randomUUID()}` }) }],
     });
-    const missing = randomUUID();
 
-    // The fast cases run in rounds, so a drift of this shared machine (CPU steal,
-    // frequency) weighs on /health and on the polls alike.
-    const fast = {
-      health: `${base}/health`,
-      exact: `${base}/session/${settled.sessionId}/turns/${promptId}`,
-      current: `${base}/session/${settled.sessionId}/turns/current`,
-      exactLive: `${base}/session/${live.sessionId}/turns/${livePrompt}`,
-      currentLive: `${base}/session/${live.sessionId}/turns/current`,
-      repeatedMiss: `${base}/session/${window}/turns/${missing}`,
-      exactNoWalls: `${unwalled.url}/session/${bare.sessionId}/turns/${bare.promptId}`,
+    // Each round loads every fast case once, in an order shuffled each round, side by side
+    // with /health on its twin (which twin serves which alternates by round, so neither
+    // daemon's placement favours a side); the walls' case runs beside the same poll on the
+    // daemon without them. A ratio is taken inside a pair and the median across rounds reported.
+    const pairs = {
+      exact: (m, t) => [t.health, m.exact],
+      current: (m, t) => [t.health, m.current],
+      exactLive: (m, t) => [t.health, m.exactLive],
+      currentLive: (m, t) => [t.health, m.currentLive],
+      repeatedMiss: (m, t) => [t.health, m.repeatedMiss],
+      exactNoWalls: (m) => [m.exact, exactNoWalls],
     };
-    const pidOf = (key) => (key === 'exactNoWalls' ? unwalled.child.pid : pid);
-    // Each round runs every fast case once, in an order shuffled each round, each case
-    // after a pause and an uncounted warm-up of its own (the case right after /health
-    // measured ~15% low: it paid for what the /health run left, e.g. its garbage). A ratio
-    // is taken inside a round (cases seconds apart) and the median across rounds is
-    // reported, so a slow patch of the machine skews one round, not the figure.
-    const runs = Object.fromEntries(Object.keys(fast).map((key) => [key, []]));
-    const keys = Object.keys(fast);
+    const runs = Object.fromEntries(Object.keys(pairs).map((key) => [key, []]));
     for (let round = 0; round < ROUNDS; round += 1) {
-      for (const key of shuffled(keys, round)) {
+      const [m, t] = round % 2 === 0 ? [mine, twins] : [twins, mine];
+      for (const key of shuffled(Object.keys(pairs), round)) {
         await sleep(300);
-        await load(fast[key], { duration: WARM_UP_SECONDS }); // not counted: absorbs what the previous case left behind
-        runs[key].push(await load(fast[key], {}, pidOf(key)));
+        runs[key].push(await sideBySide(...pairs[key](m, t), round));
       }
     }
-    const rows = Object.fromEntries(Object.entries(runs).map(([key, list]) => [key, mean(list)]));
-    rows.fast = keys;
-    rows.ratio = (key, to = 'health') => median(runs[key].map((r, round) => r.rps / runs[to][round].rps));
-    // What the server spends on one request of `key`, relative to one of `to` (1.00 = the same).
-    rows.cost = (key, to = 'health') => median(runs[key].map((r, round) => r.cpuUs / runs[to][round].cpuUs));
+    // Each case's own runs; /health's are those it ran beside the polls.
+    const rows = Object.fromEntries(Object.entries(runs).map(([key, list]) => [key, mean(list.map(([, r]) => r))]));
+    rows.health = mean(Object.entries(runs).flatMap(([key, list]) => (key === 'exactNoWalls' ? [] : list.map(([r]) => r))));
+    rows.fast = ['health', ...Object.keys(pairs)];
+    /** `key` ÷ what ran beside it (/health; for exactNoWalls, the walled poll): req/s, median of the rounds. */
+    rows.ratio = (key) => median(runs[key].map(([a, b]) => b.rps / a.rps));
+    /** What ran beside `key` costs this much of what `key` costs, in server CPU a request (1.00 = the same). */
+    rows.cheaper = (key) => median(runs[key].map(([a, b]) => a.cpuUs / b.cpuUs));
     rows.miss = await load(base, fresh(window), pid);
     rows.miss1MiB = await load(base, fresh(small), pid);
     rows.miss256MiB = await load(base, fresh(huge), pid);
     rows.waiters = await heldWaiters(httpAdapter);
     return rows;
   } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-    rmSync(unwalledDir, { recursive: true, force: true });
+    for (const dir of [dataDir, twinDir, unwalledDir]) rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -207,11 +242,15 @@ async function benchAdapter(httpAdapter) {
  */
 async function heldWaiters(httpAdapter) {
   // The prompt ends 20 s after admission: time enough to hold 10,000 on a busy machine.
-  const server = await startDaemonWithData(httpAdapter, {
-    TURNS_ECHO_DELAY_MS: '20000',
-    TURNS_MAX_WAITERS: '20000',
-    TURNS_MAX_WAIT_MS: '120000',
-  });
+  const server = await startDaemonWithData(
+    httpAdapter,
+    {
+      TURNS_ECHO_DELAY_MS: '20000',
+      TURNS_MAX_WAITERS: '20000',
+      TURNS_MAX_WAIT_MS: '120000',
+    },
+    { pin: false },
+  ); // on any core: one core for 10,000 sockets set up at once left some unheld
   try {
     const { sessionId } = await json(server.url, '/session', post({ sessionScope: 'thread' }));
     const { promptId } = await json(server.url, `/session/${sessionId}/prompt`, post({ prompt: [{ type: 'text', text: 'wait' }] }));
@@ -229,11 +268,11 @@ async function heldWaiters(httpAdapter) {
 const HIDE_OPENTELEMETRY = ['--import', './bench/support/hide-opentelemetry.mjs'];
 
 /**
- * A settled poll (in memory) on three daemons of one adapter, alive side by
- * side and loaded in turns each round: `off` (no metrics, no logs, no
- * OpenTelemetry API), `ops` (metrics and one JSON log line per request,
- * drained from a pipe as a log collector would), `otel` (the API loaded, no
- * SDK registered). Ratios are medians of the rounds' ratios to `off`.
+ * A settled poll (in memory) on three daemons of one adapter: `off` (no
+ * metrics, no logs, no OpenTelemetry API), `ops` (metrics and one JSON log
+ * line per request, into a file as an operator's), `otel` (the API loaded, no
+ * SDK registered). Each round loads `ops` and `otel` once each, side by side
+ * with `off`; ratios are medians of the rounds' ratios to `off`.
  */
 async function benchOperations(httpAdapter) {
   const variants = {
@@ -259,17 +298,19 @@ async function benchOperations(httpAdapter) {
       await json(base, `/session/${sessionId}/turns/${promptId}`);
       urls[name] = `${base}/session/${sessionId}/turns/${promptId}`;
     }
-    const runs = { off: [], ops: [], otel: [] };
+    const target = (name) => ({ url: urls[name], pid: servers[name].child.pid });
+    const runs = { ops: [], otel: [] };
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const name of shuffled(Object.keys(runs), round + 100)) {
         await sleep(300);
-        await load(urls[name], { duration: WARM_UP_SECONDS });
-        runs[name].push(await load(urls[name], {}, servers[name].child.pid));
+        runs[name].push(await sideBySide(target('off'), target(name), round));
       }
     }
-    const ratio = (name) => median(runs[name].map((r, i) => r.rps / runs.off[i].rps));
+    const ratio = (name) => median(runs[name].map(([off, r]) => r.rps / off.rps));
+    const of = (name) => mean(runs[name].map(([, r]) => r));
+    const off = mean(Object.values(runs).flatMap((list) => list.map(([r]) => r)));
     const logMiB = statSync(join(servers.ops.dataDir, 'daemon.log')).size / 2 ** 20;
-    return { off: mean(runs.off), ops: mean(runs.ops), otel: mean(runs.otel), opsRatio: ratio('ops'), otelRatio: ratio('otel'), logMiB };
+    return { off, ops: of('ops'), otel: of('otel'), opsRatio: ratio('ops'), otelRatio: ratio('otel'), logMiB };
   } finally {
     for (const server of Object.values(servers)) {
       await server.stop();
@@ -384,7 +425,7 @@ await Promise.all(children.map((server) => server.stop()));
 function printOperations() {
   console.log(
     `
-operating it — settled poll, ${ROUNDS} rounds of ${SECONDS} s per variant (ratio = median of the rounds' ratios to "off"; goals: ops ≥ 0.95, otel ≥ 0.98):`,
+operating it — ${placement}; settled poll, ${ROUNDS} rounds of ${SECONDS} s, each variant side by side with "off" (ratio = median of the rounds' ratios to "off"; goals: ops ≥ 0.95, otel ≥ 0.98):`,
   );
   for (const [adapter, r] of Object.entries(operations)) {
     const row = (name) => `${String(Math.round(r[name].rps)).padStart(7)} req/s ${r[name].cpuUs.toFixed(0).padStart(4)} µs/req`;
@@ -417,11 +458,18 @@ const label = {
 /** A row of one adapter: req/s, p50, p99, and the ratio to /health (the median of per-round ratios for the fast cases). */
 const cell = (rows, key) => {
   const r = rows[key];
-  const ratio = rows.fast.includes(key) ? rows.ratio(key) : r.rps / rows.health.rps;
+  const ratio =
+    key === 'health'
+      ? 1
+      : key === 'exactNoWalls'
+        ? rows.ratio('exact') * rows.ratio(key)
+        : rows.fast.includes(key)
+          ? rows.ratio(key)
+          : r.rps / rows.health.rps;
   return `${String(Math.round(r.rps)).padStart(7)} ${String(r.p50).padStart(4)} ${String(r.p99).padStart(4)} ${ratio.toFixed(2).padStart(6)} ${r.cpuUs.toFixed(0).padStart(6)}`;
 };
 console.log(
-  `\n${cpus().length} cores (${cpus()[0].model}); ${CONNECTIONS} connections, ${SECONDS} s a case (the fast ones in ${ROUNDS} rounds: req/s averaged, ratio = median of the rounds' ratios); req/s, p50 and p99 latency in ms, ratio to GET /health of the same adapter, server CPU µs per request\n`,
+  `\n${cpus().length} cores (${cpus()[0].model}), ${placement}; ${CONNECTIONS} connections, ${SECONDS} s a case. The fast ones: ${ROUNDS} rounds, each side by side with GET /health on a twin daemon (each has half the core: req/s is half a lone daemon's), req/s averaged, ratio = median of the rounds' ratios (the no-walls row: to the walled poll beside it). req/s, p50 and p99 latency in ms, ratio to GET /health of the same adapter, server CPU µs per request\n`,
 );
 const f = results.fastify;
 const e = results.express;
@@ -440,15 +488,16 @@ for (const [kind, r] of Object.entries(baselines))
 console.log(
   `\nsettled exact: express ${e.ratio('exact').toFixed(2)}× /health, fastify ${f.ratio('exact').toFixed(2)}× /health; fastify exact / bare node:http ${(f.exact.rps / baselines.http.rps).toFixed(2)}`,
 );
-const costs = (rows) =>
-  ['exact', 'current', 'exactLive', 'currentLive'].map((key) => `${key} ${(1 / rows.cost(key)).toFixed(2)}`).join(', ');
+const costs = (rows) => ['exact', 'current', 'exactLive', 'currentLive'].map((key) => `${key} ${rows.cheaper(key).toFixed(2)}`).join(', ');
+/** Live ÷ settled, each as measured beside /health. */
+const liveRatio = (rows, live, settled) => (rows.ratio(live) / rows.ratio(settled)).toFixed(2);
 console.log(`server CPU per request, /health's ÷ the case's (median of rounds; 1.00 = costs what /health costs):`);
 console.log(`  express: ${costs(e)}\n  fastify: ${costs(f)}`);
 console.log(
-  `live / settled: express ${e.ratio('exactLive', 'exact').toFixed(2)} (exact), ${e.ratio('currentLive', 'current').toFixed(2)} (current); fastify ${f.ratio('exactLive', 'exact').toFixed(2)}, ${f.ratio('currentLive', 'current').toFixed(2)}`,
+  `live / settled (each ÷ /health): express ${liveRatio(e, 'exactLive', 'exact')} (exact), ${liveRatio(e, 'currentLive', 'current')} (current); fastify ${liveRatio(f, 'exactLive', 'exact')}, ${liveRatio(f, 'currentLive', 'current')}`,
 );
 console.log(
-  `browser walls (Origin, Host, media type), settled exact with ÷ without: express ${e.ratio('exact', 'exactNoWalls').toFixed(2)} req/s, ${(1 / e.cost('exact', 'exactNoWalls')).toFixed(2)} CPU; fastify ${f.ratio('exact', 'exactNoWalls').toFixed(2)} req/s, ${(1 / f.cost('exact', 'exactNoWalls')).toFixed(2)} CPU (1.00 = free)`,
+  `browser walls (Origin, Host, media type), settled exact with ÷ without, side by side: express ${(1 / e.ratio('exactNoWalls')).toFixed(2)} req/s, ${(1 / e.cheaper('exactNoWalls')).toFixed(2)} CPU; fastify ${(1 / f.ratio('exactNoWalls')).toFixed(2)} req/s, ${(1 / f.cheaper('exactNoWalls')).toFixed(2)} CPU (1.00 = free)`,
 );
 console.log(
   `browser walls' decision: ${wallNs.toFixed(0)} ns a request = ${((wallNs / 1000 / e.exact.cpuUs) * 100).toFixed(2)}% of a settled exact poll's server CPU on express, ${((wallNs / 1000 / f.exact.cpuUs) * 100).toFixed(2)}% on fastify`,

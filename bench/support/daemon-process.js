@@ -1,15 +1,52 @@
 // The daemon (or any server that prints its URL) as a child process, for the
 // benchmark scripts: resolves once it prints its URL; `stop()` ends it.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
-/** Spawns `node ...args` and waits for the first `http://127.0.0.1:<port>` it prints. */
-export async function startProcess(args, env = {}) {
-  const child = spawn(process.execPath, args, { env: { ...process.env, TURNS_LOG: '', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * The core servers run on when the bench pins (see {@link pinLoadGenerator}),
+ * or `undefined`: pinning needs `taskset` (util-linux) and two cores or more;
+ * `BENCH_PIN=0` turns it off.
+ */
+const SERVER_CORE = (() => {
+  if (process.env.BENCH_PIN === '0' || availableParallelism() < 2) return undefined;
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+  } catch {
+    return undefined;
+  }
+  return availableParallelism() - 1;
+})();
+
+/**
+ * Pins this process (the load generator, every thread) to the cores the servers
+ * do not use, and returns a line saying how the run is placed. Unpinned, the
+ * scheduler put a daemon and autocannon on one core for parts of a case: two
+ * daemons doing the same work read 0.71–0.80 of each other on this 2-core VM.
+ */
+export function pinLoadGenerator() {
+  if (SERVER_CORE === undefined) return 'not pinned (needs taskset and 2 cores; BENCH_PIN=0 turns it off)';
+  pinning = true;
+  const others = SERVER_CORE === 1 ? '0' : `0-${SERVER_CORE - 1}`;
+  execFileSync('taskset', ['-a', '-p', '-c', others, String(process.pid)], { stdio: 'ignore' });
+  return `servers pinned to CPU ${SERVER_CORE}, the load generator to CPU ${others} (BENCH_PIN=0 to not pin)`;
+}
+
+let pinning = false;
+
+/** `node ...args` as a child, on the servers' core once the bench pinned itself (taskset execs node: the pid is node's). */
+function spawnNode(args, options, pin = true) {
+  if (!pinning || !pin) return spawn(process.execPath, args, options);
+  return spawn('taskset', ['-c', String(SERVER_CORE), process.execPath, ...args], options);
+}
+
+/** Spawns `node ...args` and waits for the first `http://127.0.0.1:<port>` it prints (`pin: false`: on any core). */
+export async function startProcess(args, env = {}, { pin = true } = {}) {
+  const child = spawnNode(args, { env: { ...process.env, TURNS_LOG: '', ...env }, stdio: ['ignore', 'pipe', 'inherit'] }, pin);
   const url = await new Promise((resolve, reject) => {
     createInterface({ input: child.stdout }).on('line', (line) => {
       const found = /(http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1];
@@ -51,7 +88,7 @@ function freePort() {
 export async function startOnPort(args, env = {}, logFile = '/dev/null') {
   const port = await freePort();
   const out = openSync(logFile, 'w');
-  const child = spawn(process.execPath, args, {
+  const child = spawnNode(args, {
     env: { ...process.env, ...env, TURNS_PORT: String(port) },
     stdio: ['ignore', out, 'inherit'],
   });
@@ -70,14 +107,17 @@ export async function startOnPort(args, env = {}, logFile = '/dev/null') {
 }
 
 /** The built daemon on an ephemeral port with the given TURNS_* settings. */
-export function startDaemonProcess(env) {
-  return startProcess(['dist/daemon/bin.js'], { TURNS_PORT: '0', ...env });
+export function startDaemonProcess(env, options) {
+  return startProcess(['dist/daemon/bin.js'], { TURNS_PORT: '0', ...env }, options);
 }
 
 /** The built daemon on `httpAdapter` with a data directory of its own, which `stop()` removes. */
-export async function startDaemonWithData(httpAdapter, env = {}) {
+export async function startDaemonWithData(httpAdapter, env = {}, options = undefined) {
   const dataDir = mkdtempSync(join(tmpdir(), 'turns-bench-'));
-  const daemon = await startDaemonProcess({ TURNS_DATA_DIR: dataDir, TURNS_WORKSPACES: dataDir, TURNS_HTTP_ADAPTER: httpAdapter, ...env });
+  const daemon = await startDaemonProcess(
+    { TURNS_DATA_DIR: dataDir, TURNS_WORKSPACES: dataDir, TURNS_HTTP_ADAPTER: httpAdapter, ...env },
+    options,
+  );
   const stop = async () => {
     await daemon.stop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { Writable } from 'node:stream';
 import { DaemonLogger } from './daemon-logger.js';
 
@@ -70,6 +71,26 @@ describe('DaemonLogger', () => {
       msg: 'GET /x 499',
     });
     expect(lines[1]!.time).toBeGreaterThanOrEqual(lines[0]!.time as number);
+  });
+
+  it('a request line is one JSON line that reads back every field as given, whatever the strings hold', () => {
+    const { logger, lines } = capture();
+    const text = fc.oneof(
+      fc.string(),
+      fc.string({ unit: 'binary' }),
+      fc.constantFrom('a"b', 'a\\b', 'tab\there', 'line\nbreak', '\u2028', '\ud800'),
+    );
+    fc.assert(
+      fc.property(text, text, text, text, (requestId, method, route, sessionId) => {
+        lines.length = 0;
+        logger.request({ requestId, method, route, status: 200, durationMs: 1.5, sessionId });
+        logger.flush();
+        expect(lines).toEqual([
+          expect.objectContaining({ requestId, method, route, sessionId, status: 200, durationMs: 1.5, msg: `${method} ${route} 200` }),
+        ]);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('a request line carries the request id, route template, status, duration and session', () => {

