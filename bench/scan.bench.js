@@ -12,41 +12,20 @@
 // Then the same window miss of this build behind ~1 MiB and ~256 MiB of older
 // records (the window, not the file, sets the cost).
 //   npm run build && node bench/scan.bench.js      (SCAN_ROUNDS, SCAN_BASELINE_REF)
-import { execFileSync } from 'node:child_process';
 import { subscribe } from 'node:diagnostics_channel';
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { buildRef } from './support/build-ref.js';
 
 process.env.TURNS_LOG = 'silent';
 const ROUNDS = Number(process.env.SCAN_ROUNDS ?? 5);
 const PER_ROUND = 40;
 const BASELINE_REFS = (process.env.SCAN_BASELINE_REF ?? 'd473a8c').split(',').filter(Boolean);
 const temporary = [];
-
-/** Builds the scanner of `ref` from git into a temporary directory; undefined when git or the ref is not there. */
-function buildRef(ref) {
-  const dir = mkdtempSync(join(tmpdir(), 'turns-scan-ref-'));
-  temporary.push(dir);
-  try {
-    const archive = execFileSync('git', ['archive', ref, 'src', 'tsconfig.json', 'tsconfig.build.json', 'package.json'], {
-      maxBuffer: 64 * 1024 * 1024,
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    execFileSync('tar', ['-x', '-C', dir], { input: archive });
-    symlinkSync(resolve('node_modules'), join(dir, 'node_modules'));
-    execFileSync(process.execPath, [resolve('node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-      cwd: dir,
-      stdio: 'ignore',
-    });
-    return dir;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * A recorder and scanner of the build at `root`, over a fresh transcript of
@@ -157,6 +136,7 @@ const current = await scannerOf('.');
 const refs = [];
 for (const ref of BASELINE_REFS) {
   const root = buildRef(ref);
+  if (root) temporary.push(root);
   if (root) refs.push([`the scanner at ${ref}`, (await scannerOf(root)).find]);
   else console.log(`(the scanner at ${ref} was not built: this checkout has no git history for it)`);
 }

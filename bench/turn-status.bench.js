@@ -17,11 +17,14 @@
 //   npm run bench                 (2 s a case, the fast ones in 7 rounds)
 //   BENCH_SECONDS=10 BENCH_ROUNDS=5 npm run bench
 //   BENCH_ONLY=operations npm run bench   (only the operations section)
+//   POLL_BASELINE_REF=<commit> npm run bench   (also: this poll path against that commit's)
+//   POLL_BASELINE_REF=<commit> BENCH_ONLY=baseline npm run bench   (only that)
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { buildRef } from './support/build-ref.js';
 import { pinLoadGenerator, startDaemonWithData, startOnPort, startProcess } from './support/daemon-process.js';
 import { cpuTicks, heldPhase, json, post, sleep } from './support/held-requests.js';
 import { workspaceKey } from '../dist/transcript/chat-recording.service.js';
@@ -320,6 +323,49 @@ async function benchOperations(httpAdapter) {
 }
 
 /**
+ * This daemon against the one built from `root` (a past commit), side by side
+ * on one adapter: `/health` and the settled exact and `current` polls, each
+ * in ROUNDS rounds, as new ÷ old req/s (median). Request log off, as above.
+ */
+async function benchAgainstRef(httpAdapter, root) {
+  const start = async (bin) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'turns-bench-'));
+    const env = { TURNS_DATA_DIR: dataDir, TURNS_WORKSPACES: dataDir, TURNS_HTTP_ADAPTER: httpAdapter, TURNS_LOG: 'warn' };
+    const daemon = await startOnPort([bin], env);
+    const { sessionId } = await json(daemon.url, '/session', post({ sessionScope: 'thread' }));
+    const { promptId } = await json(daemon.url, `/session/${sessionId}/prompt`, post({ prompt: [{ type: 'text', text: 'hello' }] }));
+    await json(daemon.url, `/session/${sessionId}/turns/${promptId}?waitMs=10000`);
+    const at = (path) => ({ url: `${daemon.url}${path}`, pid: daemon.child.pid });
+    const stop = async () => {
+      await daemon.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    };
+    return {
+      stop,
+      health: at('/health'),
+      exact: at(`/session/${sessionId}/turns/${promptId}`),
+      current: at(`/session/${sessionId}/turns/current`),
+    };
+  };
+  const [old, mine] = [await start(join(root, 'dist/daemon/bin.js')), await start('dist/daemon/bin.js')];
+  try {
+    const ratios = {};
+    for (const key of ['health', 'exact', 'current']) {
+      const list = [];
+      for (let round = 0; round < ROUNDS; round += 1) {
+        await sleep(300);
+        const [a, b] = await sideBySide(old[key], mine[key], round);
+        list.push(b.rps / a.rps);
+      }
+      ratios[key] = median(list);
+    }
+    return ratios;
+  } finally {
+    await Promise.all([old.stop(), mine.stop()]);
+  }
+}
+
+/**
  * The walls' own work per request (ns), timed in this process over the
  * headers a poll carries: robust where the daemon A/B drowns in the noise of
  * a shared machine.
@@ -408,6 +454,30 @@ async function logLineNs() {
 const logNs = await logLineNs();
 
 const ONLY_OPERATIONS = process.env.BENCH_ONLY === 'operations';
+const BASELINE_REF = process.env.POLL_BASELINE_REF;
+
+/** The poll path against POLL_BASELINE_REF's, when it is set and builds. */
+async function againstRef() {
+  if (!BASELINE_REF) return;
+  const root = buildRef(BASELINE_REF);
+  if (!root) return console.log(`\n(${BASELINE_REF} was not built: no git history for it here, or its build failed)`);
+  try {
+    const row = (r) => ['health', 'exact', 'current'].map((key) => `${key} ${r[key].toFixed(3)}`).join(', ');
+    const rows = {};
+    for (const adapter of ['express', 'fastify']) rows[adapter] = await benchAgainstRef(adapter, root);
+    console.log(
+      `\nthis daemon against ${BASELINE_REF}'s, side by side (new ÷ old req/s, median of ${ROUNDS} rounds of ${SECONDS} s; request log off):`,
+    );
+    for (const [adapter, r] of Object.entries(rows)) console.log(`  ${adapter.padEnd(8)} ${row(r)}`);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+if (process.env.BENCH_ONLY === 'baseline') {
+  await againstRef();
+  process.exit(0);
+}
+
 const baselines = {};
 const results = {};
 if (!ONLY_OPERATIONS) {
@@ -509,4 +579,5 @@ console.log(
   `miss cost 256 MiB / 1 MiB transcript (time per request): express ${(e.miss1MiB.rps / e.miss256MiB.rps).toFixed(2)}, fastify ${(f.miss1MiB.rps / f.miss256MiB.rps).toFixed(2)}`,
 );
 printOperations();
+await againstRef();
 process.exit(0);
