@@ -14,7 +14,7 @@
 // memory-bound work moves by 2× from one second to the next (the same loop
 // took 44–127 ms), which no order of cases taken one after another cancels.
 //
-//   npm run bench                 (2 s a case, the fast ones in 7 rounds)
+//   npm run bench                 (2 s a case, the fast ones in 8 rounds)
 //   BENCH_SECONDS=10 BENCH_ROUNDS=5 npm run bench
 //   BENCH_ONLY=operations npm run bench   (only the operations section)
 //   POLL_BASELINE_REF=<commit> npm run bench   (also: this poll path against that commit's)
@@ -35,7 +35,8 @@ import { LineBatch } from '../dist/logging/line-batch.js';
 import { pino } from 'pino';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+// Even, so each side of a side-by-side pair starts first as often as the other.
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const CONNECTIONS = 20;
 const WAITERS = Number(process.env.WAITERS ?? 10_000);
 const WARM_UP_SECONDS = 0.5;
@@ -77,11 +78,11 @@ const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1]
 /**
  * Two targets (`{ url, pid }`, on two servers) loaded at the same moment, after a
  * warm-up of both that is not counted: `[a, b]`. Pinned, the servers share one
- * core, so each has half of it and both see the same machine. Which one starts
- * first alternates with `round`: started second, a daemon read 1.03× its like.
+ * core, so each has half of it and both see the same machine. `bFirst` starts
+ * b's load first: callers alternate it, as started second a daemon read 1.03× its like.
  */
-async function sideBySide(a, b, round) {
-  const both = (run) => (round % 2 === 0 ? Promise.all([run(a), run(b)]) : Promise.all([run(b), run(a)]).then(([rb, ra]) => [ra, rb]));
+async function sideBySide(a, b, bFirst) {
+  const both = (run) => (bFirst ? Promise.all([run(b), run(a)]).then(([rb, ra]) => [ra, rb]) : Promise.all([run(a), run(b)]));
   await both((t) => load(t.url, { duration: WARM_UP_SECONDS }));
   return both((t) => load(t.url, {}, t.pid));
 }
@@ -154,16 +155,21 @@ async function benchAdapter(httpAdapter) {
     TURNS_LOG: 'warn',
     TURNS_MAX_TRANSCRIPT_BYTES: String(512 * 1024 * 1024),
   });
-  // Metrics on (the default); its log, warnings only, into /dev/null.
-  const server = await startOnPort(['dist/daemon/bin.js'], env(dataDir));
-  // Its twin, for /health loaded side by side with each case; the same daemon without the
-  // browser walls, for their cost on a settled poll.
-  const twin = await startOnPort(['dist/daemon/bin.js'], env(twinDir));
-  const unwalled = await startOnPort(['bench/support/daemon-without-walls.js'], env(unwalledDir));
-  children.push(server, twin, unwalled);
-  const base = server.url;
-  const pid = server.child.pid;
+  const started = [];
+  const start = async (script, dir) => {
+    const daemon = await startOnPort([script], env(dir));
+    started.push(daemon);
+    return daemon;
+  };
   try {
+    // Metrics on (the default); its log, warnings only, into /dev/null.
+    const server = await start('dist/daemon/bin.js', dataDir);
+    // Its twin, for /health loaded side by side with each case; the same daemon without the
+    // browser walls, for their cost on a settled poll.
+    const twin = await start('dist/daemon/bin.js', twinDir);
+    const unwalled = await start('bench/support/daemon-without-walls.js', unwalledDir);
+    const base = server.url;
+    const pid = server.child.pid;
     // The fast cases' sessions, made alike on both twins.
     const fastCases = async (daemon, dir) => {
       const settled = await settledSession(daemon.url, dir);
@@ -212,12 +218,14 @@ async function benchAdapter(httpAdapter) {
       repeatedMiss: (m, t) => [t.health, m.repeatedMiss],
       exactNoWalls: (m) => [m.exact, exactNoWalls],
     };
+    // The twins swap every round, the start order every other round: over 4 rounds each case
+    // meets each combination once (the default is 8).
     const runs = Object.fromEntries(Object.keys(pairs).map((key) => [key, []]));
     for (let round = 0; round < ROUNDS; round += 1) {
       const [m, t] = round % 2 === 0 ? [mine, twins] : [twins, mine];
       for (const key of shuffled(Object.keys(pairs), round)) {
         await sleep(300);
-        runs[key].push(await sideBySide(...pairs[key](m, t), round));
+        runs[key].push(await sideBySide(...pairs[key](m, t), (round >> 1) % 2 === 1));
       }
     }
     // Each case's own runs; /health's are those it ran beside the polls.
@@ -234,6 +242,7 @@ async function benchAdapter(httpAdapter) {
     rows.waiters = await heldWaiters(httpAdapter);
     return rows;
   } finally {
+    await Promise.all(started.map((daemon) => daemon.stop()));
     for (const dir of [dataDir, twinDir, unwalledDir]) rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -306,7 +315,7 @@ async function benchOperations(httpAdapter) {
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const name of shuffled(Object.keys(runs), round + 100)) {
         await sleep(300);
-        runs[name].push(await sideBySide(target('off'), target(name), round));
+        runs[name].push(await sideBySide(target('off'), target(name), round % 2 === 1));
       }
     }
     const ratio = (name) => median(runs[name].map(([off, r]) => r.rps / off.rps));
@@ -347,21 +356,23 @@ async function benchAgainstRef(httpAdapter, root) {
       current: at(`/session/${sessionId}/turns/current`),
     };
   };
-  const [old, mine] = [await start(join(root, 'dist/daemon/bin.js')), await start('dist/daemon/bin.js')];
+  const daemons = [];
   try {
+    daemons.push(await start(join(root, 'dist/daemon/bin.js')), await start('dist/daemon/bin.js'));
+    const [old, mine] = daemons;
     const ratios = {};
     for (const key of ['health', 'exact', 'current']) {
       const list = [];
       for (let round = 0; round < ROUNDS; round += 1) {
         await sleep(300);
-        const [a, b] = await sideBySide(old[key], mine[key], round);
+        const [a, b] = await sideBySide(old[key], mine[key], round % 2 === 1);
         list.push(b.rps / a.rps);
       }
       ratios[key] = median(list);
     }
     return ratios;
   } finally {
-    await Promise.all([old.stop(), mine.stop()]);
+    await Promise.all(daemons.map((daemon) => daemon.stop()));
   }
 }
 

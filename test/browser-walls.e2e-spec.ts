@@ -206,13 +206,14 @@ try {
   await new Promise((resolve, reject) => {
     source.addEventListener('open', resolve, { once: true });
     source.addEventListener('error', () => reject(new Error('event stream failed')), { once: true });
+    setTimeout(() => reject(new Error('event stream did not open')), 20000);
   });
   const { promptId } = await client.prompt(sessionId, 'from the page');
   const status = await client.waitForTurn(sessionId, promptId, { timeoutMs: 20000 });
   // Bounded, so a missing event reports what the page saw instead of hanging.
   await Promise.race([
     completed,
-    new Promise((_, reject) => setTimeout(() => reject(new Error('no turn_complete; saw ' + events.join(','))), 20000)),
+    new Promise((_, reject) => setTimeout(() => reject(new Error('no turn_complete; saw ' + events.join(','))), 15000)),
   ]);
   source.close();
   await report({ ok: true, state: status.state, resultText: status.resultText, events });

@@ -2,46 +2,68 @@
 // benchmark scripts: resolves once it prints its URL; `stop()` ends it.
 import { execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
+/** The CPUs this process may run on (`Cpus_allowed_list` of /proc/self/status: "0-3", "2,5-6"), or [] where it cannot tell. */
+function allowedCpus() {
+  try {
+    const list = /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '';
+    return list.split(',').flatMap((range) => {
+      const [from, to = from] = range.split('-').map(Number);
+      return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+    });
+  } catch {
+    return [];
+  }
+}
+
 /**
- * The core servers run on when the bench pins (see {@link pinLoadGenerator}),
- * or `undefined`: pinning needs `taskset` (util-linux) and two cores or more;
- * `BENCH_PIN=0` turns it off.
+ * Where the servers and the load generator run when the bench pins (see
+ * {@link pinLoadGenerator}), or `undefined`: pinning needs `taskset`
+ * (util-linux) and two CPUs or more; `BENCH_PIN=0` turns it off.
  */
-const SERVER_CORE = (() => {
-  if (process.env.BENCH_PIN === '0' || availableParallelism() < 2) return undefined;
+const PLACEMENT = (() => {
+  const cpus = allowedCpus();
+  if (process.env.BENCH_PIN === '0' || cpus.length < 2) return undefined;
   try {
     execFileSync('taskset', ['-V'], { stdio: 'ignore' });
   } catch {
     return undefined;
   }
-  return availableParallelism() - 1;
+  return { server: String(cpus.at(-1)), others: cpus.slice(0, -1).join(','), all: cpus.join(',') };
 })();
 
+let pinning = false;
+
 /**
- * Pins this process (the load generator, every thread) to the cores the servers
+ * Pins this process (the load generator, every thread) to the CPUs the servers
  * do not use, and returns a line saying how the run is placed. Unpinned, the
  * scheduler put a daemon and autocannon on one core for parts of a case: two
  * daemons doing the same work read 0.71–0.80 of each other on this 2-core VM.
  */
 export function pinLoadGenerator() {
-  if (SERVER_CORE === undefined) return 'not pinned (needs taskset and 2 cores; BENCH_PIN=0 turns it off)';
+  const off = 'not pinned (needs taskset and 2 CPUs; BENCH_PIN=0 turns it off)';
+  if (PLACEMENT === undefined) return off;
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', PLACEMENT.others, String(process.pid)], { stdio: 'ignore' });
+  } catch {
+    return off;
+  }
   pinning = true;
-  const others = SERVER_CORE === 1 ? '0' : `0-${SERVER_CORE - 1}`;
-  execFileSync('taskset', ['-a', '-p', '-c', others, String(process.pid)], { stdio: 'ignore' });
-  return `servers pinned to CPU ${SERVER_CORE}, the load generator to CPU ${others} (BENCH_PIN=0 to not pin)`;
+  return `servers pinned to CPU ${PLACEMENT.server}, the load generator to CPU ${PLACEMENT.others} (BENCH_PIN=0 to not pin)`;
 }
 
-let pinning = false;
-
-/** `node ...args` as a child, on the servers' core once the bench pinned itself (taskset execs node: the pid is node's). */
+/**
+ * `node ...args` as a child: once the bench pinned itself, on the servers' CPU, or with
+ * `pin: false` on all of them (a child would inherit the load generator's). taskset execs
+ * node: the pid is node's.
+ */
 function spawnNode(args, options, pin = true) {
-  if (!pinning || !pin) return spawn(process.execPath, args, options);
-  return spawn('taskset', ['-c', String(SERVER_CORE), process.execPath, ...args], options);
+  if (!pinning) return spawn(process.execPath, args, options);
+  return spawn('taskset', ['-c', pin ? PLACEMENT.server : PLACEMENT.all, process.execPath, ...args], options);
 }
 
 /** Spawns `node ...args` and waits for the first `http://127.0.0.1:<port>` it prints (`pin: false`: on any core). */
