@@ -2,7 +2,8 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { Clock } from '../common/clock.js';
 import { retryAfterMs, retryDelayMs } from './retry-schedule.js';
 import { signTurnWebhook } from './turn-webhook-signature.js';
-import { logEntryOf, type DeliveryLogEntry, type WebhookDelivery } from './webhook-delivery.js';
+import { DeliveryLog } from './delivery-log.js';
+import type { DeliveryLogEntry, WebhookDelivery } from './webhook-delivery.js';
 import { WebhookOutbox, type OutboxEntry } from './webhook-outbox.js';
 import { sendWebhook, type AttemptResult } from './webhook-sender.js';
 import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings.js';
@@ -11,9 +12,6 @@ import { checkWebhookUrl, ForbiddenWebhookUrl, type CheckedTarget } from './webh
 import { AddressPolicy } from './address-policy.js';
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 
-/** Rows kept per subscription in the delivery log, and subscriptions with a log. */
-const LOG_ROWS = 50;
-const LOGS = 10_000;
 /** The operator's endpoint is the operator's own setting: not subject to the SSRF guard. */
 const ANY_ADDRESS = new AddressPolicy(['0.0.0.0/0', '::/0']);
 
@@ -53,7 +51,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   /** deliveryId → when it is due (also its outbox file's name); at most `maxScheduled`. */
   private readonly scheduled = new Map<string, number>();
   private readonly inFlight = new Set<string>();
-  private readonly logs = new Map<string, Map<string, DeliveryLogEntry>>();
+  private readonly log = new DeliveryLog();
   /** Deliveries wait on disk that the schedule had no room for. */
   private overflow = false;
   private refilling?: Promise<void>;
@@ -100,7 +98,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   /** Writes the delivery to the outbox, then schedules its first attempt. */
   async enqueue(delivery: WebhookDelivery): Promise<void> {
     await this.outbox.put(delivery);
-    this.log(delivery, 'pending');
+    this.log.record(delivery, 'pending');
     this.schedule(delivery.deliveryId, delivery.nextAttemptAt);
   }
 
@@ -121,7 +119,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   /** The last deliveries of a subscription, oldest first. */
   deliveries(sessionId: string, webhookId: string): DeliveryLogEntry[] {
-    return [...(this.logs.get(`${sessionId}/${webhookId}`)?.values() ?? [])];
+    return this.log.of(sessionId, webhookId);
   }
 
   private schedule(deliveryId: string, at: number): void {
@@ -244,7 +242,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       case 'retry':
         delivery.nextAttemptAt = this.clock.now() + verdict.delayMs;
         await this.outbox.put(delivery, entry.at).catch(() => undefined);
-        this.log(delivery, 'pending');
+        this.log.record(delivery, 'pending');
         this.schedule(deliveryId, delivery.nextAttemptAt);
         return;
       default: {
@@ -274,20 +272,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     this.retrying.delete(delivery.deliveryId);
     if (lastError !== undefined) delivery.lastError = lastError;
     await this.outbox.remove(delivery.deliveryId, at).catch(() => undefined);
-    this.log(delivery, state);
-  }
-
-  private log(delivery: WebhookDelivery, state: DeliveryLogEntry['state']): void {
-    if (delivery.target.kind !== 'subscription') return;
-    const key = `${delivery.sessionId}/${delivery.target.webhookId}`;
-    let rows = this.logs.get(key);
-    if (!rows) {
-      if (this.logs.size >= LOGS) this.logs.delete(this.logs.keys().next().value as string);
-      rows = new Map();
-      this.logs.set(key, rows);
-    }
-    rows.set(delivery.deliveryId, logEntryOf(delivery, state));
-    if (rows.size > LOG_ROWS) rows.delete(rows.keys().next().value as string);
+    this.log.record(delivery, state);
   }
 }
 
