@@ -55,21 +55,21 @@ export class RequestObserver {
     // A forwarded request carries the same id to the owner, so both nodes log one id.
     req.headers['x-request-id'] = requestId;
     res.setHeader('X-Request-Id', requestId);
-    res.once('close', () => {
+    // A response closes once: `on` spares the wrapper `once` makes.
+    res.on('close', () => {
       const durationMs = performance.now() - started;
       const route = routeOf(req);
       const status = res.headersSent ? res.statusCode : CLIENT_CLOSED;
       this.metrics?.observeHttp(req.method, route, status, durationMs / 1_000);
       if (this.logger?.enabled('info')) {
-        const sessionId = sessionIdOf(req.url);
         this.logger.request({
           requestId,
           method: req.method ?? 'GET',
           route,
           status,
           durationMs: Math.round(durationMs * 100) / 100,
-          ...(sessionId !== undefined && { sessionId }),
-          ...(!res.writableFinished && { aborted: true }),
+          sessionId: sessionIdOf(req.url),
+          aborted: res.writableFinished ? undefined : true,
         });
       }
     });
