@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { ApiErrors } from '../common/api-errors.js';
+import { promptQueueFull, promptTooLarge, sessionBusy, sessionNotFound } from '../common/api-errors.js';
 import { Clock } from '../common/clock.js';
 import { TERMINAL_OVERLAY_SIZE } from '../common/limits.js';
 import { limitPromptText, promptChars, promptTextOf, type PromptBlock } from '../common/turn-fields.js';
@@ -74,7 +74,7 @@ export class PromptBridge extends BridgeOverlayProvider {
   ): AdmittedPrompt {
     const chars = promptChars(prompt);
     if (this.options.maxPromptChars !== undefined && chars > this.options.maxPromptChars) {
-      throw ApiErrors.promptTooLarge(sessionId, chars, this.options.maxPromptChars);
+      throw promptTooLarge(sessionId, chars, this.options.maxPromptChars);
     }
     const span = startSpan('turns.prompt.admit');
     span?.setAttribute('turns.session_id', sessionId);
@@ -98,11 +98,11 @@ export class PromptBridge extends BridgeOverlayProvider {
     span: TurnSpan | undefined,
   ): AdmittedPrompt {
     // A request that passed the guard before its session's teardown began is refused, never queued.
-    if (!this.sessions.hasSession(sessionId)) throw ApiErrors.sessionNotFound(sessionId);
+    if (!this.sessions.hasSession(sessionId)) throw sessionNotFound(sessionId);
     const queue = this.queue(sessionId);
-    if (queue.rewinding) throw ApiErrors.sessionBusy(sessionId);
+    if (queue.rewinding) throw sessionBusy(sessionId);
     if (queue.pendingCount >= this.options.maxPendingPrompts) {
-      throw ApiErrors.promptQueueFull(sessionId, this.options.maxPendingPrompts, queue.pendingCount);
+      throw promptQueueFull(sessionId, this.options.maxPendingPrompts, queue.pendingCount);
     }
     const entry: LiveEntry = {
       promptId: randomUUID(),
@@ -185,7 +185,7 @@ export class PromptBridge extends BridgeOverlayProvider {
    */
   beginRewind(sessionId: string): void {
     const queue = this.queue(sessionId);
-    if (queue.rewinding || queue.pendingCount > 0) throw ApiErrors.sessionBusy(sessionId);
+    if (queue.rewinding || queue.pendingCount > 0) throw sessionBusy(sessionId);
     queue.rewinding = true;
   }
 

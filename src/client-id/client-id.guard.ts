@@ -1,5 +1,5 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { ApiErrors } from '../common/api-errors.js';
+import { clientIdRequired, malformedClientId, sessionNotFound, unregisteredClientId } from '../common/api-errors.js';
 import { CLIENT_ID_PATTERN } from '../common/limits.js';
 import { ClientIdOptions } from './client-id-options.js';
 import { SessionClientLookup } from './session-client-lookup.js';
@@ -47,7 +47,7 @@ export class ClientIdGuard implements CanActivate {
     const clientId = this.getClientId(request);
     if (clientId === undefined) {
       if (this.options.requireClientId) {
-        throw ApiErrors.clientIdRequired();
+        throw clientIdRequired();
       }
       return true;
     }
@@ -69,18 +69,18 @@ export class ClientIdGuard implements CanActivate {
   }
 
   protected assertSessionLive(sessionId: string): void {
-    if (!this.sessions.hasSession(sessionId)) throw ApiErrors.sessionNotFound(sessionId);
+    if (!this.sessions.hasSession(sessionId)) throw sessionNotFound(sessionId);
   }
 
   protected assertWellFormed(clientId: string): void {
     if (!CLIENT_ID_PATTERN.test(clientId)) {
-      throw ApiErrors.malformedClientId();
+      throw malformedClientId();
     }
   }
 
   protected assertRegistered(sessionId: string, clientId: string): void {
     if (!this.sessions.isClientRegistered(sessionId, clientId)) {
-      throw ApiErrors.unregisteredClientId(sessionId, clientId);
+      throw unregisteredClientId(sessionId, clientId);
     }
   }
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { ApiException } from '../common/api-exception.js';
-import { ApiErrors } from '../common/api-errors.js';
+import { clusterUnavailable } from '../common/api-errors.js';
 import { setRouteTemplate } from '../common/route-template.js';
 import { putInFront, type NextListener } from '../common/request-front.js';
 import { sendApiError } from '../common/send-api-error.js';
@@ -77,14 +77,14 @@ export class ClusterRouter implements OnApplicationBootstrap {
         owner = await this.claimForLoad(sessionId);
       }
       if (!owner || owner.node === this.node.id) return local();
-      if (forwarded) throw ApiErrors.clusterUnavailable({ sessionId, node: owner.node });
+      if (forwarded) throw clusterUnavailable({ sessionId, node: owner.node });
       // The owner logs and counts it by its route; here it is one forwarded request.
       setRouteTemplate(req, 'forwarded');
       const reached = await this.forwarder.forward(req, res, owner, sessionId);
       if (!reached || res.statusCode === 404 || res.statusCode === 503) this.owners.delete(sessionId);
     } catch (error) {
       if (!res.headersSent) {
-        sendApiError(res, error instanceof ApiException ? error : ApiErrors.clusterUnavailable({ sessionId }), {
+        sendApiError(res, error instanceof ApiException ? error : clusterUnavailable({ sessionId }), {
           [NODE_HEADER]: this.node.id,
         });
       }
@@ -98,7 +98,7 @@ export class ClusterRouter implements OnApplicationBootstrap {
     try {
       owner = await this.directory.owner(sessionId);
     } catch {
-      throw ApiErrors.clusterUnavailable({ sessionId });
+      throw clusterUnavailable({ sessionId });
     }
     if (owner) this.owners.set(sessionId, owner);
     else this.owners.delete(sessionId);

@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
-import { ApiErrors } from '../common/api-errors.js';
+import { clusterUnavailable } from '../common/api-errors.js';
 import { ClusterNode } from './cluster-node.js';
 import { ClusterNodesDto } from './cluster.dto.js';
 import { LeaseDirectory, type NodeRecord } from './lease-directory.js';
@@ -23,7 +23,7 @@ export class ClusterController {
     try {
       nodes = await this.directory.nodes();
     } catch {
-      throw ApiErrors.clusterUnavailable();
+      throw clusterUnavailable();
     }
     return { nodeId: this.node.id, nodes: nodes.map((node) => ({ ...node, self: node.nodeId === this.node.id })) };
   }

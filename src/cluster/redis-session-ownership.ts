@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
-import { apiError, ApiErrors } from '../common/api-errors.js';
+import { apiError, clusterUnavailable } from '../common/api-errors.js';
 import { SessionOwnership, type ClusterState } from '../sessions/session-ownership.js';
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
@@ -148,7 +148,7 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     try {
       result = await this.directory.claim(sessionId, { node: this.node.id, url: this.node.url });
     } catch {
-      throw ApiErrors.clusterUnavailable({ sessionId });
+      throw clusterUnavailable({ sessionId });
     }
     if (!result.won) throw apiError('session_on_other_node', { sessionId, node: result.owner.node });
     this.held.set(sessionId, { fence: result.fence, validUntil: this.freshUntil(sentAt) });

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { Pool } from 'undici';
-import { ApiErrors } from '../common/api-errors.js';
+import { clusterUnavailable } from '../common/api-errors.js';
 import { endSpan, injectTraceContext, SpanKind, startSpan, withSpan } from '../telemetry/tracing.js';
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import { sendApiError } from '../common/send-api-error.js';
@@ -75,7 +75,7 @@ export class RequestForwarder implements OnApplicationShutdown {
     } catch {
       res.off('close', onClose);
       if (!abort.signal.aborted && !res.headersSent) {
-        sendApiError(res, ApiErrors.clusterUnavailable({ sessionId, node: owner.node }), { [NODE_HEADER]: this.node.id });
+        sendApiError(res, clusterUnavailable({ sessionId, node: owner.node }), { [NODE_HEADER]: this.node.id });
       }
       return false;
     }

@@ -1,4 +1,4 @@
-import { ApiErrors, apiError, ERROR_CATALOGUE, type ApiErrorCode, type ErrorCatalogueEntry } from './api-errors.js';
+import { apiError, ERROR_CATALOGUE, type ApiErrorCode, type ErrorCatalogueEntry, shuttingDown } from './api-errors.js';
 import { apiErrorHttpMessage } from './send-api-error.js';
 
 describe('the error catalogue', () => {
@@ -9,7 +9,7 @@ describe('the error catalogue', () => {
         retryAfter: entry.retryAfter === undefined ? undefined : String(entry.retryAfter),
       });
     }
-    expect(ApiErrors.shuttingDown()).toMatchObject({ code: 'too_many_waiters', message: 'Shutting down', headers: { 'Retry-After': '1' } });
+    expect(shuttingDown()).toMatchObject({ code: 'too_many_waiters', message: 'Shutting down', headers: { 'Retry-After': '1' } });
   });
 
   it('says when to retry on every 503', () => {

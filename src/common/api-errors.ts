@@ -139,39 +139,39 @@ export function apiError(
   return new ApiException(entry.status, code, options.message ?? entry.message, details, headers);
 }
 
-/** Named builders for the errors raised in more than one place, or with a message of their own. */
-export const ApiErrors = {
-  sessionNotFound: (sessionId: string) => apiError('session_not_found', { sessionId }),
-  promptNotFound: (sessionId: string, promptId: string) => apiError('prompt_not_found', { sessionId, promptId }),
-  sessionBusy: (sessionId: string) => apiError('session_busy', { sessionId }),
-  invalidRequest: (message: string) => apiError('invalid_request', {}, { message }),
-  clientIdRequired: () => apiError('invalid_client_id', {}, { message: 'A client id is required' }),
-  malformedClientId: () => apiError('invalid_client_id'),
-  unregisteredClientId: (sessionId: string, clientId: string) =>
-    apiError('invalid_client_id', { sessionId, clientId }, { message: 'Client id is not registered on this session' }),
-  promptQueueFull: (sessionId: string, limit: number, pendingCount: number) =>
-    apiError('prompt_queue_full', { sessionId, limit, pendingCount }),
-  transcriptCursorInvalid: (sessionId: string) => apiError('invalid_transcript_cursor', { sessionId }),
-  transcriptSnapshotUnavailable: (sessionId: string) => apiError('transcript_snapshot_unavailable', { sessionId }),
-  transcriptUnavailable: (sessionId: string) => apiError('transcript_unavailable', { sessionId }),
-  clusterUnavailable: (details: Record<string, unknown> = {}) => apiError('cluster_unavailable', details),
-  /** The readiness probe names only the failing check. */
-  notReady: (check: string) => apiError('not_ready', { check }),
-  tooManyWaiters: (limit: number) => apiError('too_many_waiters', { limit }),
-  /** A held request admitted while the app closes. */
-  shuttingDown: () => apiError('too_many_waiters', { limit: 0 }, { message: 'Shutting down' }),
-  tooManySessions: (limit: number) => apiError('too_many_sessions', { limit }),
-  tooManyStreams: (limit: number) => apiError('too_many_streams', { limit }),
-  promptTooLarge: (sessionId: string, promptChars: number, maxChars: number) =>
-    apiError('prompt_too_large', { sessionId, promptChars, maxChars }),
-  transcriptPageTooLarge: (sessionId: string, pageBytes: number, maxBytes: number) =>
-    apiError('transcript_page_too_large', { sessionId, pageBytes, maxBytes }),
-  originForbidden: () => apiError('origin_forbidden'),
-  hostForbidden: () => apiError('origin_forbidden', {}, { message: 'Requests for this host are not allowed' }),
-  unsupportedMediaType: () => apiError('unsupported_media_type', {}, { message: 'Request bodies must be application/json' }),
-  transcriptTooLarge: (sessionId: string, snapshotSize: number, maxBytes: number) =>
-    apiError('transcript_too_large', { sessionId, snapshotSize, maxBytes }),
-};
+/* Named builders for the errors raised in more than one place, or with a message of their own: `throw sessionNotFound(id)`. */
+
+export const sessionNotFound = (sessionId: string): ApiException => apiError('session_not_found', { sessionId });
+export const promptNotFound = (sessionId: string, promptId: string): ApiException => apiError('prompt_not_found', { sessionId, promptId });
+export const sessionBusy = (sessionId: string): ApiException => apiError('session_busy', { sessionId });
+export const invalidRequest = (message: string): ApiException => apiError('invalid_request', {}, { message });
+export const clientIdRequired = (): ApiException => apiError('invalid_client_id', {}, { message: 'A client id is required' });
+export const malformedClientId = (): ApiException => apiError('invalid_client_id');
+export const unregisteredClientId = (sessionId: string, clientId: string): ApiException =>
+  apiError('invalid_client_id', { sessionId, clientId }, { message: 'Client id is not registered on this session' });
+export const promptQueueFull = (sessionId: string, limit: number, pendingCount: number): ApiException =>
+  apiError('prompt_queue_full', { sessionId, limit, pendingCount });
+export const transcriptSnapshotUnavailable = (sessionId: string): ApiException =>
+  apiError('transcript_snapshot_unavailable', { sessionId });
+export const transcriptUnavailable = (sessionId: string): ApiException => apiError('transcript_unavailable', { sessionId });
+export const clusterUnavailable = (details: Record<string, unknown> = {}): ApiException => apiError('cluster_unavailable', details);
+/** The readiness probe names only the failing check. */
+export const notReady = (check: string): ApiException => apiError('not_ready', { check });
+export const tooManyWaiters = (limit: number): ApiException => apiError('too_many_waiters', { limit });
+/** A held request admitted while the app closes. */
+export const shuttingDown = (): ApiException => apiError('too_many_waiters', { limit: 0 }, { message: 'Shutting down' });
+export const tooManySessions = (limit: number): ApiException => apiError('too_many_sessions', { limit });
+export const tooManyStreams = (limit: number): ApiException => apiError('too_many_streams', { limit });
+export const promptTooLarge = (sessionId: string, promptChars: number, maxChars: number): ApiException =>
+  apiError('prompt_too_large', { sessionId, promptChars, maxChars });
+export const transcriptPageTooLarge = (sessionId: string, pageBytes: number, maxBytes: number): ApiException =>
+  apiError('transcript_page_too_large', { sessionId, pageBytes, maxBytes });
+export const originForbidden = (): ApiException => apiError('origin_forbidden');
+export const hostForbidden = (): ApiException => apiError('origin_forbidden', {}, { message: 'Requests for this host are not allowed' });
+export const unsupportedMediaType = (): ApiException =>
+  apiError('unsupported_media_type', {}, { message: 'Request bodies must be application/json' });
+export const transcriptTooLarge = (sessionId: string, snapshotSize: number, maxBytes: number): ApiException =>
+  apiError('transcript_too_large', { sessionId, snapshotSize, maxBytes });
 
 /** The wire body of `code` as documented: its message and example details. */
 export function apiErrorExample(code: ApiErrorCode): Record<string, unknown> {

@@ -1,5 +1,5 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
-import { apiError, ApiErrors } from './api-errors.js';
+import { apiError, invalidRequest } from './api-errors.js';
 import { jsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import { findLoneSurrogate } from './lone-surrogate.js';
 
@@ -26,13 +26,13 @@ class RuntimeValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body') {
       // Nest would validate `null` as `{}`; Express's strict parser refuses it, so Fastify must too.
-      if (value === null) throw ApiErrors.invalidRequest('The body must be a JSON object');
+      if (value === null) throw invalidRequest('The body must be a JSON object');
       if (jsonDepth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
         throw apiError('invalid_json', {}, { message: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` });
       }
       const field = findLoneSurrogate(value);
       if (field !== undefined) {
-        throw ApiErrors.invalidRequest(`${field.toWellFormed() || 'body'}: contains a lone UTF-16 surrogate`);
+        throw invalidRequest(`${field.toWellFormed() || 'body'}: contains a lone UTF-16 surrogate`);
       }
     }
     return super.transform(value, metadata);

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, Server } from 'node:http';
 import type { ApiException } from '../common/api-exception.js';
-import { ApiErrors } from '../common/api-errors.js';
+import { hostForbidden, originForbidden, unsupportedMediaType } from '../common/api-errors.js';
 import { putInFront } from '../common/request-front.js';
 import { sendApiError } from '../common/send-api-error.js';
 import { DEFAULT_CLIENT_ID_HEADER } from '../client-id/client-id-options.js';
@@ -122,14 +122,14 @@ function declaresBody(headers: IncomingHttpHeaders): boolean {
  * 5. else pass, with the CORS headers when the origin is an allowed one.
  */
 export function judgeRequest(method: string | undefined, headers: IncomingHttpHeaders, settings: BrowserWallSettings): WallVerdict {
-  if (!hostAllowed(headers.host, settings.allowedHosts)) return { kind: 'refuse', error: ApiErrors.hostForbidden() };
+  if (!hostAllowed(headers.host, settings.allowedHosts)) return { kind: 'refuse', error: hostForbidden() };
   const origin = headers.origin;
   let cors: OutgoingHttpHeaders | undefined;
   if (origin !== undefined) {
     // `null` (sandboxed frames, file: and data: pages) is nobody's origin, whatever the list says.
     const allowed = origin !== 'null' && (settings.allowOrigins === '*' || settings.allowOrigins.has(origin.toLowerCase()));
     if (allowed) cors = { 'access-control-allow-origin': origin, vary: 'Origin' };
-    else if (!isOwnOrigin(origin, headers.host)) return { kind: 'refuse', error: ApiErrors.originForbidden() };
+    else if (!isOwnOrigin(origin, headers.host)) return { kind: 'refuse', error: originForbidden() };
   }
   if (method === 'OPTIONS' && cors && headers['access-control-request-method'] !== undefined) {
     return {
@@ -148,7 +148,7 @@ export function judgeRequest(method: string | undefined, headers: IncomingHttpHe
   if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS') {
     const type = headers['content-type'];
     if (type === undefined ? declaresBody(headers) : !isJsonMediaType(type)) {
-      return { kind: 'refuse', error: ApiErrors.unsupportedMediaType(), headers: cors };
+      return { kind: 'refuse', error: unsupportedMediaType(), headers: cors };
     }
   }
   if (cors) return { kind: 'pass', headers: cors };

@@ -1,5 +1,5 @@
 import { Injectable, Optional, type BeforeApplicationShutdown } from '@nestjs/common';
-import { ApiErrors } from '../common/api-errors.js';
+import { tooManyStreams } from '../common/api-errors.js';
 import { RuntimeSettings } from '../runtime/runtime-settings.js';
 import { randomUUID } from 'node:crypto';
 import { Observable, Subject, concat, from } from 'rxjs';
@@ -81,8 +81,8 @@ export class SessionEventBus implements BeforeApplicationShutdown {
   reserveStream(sessionId: string): () => void {
     const stream = this.stream(sessionId);
     const { maxSseStreams = Infinity, maxSseStreamsPerSession = Infinity } = this.settings ?? {};
-    if (this.openStreams >= maxSseStreams) throw ApiErrors.tooManyStreams(maxSseStreams);
-    if (stream.streams >= maxSseStreamsPerSession) throw ApiErrors.tooManyStreams(maxSseStreamsPerSession);
+    if (this.openStreams >= maxSseStreams) throw tooManyStreams(maxSseStreams);
+    if (stream.streams >= maxSseStreamsPerSession) throw tooManyStreams(maxSseStreamsPerSession);
     this.openStreams += 1;
     stream.streams += 1;
     let released = false;

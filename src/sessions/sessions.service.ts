@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { RuntimeSettings } from '../runtime/runtime-settings.js';
 import { randomUUID } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
-import { apiError, ApiErrors } from '../common/api-errors.js';
+import { apiError, promptNotFound, sessionNotFound, tooManySessions } from '../common/api-errors.js';
 import type { CreatedSession } from '../common/wire-types.js';
 import { Clock } from '../common/clock.js';
 import { SESSION_ID_PATTERN } from '../common/limits.js';
@@ -81,7 +81,7 @@ export class SessionsService implements OnApplicationShutdown {
         // A cluster router may have claimed the id for this load; nothing is left holding it
         // (unless a create of that id is starting right now).
         if (!this.starting.has(sessionId)) await this.ownership.release(sessionId);
-        throw ApiErrors.sessionNotFound(sessionId);
+        throw sessionNotFound(sessionId);
       }
       session = await this.start(sessionId, workspace, true);
       await this.restoreIdempotencyKeys(sessionId);
@@ -123,7 +123,7 @@ export class SessionsService implements OnApplicationShutdown {
     } finally {
       this.bridge.endRewind(sessionId, rewound);
     }
-    if (!rewound) throw ApiErrors.promptNotFound(sessionId, promptId);
+    if (!rewound) throw promptNotFound(sessionId, promptId);
     this.events.publish(sessionId, 'session_rewound', { promptId, data: { promptId } });
   }
 
@@ -181,7 +181,7 @@ export class SessionsService implements OnApplicationShutdown {
 
   require(sessionId: string): Session {
     const session = this.registry.get(sessionId);
-    if (!session) throw ApiErrors.sessionNotFound(sessionId);
+    if (!session) throw sessionNotFound(sessionId);
     return session;
   }
 
@@ -228,7 +228,7 @@ export class SessionsService implements OnApplicationShutdown {
 
   /** `503 too_many_sessions` at the configured bound (sessions being started count). */
   private assertRoomForSession(): void {
-    if (this.registry.size + this.starting.size >= this.settings.maxSessions) throw ApiErrors.tooManySessions(this.settings.maxSessions);
+    if (this.registry.size + this.starting.size >= this.settings.maxSessions) throw tooManySessions(this.settings.maxSessions);
   }
 
   private addSession(sessionId: string, workspace: Workspace, resume: boolean): Session {

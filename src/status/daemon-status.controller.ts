@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
-import { ApiErrors } from '../common/api-errors.js';
+import { notReady } from '../common/api-errors.js';
 import { Public } from '../daemon/public.decorator.js';
 import { DaemonStatusDto, ProbeDto } from './daemon-status.dto.js';
 import { DaemonStatusService } from './daemon-status.service.js';
@@ -29,7 +29,7 @@ export class DaemonStatusController {
   @ApiErrorResponses('not_ready')
   async ready(): Promise<ProbeDto> {
     const failing = await this.daemon.unready();
-    if (failing) throw ApiErrors.notReady(failing);
+    if (failing) throw notReady(failing);
     return { status: 'ok' };
   }
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ApiErrors } from '../common/api-errors.js';
+import { transcriptTooLarge } from '../common/api-errors.js';
 import { ApiException } from '../common/api-exception.js';
 import { Clock } from '../common/clock.js';
 import { TRANSCRIPT_SCAN_LIMITS } from '../common/limits.js';
@@ -236,7 +236,7 @@ export class ChatRecordingService implements OnApplicationShutdown {
     try {
       snapshot = await TranscriptSnapshot.open(path);
       if (!snapshot) return undefined;
-      if (snapshot.size > this.maxTranscriptBytes) throw ApiErrors.transcriptTooLarge(sessionId, snapshot.size, this.maxTranscriptBytes);
+      if (snapshot.size > this.maxTranscriptBytes) throw transcriptTooLarge(sessionId, snapshot.size, this.maxTranscriptBytes);
       return await use(new ActiveChain(snapshot));
     } catch (error) {
       throw transcriptApiError(sessionId, error, CHAIN_PAGE_BYTES);

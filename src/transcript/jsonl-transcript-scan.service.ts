@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { ApiErrors } from '../common/api-errors.js';
+import { transcriptTooLarge } from '../common/api-errors.js';
 import { TRANSCRIPT_SCAN_LIMITS } from '../common/limits.js';
 import { setActiveSpanAttribute } from '../telemetry/tracing.js';
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
@@ -79,7 +79,7 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
       snapshot = await TranscriptSnapshot.open(path);
       if (!snapshot) return undefined;
       const { recordsPerPage, bytesPerPage, maxPages, maxSnapshotBytes } = this.limits;
-      if (snapshot.size > maxSnapshotBytes) throw ApiErrors.transcriptTooLarge(sessionId, snapshot.size, maxSnapshotBytes);
+      if (snapshot.size > maxSnapshotBytes) throw transcriptTooLarge(sessionId, snapshot.size, maxSnapshotBytes);
       const hit = await new ActiveChain(snapshot).find(
         { records: recordsPerPage, bytes: bytesPerPage },
         maxPages,

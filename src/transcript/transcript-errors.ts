@@ -1,4 +1,4 @@
-import { ApiErrors } from '../common/api-errors.js';
+import { transcriptPageTooLarge, transcriptSnapshotUnavailable, transcriptUnavailable } from '../common/api-errors.js';
 
 /** A line over the page limit: no page can hold it. */
 export class LineTooLargeError extends Error {
@@ -23,8 +23,8 @@ export class NotRegularFileError extends Error {
  * returned as it is.
  */
 export function transcriptApiError(sessionId: string, error: unknown, maxPageBytes: number): unknown {
-  if (error instanceof NotRegularFileError) return ApiErrors.transcriptUnavailable(sessionId);
-  if (error instanceof SnapshotChangedError) return ApiErrors.transcriptSnapshotUnavailable(sessionId);
-  if (error instanceof LineTooLargeError) return ApiErrors.transcriptPageTooLarge(sessionId, error.bytes, maxPageBytes);
+  if (error instanceof NotRegularFileError) return transcriptUnavailable(sessionId);
+  if (error instanceof SnapshotChangedError) return transcriptSnapshotUnavailable(sessionId);
+  if (error instanceof LineTooLargeError) return transcriptPageTooLarge(sessionId, error.bytes, maxPageBytes);
   return error;
 }

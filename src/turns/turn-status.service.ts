@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiErrors } from '../common/api-errors.js';
+import { promptNotFound } from '../common/api-errors.js';
 import { BridgeOverlayProvider } from './bridge-overlay.provider.js';
 import { mergeTurnStatus, newerSettled } from './merge-turn-status.js';
 import { TranscriptScanService } from './transcript-scan.service.js';
@@ -77,7 +77,7 @@ export class TurnStatusService {
     }
     if (!scan.record) {
       if (overlay) return overlay; // not combined: the agent may still settle (deadline path)
-      throw ApiErrors.promptNotFound(sessionId, promptId);
+      throw promptNotFound(sessionId, promptId);
     }
     const answer = overlay ? mergeTurnStatus(overlay, scan.record) : scan.record;
     this.bridge.writeBack(sessionId, answer, false);

@@ -52,7 +52,7 @@ describe('package layers (lint rule)', () => {
     ['src/webhooks/x.ts', "import { request } from 'undici';"],
   ];
   const downward: Array<[string, string]> = [
-    ['src/bridge/x.ts', "import { ApiErrors } from '../common/api-errors.js';"],
+    ['src/bridge/x.ts', "import { sessionNotFound } from '../common/api-errors.js';"],
     ['src/acp/x.ts', "import { AgentEngine } from '../engines/agent-engine.js';"],
     ['src/daemon/x.ts', "import { RuntimeModule } from '../runtime/runtime.module.js';"],
     ['src/daemon/x.ts', "export const load = () => import('@nestjs/platform-fastify');"],

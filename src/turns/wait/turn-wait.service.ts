@@ -1,6 +1,6 @@
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import { SessionClientLookup } from '../../client-id/session-client-lookup.js';
-import { ApiErrors } from '../../common/api-errors.js';
+import { sessionNotFound, shuttingDown, tooManyWaiters } from '../../common/api-errors.js';
 import { BridgeOverlayProvider } from '../bridge-overlay.provider.js';
 import { etagMatches, serializeTurnStatus } from '../serialized-turn-status.js';
 import { TurnStatusService } from '../turn-status.service.js';
@@ -67,8 +67,8 @@ export class TurnWaitService implements BeforeApplicationShutdown {
   async wait(request: TurnWaitRequest, first: TurnStatus): Promise<TurnStatus> {
     const { signal } = request;
     if (this.satisfied(request, first) || signal?.aborted) return first;
-    if (this.closed) throw ApiErrors.shuttingDown();
-    if (this.held.size >= this.maxWaiters) throw ApiErrors.tooManyWaiters(this.maxWaiters);
+    if (this.closed) throw shuttingDown();
+    if (this.held.size >= this.maxWaiters) throw tooManyWaiters(this.maxWaiters);
     return new Promise<TurnStatus>((resolve, reject) => {
       let latest = first;
       let settled = false;
@@ -127,7 +127,7 @@ export class TurnWaitService implements BeforeApplicationShutdown {
 
   /** A fresh poll, exactly as the routes answer it; a session that went away during the wait is `404 session_not_found`. */
   private poll({ sessionId, promptId }: TurnWaitRequest): Promise<TurnStatus> {
-    if (!this.sessions.hasSession(sessionId)) return Promise.reject(ApiErrors.sessionNotFound(sessionId));
+    if (!this.sessions.hasSession(sessionId)) return Promise.reject(sessionNotFound(sessionId));
     return promptId === undefined ? this.turns.getCurrent(sessionId) : this.turns.getTurn(sessionId, promptId);
   }
 
