@@ -6,8 +6,8 @@
 // one running prompt per adapter. Loopback only; every case is bounded in time.
 //
 // Then the cost of operating it: a settled poll with metrics and request
-// logging on, and with the OpenTelemetry API loaded but no SDK, each against
-// the same daemon with all of it off.
+// logging on, each alone, and with the OpenTelemetry API loaded but no SDK,
+// each against a daemon of its own with all of it off (and an off/off control).
 //
 // A ratio is measured side by side: two daemons loaded at the same moment, on
 // one core, so both run on the same machine state. This VM's speed for
@@ -280,51 +280,66 @@ async function heldWaiters(httpAdapter) {
 const HIDE_OPENTELEMETRY = ['--import', './bench/support/hide-opentelemetry.mjs'];
 
 /**
- * A settled poll (in memory) on three daemons of one adapter: `off` (no
- * metrics, no logs, no OpenTelemetry API), `ops` (metrics and one JSON log
- * line per request, into a file as an operator's), `otel` (the API loaded, no
- * SDK registered). Each round loads `ops` and `otel` once each, side by side
- * with `off`; ratios are medians of the rounds' ratios to `off`.
+ * A settled poll (in memory), each variant side by side with an `off` daemon
+ * of its own (no metrics, no logs, no OpenTelemetry API): `ops` (metrics and
+ * one JSON log line per request, into a file as an operator's), `otel` (the
+ * API loaded, no SDK registered), `ops` taken apart (`metrics` alone, `log`
+ * alone), and `control`, an `off` beside an `off`: the method's own error.
+ * Each pair has idled as long as its partner when its turn comes (beside one
+ * shared `off`, loaded every time, an `off` twin read 0.91–0.98). Ratios are
+ * medians of the rounds' ratios to the partner.
  */
 async function benchOperations(httpAdapter) {
+  const off = { args: HIDE_OPENTELEMETRY, env: { TURNS_METRICS: 'false', TURNS_LOG: 'silent' } };
   const variants = {
-    off: { args: HIDE_OPENTELEMETRY, env: { TURNS_METRICS: 'false', TURNS_LOG: 'silent' } },
     ops: { args: HIDE_OPENTELEMETRY, env: { TURNS_METRICS: 'true', TURNS_LOG: 'info' } },
     otel: { args: [], env: { TURNS_METRICS: 'false', TURNS_LOG: 'silent' } },
+    metrics: { args: HIDE_OPENTELEMETRY, env: { TURNS_METRICS: 'true', TURNS_LOG: 'silent' } },
+    log: { args: HIDE_OPENTELEMETRY, env: { TURNS_METRICS: 'false', TURNS_LOG: 'info' } },
+    control: off,
   };
-  const servers = {};
-  const urls = {};
+  const servers = [];
+  const start = async ({ args, env }) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'turns-bench-'));
+    const server = await startOnPort(
+      [...args, 'dist/daemon/bin.js'],
+      { TURNS_DATA_DIR: dataDir, TURNS_WORKSPACES: dataDir, TURNS_HTTP_ADAPTER: httpAdapter, ...env },
+      join(dataDir, 'daemon.log'),
+    );
+    servers.push(Object.assign(server, { dataDir }));
+    const base = server.url;
+    const { sessionId } = await json(base, '/session', post({ sessionScope: 'thread' }));
+    const { promptId } = await json(base, `/session/${sessionId}/prompt`, post({ prompt: [{ type: 'text', text: 'hello' }] }));
+    await json(base, `/session/${sessionId}/turns/${promptId}?waitMs=10000`);
+    await json(base, `/session/${sessionId}/turns/${promptId}`);
+    return { url: `${base}/session/${sessionId}/turns/${promptId}`, pid: server.child.pid, dataDir };
+  };
   try {
-    for (const [name, { args, env }] of Object.entries(variants)) {
-      const dataDir = mkdtempSync(join(tmpdir(), 'turns-bench-'));
-      servers[name] = await startOnPort(
-        [...args, 'dist/daemon/bin.js'],
-        { TURNS_DATA_DIR: dataDir, TURNS_WORKSPACES: dataDir, TURNS_HTTP_ADAPTER: httpAdapter, ...env },
-        join(dataDir, 'daemon.log'),
-      );
-      servers[name].dataDir = dataDir;
-      const base = servers[name].url;
-      const { sessionId } = await json(base, '/session', post({ sessionScope: 'thread' }));
-      const { promptId } = await json(base, `/session/${sessionId}/prompt`, post({ prompt: [{ type: 'text', text: 'hello' }] }));
-      await json(base, `/session/${sessionId}/turns/${promptId}?waitMs=10000`);
-      await json(base, `/session/${sessionId}/turns/${promptId}`);
-      urls[name] = `${base}/session/${sessionId}/turns/${promptId}`;
-    }
-    const target = (name) => ({ url: urls[name], pid: servers[name].child.pid });
-    const runs = { ops: [], otel: [] };
+    const pairs = {};
+    for (const [name, variant] of Object.entries(variants)) pairs[name] = { off: await start(off), variant: await start(variant) };
+    const runs = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const name of shuffled(Object.keys(runs), round + 100)) {
         await sleep(300);
-        runs[name].push(await sideBySide(target('off'), target(name), round % 2 === 1));
+        runs[name].push(await sideBySide(pairs[name].off, pairs[name].variant, round % 2 === 1));
       }
     }
-    const ratio = (name) => median(runs[name].map(([off, r]) => r.rps / off.rps));
+    const ratio = (name) => median(runs[name].map(([partner, r]) => r.rps / partner.rps));
     const of = (name) => mean(runs[name].map(([, r]) => r));
-    const off = mean(Object.values(runs).flatMap((list) => list.map(([r]) => r)));
-    const logMiB = statSync(join(servers.ops.dataDir, 'daemon.log')).size / 2 ** 20;
-    return { off, ops: of('ops'), otel: of('otel'), opsRatio: ratio('ops'), otelRatio: ratio('otel'), logMiB };
+    const logMiB = statSync(join(pairs.ops.variant.dataDir, 'daemon.log')).size / 2 ** 20;
+    return {
+      off: mean(Object.values(runs).flatMap((list) => list.map(([partner]) => partner))),
+      ops: of('ops'),
+      otel: of('otel'),
+      opsRatio: ratio('ops'),
+      otelRatio: ratio('otel'),
+      metricsRatio: ratio('metrics'),
+      logRatio: ratio('log'),
+      controlRatio: ratio('control'),
+      logMiB,
+    };
   } finally {
-    for (const server of Object.values(servers)) {
+    for (const server of servers) {
       await server.stop();
       rmSync(server.dataDir, { recursive: true, force: true });
     }
@@ -502,11 +517,11 @@ const operations = {};
 for (const adapter of ['express', 'fastify']) operations[adapter] = await benchOperations(adapter);
 await Promise.all(children.map((server) => server.stop()));
 
-/** The operations section: settled poll with metrics + request logs, and with the OpenTelemetry API, against all off. */
+/** The operations section: settled poll with metrics + request logs (together and apart), and with the OpenTelemetry API, against all off. */
 function printOperations() {
   console.log(
     `
-operating it — ${placement}; settled poll, ${ROUNDS} rounds of ${SECONDS} s, each variant side by side with "off" (ratio = median of the rounds' ratios to "off"; goals: ops ≥ 0.95, otel ≥ 0.98):`,
+operating it — ${placement}; settled poll, ${ROUNDS} rounds of ${SECONDS} s, each variant side by side with an "off" daemon of its own (ratio = median of the rounds' ratios to it; goals: ops ≥ 0.95, otel ≥ 0.98):`,
   );
   for (const [adapter, r] of Object.entries(operations)) {
     const row = (name) => `${String(Math.round(r[name].rps)).padStart(7)} req/s ${r[name].cpuUs.toFixed(0).padStart(4)} µs/req`;
@@ -514,6 +529,14 @@ operating it — ${placement}; settled poll, ${ROUNDS} rounds of ${SECONDS} s, e
       `  ${adapter.padEnd(8)} off ${row('off')} | metrics+logs ${row('ops')} ratio ${r.opsRatio.toFixed(3)} | OTel API, no SDK ${row('otel')} ratio ${r.otelRatio.toFixed(3)} | request log ${r.logMiB.toFixed(0)} MiB into a file`,
     );
   }
+  console.log(
+    `  metrics+logs taken apart, each beside its "off": ${Object.entries(operations)
+      .map(
+        ([adapter, r]) =>
+          `${adapter} metrics alone ${r.metricsRatio.toFixed(3)}, request log alone ${r.logRatio.toFixed(3)}; control (off beside off) ${r.controlRatio.toFixed(3)}`,
+      )
+      .join('; ')}`,
+  );
   const share = (ns, adapter) => `${((ns / 1000 / operations[adapter].off.cpuUs) * 100).toFixed(1)}%`;
   console.log(
     `  a request log line's way out (in this process): batched ${logNs.batched.toFixed(0)} ns = ${share(logNs.batched, 'express')} / ${share(logNs.batched, 'fastify')} of a poll's CPU (express / fastify); a write per line ${logNs.direct.toFixed(0)} ns (${(logNs.direct / logNs.batched).toFixed(1)}×)`,
