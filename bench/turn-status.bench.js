@@ -143,7 +143,7 @@ async function settledSession(base, dataDir) {
 }
 
 async function benchAdapter(httpAdapter) {
-  const [dataDir, twinDir, unwalledDir] = [0, 1, 2].map(() => mkdtempSync(join(tmpdir(), 'turns-bench-')));
+  const [dataDir, twinDir, walledDir, unwalledDir] = [0, 1, 2, 3].map(() => mkdtempSync(join(tmpdir(), 'turns-bench-')));
   const env = (dir) => ({
     TURNS_DATA_DIR: dir,
     TURNS_WORKSPACES: dir,
@@ -164,9 +164,11 @@ async function benchAdapter(httpAdapter) {
   try {
     // Metrics on (the default); its log, warnings only, into /dev/null.
     const server = await start('dist/daemon/bin.js', dataDir);
-    // Its twin, for /health loaded side by side with each case; the same daemon without the
-    // browser walls, for their cost on a settled poll.
+    // Its twin, for /health loaded side by side with each case; for the browser walls' cost on a
+    // settled poll, the same daemon without them beside one with them, loaded only in that pair:
+    // beside the twins, which every pair loads, a daemon idle in between read 0.91–0.98 of its like.
     const twin = await start('dist/daemon/bin.js', twinDir);
+    const walled = await start('dist/daemon/bin.js', walledDir);
     const unwalled = await start('bench/support/daemon-without-walls.js', unwalledDir);
     const base = server.url;
     const pid = server.child.pid;
@@ -192,8 +194,11 @@ async function benchAdapter(httpAdapter) {
       };
     };
     const [mine, twins] = [await fastCases(server, dataDir), await fastCases(twin, twinDir)];
-    const bare = await settledSession(unwalled.url, unwalledDir);
-    const exactNoWalls = { url: `${unwalled.url}/session/${bare.sessionId}/turns/${bare.promptId}`, pid: unwalled.child.pid };
+    const settledExact = async (daemon, dir) => {
+      const { sessionId, promptId } = await settledSession(daemon.url, dir);
+      return { url: `${daemon.url}/session/${sessionId}/turns/${promptId}`, pid: daemon.child.pid };
+    };
+    const [exactWalled, exactNoWalls] = [await settledExact(walled, walledDir), await settledExact(unwalled, unwalledDir)];
     const { window } = mine;
     // Misses: the full window above, a window alone in a ~1 MiB file, and the same window after
     // ~255 MiB of older turns (the window, not the file, sets the cost).
@@ -208,15 +213,15 @@ async function benchAdapter(httpAdapter) {
 
     // Each round loads every fast case once, in an order shuffled each round, side by side
     // with /health on its twin (which twin serves which alternates by round, so neither
-    // daemon's placement favours a side); the walls' case runs beside the same poll on the
-    // daemon without them. A ratio is taken inside a pair and the median across rounds reported.
+    // daemon's placement favours a side); the walls' pair is a walled and an unwalled daemon of
+    // its own. A ratio is taken inside a pair and the median across rounds reported.
     const pairs = {
       exact: (m, t) => [t.health, m.exact],
       current: (m, t) => [t.health, m.current],
       exactLive: (m, t) => [t.health, m.exactLive],
       currentLive: (m, t) => [t.health, m.currentLive],
       repeatedMiss: (m, t) => [t.health, m.repeatedMiss],
-      exactNoWalls: (m) => [m.exact, exactNoWalls],
+      exactNoWalls: () => [exactWalled, exactNoWalls],
     };
     // The twins swap every round, the start order every other round: over 4 rounds each case
     // meets each combination once (the default is 8).
@@ -243,7 +248,7 @@ async function benchAdapter(httpAdapter) {
     return rows;
   } finally {
     await Promise.all(started.map((daemon) => daemon.stop()));
-    for (const dir of [dataDir, twinDir, unwalledDir]) rmSync(dir, { recursive: true, force: true });
+    for (const dir of [dataDir, twinDir, walledDir, unwalledDir]) rmSync(dir, { recursive: true, force: true });
   }
 }
 
