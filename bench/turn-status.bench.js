@@ -281,6 +281,36 @@ async function heldWaiters(httpAdapter) {
   }
 }
 
+/**
+ * A daemon (`node ...args`) on `httpAdapter` with a data directory of its own and one echo
+ * prompt settled and polled once (so its answer is in memory): `at(path)` is a load target on
+ * it, `exact` the settled poll's; `stop()` ends it and removes the directory.
+ */
+async function daemonWithSettledPrompt(args, httpAdapter, env = {}, logFile = undefined) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'turns-bench-'));
+  const daemon = await startOnPort(
+    args,
+    { TURNS_DATA_DIR: dataDir, TURNS_WORKSPACES: dataDir, TURNS_HTTP_ADAPTER: httpAdapter, ...env },
+    logFile?.(dataDir),
+  );
+  const base = daemon.url;
+  const { sessionId } = await json(base, '/session', post({ sessionScope: 'thread' }));
+  const { promptId } = await json(base, `/session/${sessionId}/prompt`, post({ prompt: [{ type: 'text', text: 'hello' }] }));
+  await json(base, `/session/${sessionId}/turns/${promptId}?waitMs=10000`);
+  await json(base, `/session/${sessionId}/turns/${promptId}`);
+  const at = (path) => ({ url: `${base}${path}`, pid: daemon.child.pid });
+  return {
+    dataDir,
+    sessionId,
+    at,
+    exact: at(`/session/${sessionId}/turns/${promptId}`),
+    stop: async () => {
+      await daemon.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** Runs `node --import` this first, and the daemon sees no `@opentelemetry/api`. */
 const HIDE_OPENTELEMETRY = ['--import', './bench/support/hide-opentelemetry.mjs'];
 
@@ -305,19 +335,9 @@ async function benchOperations(httpAdapter) {
   };
   const servers = [];
   const start = async ({ args, env }) => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'turns-bench-'));
-    const server = await startOnPort(
-      [...args, 'dist/daemon/bin.js'],
-      { TURNS_DATA_DIR: dataDir, TURNS_WORKSPACES: dataDir, TURNS_HTTP_ADAPTER: httpAdapter, ...env },
-      join(dataDir, 'daemon.log'),
-    );
-    servers.push(Object.assign(server, { dataDir }));
-    const base = server.url;
-    const { sessionId } = await json(base, '/session', post({ sessionScope: 'thread' }));
-    const { promptId } = await json(base, `/session/${sessionId}/prompt`, post({ prompt: [{ type: 'text', text: 'hello' }] }));
-    await json(base, `/session/${sessionId}/turns/${promptId}?waitMs=10000`);
-    await json(base, `/session/${sessionId}/turns/${promptId}`);
-    return { url: `${base}/session/${sessionId}/turns/${promptId}`, pid: server.child.pid, dataDir };
+    const server = await daemonWithSettledPrompt([...args, 'dist/daemon/bin.js'], httpAdapter, env, (dir) => join(dir, 'daemon.log'));
+    servers.push(server);
+    return { ...server.exact, dataDir: server.dataDir };
   };
   try {
     const pairs = {};
@@ -344,10 +364,7 @@ async function benchOperations(httpAdapter) {
       logMiB,
     };
   } finally {
-    for (const server of servers) {
-      await server.stop();
-      rmSync(server.dataDir, { recursive: true, force: true });
-    }
+    for (const server of servers) await server.stop();
   }
 }
 
@@ -358,22 +375,12 @@ async function benchOperations(httpAdapter) {
  */
 async function benchAgainstRef(httpAdapter, root) {
   const start = async (bin) => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'turns-bench-'));
-    const env = { TURNS_DATA_DIR: dataDir, TURNS_WORKSPACES: dataDir, TURNS_HTTP_ADAPTER: httpAdapter, TURNS_LOG: 'warn' };
-    const daemon = await startOnPort([bin], env);
-    const { sessionId } = await json(daemon.url, '/session', post({ sessionScope: 'thread' }));
-    const { promptId } = await json(daemon.url, `/session/${sessionId}/prompt`, post({ prompt: [{ type: 'text', text: 'hello' }] }));
-    await json(daemon.url, `/session/${sessionId}/turns/${promptId}?waitMs=10000`);
-    const at = (path) => ({ url: `${daemon.url}${path}`, pid: daemon.child.pid });
-    const stop = async () => {
-      await daemon.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    };
+    const daemon = await daemonWithSettledPrompt([bin], httpAdapter, { TURNS_LOG: 'warn' });
     return {
-      stop,
-      health: at('/health'),
-      exact: at(`/session/${sessionId}/turns/${promptId}`),
-      current: at(`/session/${sessionId}/turns/current`),
+      stop: daemon.stop,
+      health: daemon.at('/health'),
+      exact: daemon.exact,
+      current: daemon.at(`/session/${daemon.sessionId}/turns/current`),
     };
   };
   const daemons = [];
