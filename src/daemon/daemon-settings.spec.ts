@@ -7,8 +7,8 @@ import { DAEMON_SETTINGS } from './daemon-settings.js';
 const SETTINGS = Object.values(DAEMON_SETTINGS) as { name: string; default?: unknown; defaultText?: string }[];
 
 describe('DAEMON_SETTINGS', () => {
-  it('is the README’s configuration table: the same variables, in order, with the same defaults', () => {
-    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+  it('is the configuration table of docs/configuration.md: the same variables, in order, with the same defaults', () => {
+    const readme = readFileSync(join(__dirname, '..', '..', 'docs', 'configuration.md'), 'utf8');
     const rows = [...readme.matchAll(/^\| `TURNS_([A-Z_]+)` \| ([^|]+) \|/gm)].map(([, name, shown]) => ({
       name,
       shown: shown!.trim().replaceAll('`', ''),

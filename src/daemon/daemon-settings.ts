@@ -125,7 +125,7 @@ const MS = INT32_MAX;
 
 /**
  * Every setting of the daemon, declared once: read by {@link loadDaemonConfig},
- * turned into the `serve` command's flags, and listed in the README (a spec holds the README to it).
+ * turned into the `serve` command's flags, and listed in docs/configuration.md (a spec holds the page to it).
  */
 export const DAEMON_SETTINGS = {
   host: { name: 'HOST', ...text, default: '127.0.0.1', doc: 'bind address; a non-loopback one needs TURNS_TOKEN' },

@@ -45,7 +45,7 @@ const CLIENT_ID_HEADER: ParameterObject = {
  * every session route (but `load`, which issues one); request bodies as
  * their validation enforces them, and the wait bound of this configuration.
  * Its `servers` are relative unless a host names them, and its operationIds
- * are part of the contract (README, All daemon routes).
+ * are part of the contract (docs/routes.md).
  *
  * @publicApi
  */
