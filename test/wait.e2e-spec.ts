@@ -62,6 +62,19 @@ describe.each(ADAPTERS)('waiting for a turn (%s)', (httpAdapter) => {
     expect(waiting()).toBe(0);
   });
 
+  it('on an idle session promptAndWait shows running → completed: admission starts the prompt, so it is never seen queued', async () => {
+    const client = new TurnsClient({ baseUrl: daemon.url, clientId });
+    const seen: string[] = [];
+    const settled = client.promptAndWait(sessionId, 'alone', {
+      onUpdate: (status) => {
+        seen.push(status.state);
+        if (status.state === 'running') void daemon.engine.nextTurn().then((turn) => (turn.say('done'), turn.finish()));
+      },
+    });
+    await expect(settled).resolves.toMatchObject({ state: 'completed', resultText: 'done' });
+    expect(seen).toEqual(['running', 'completed']);
+  });
+
   it('waits on current too, and accepts Prefer: wait with Preference-Applied', async () => {
     const promptId = await daemon.prompt(sessionId, 'p', clientId);
     const running = await daemon.engine.nextTurn();

@@ -228,8 +228,9 @@ export class TurnsClient {
   }
 
   /**
-   * Resolves with the prompt's terminal status; `onUpdate` sees every state
-   * on the way (queued → running → terminal). Throws
+   * Resolves with the prompt's terminal status; `onUpdate` gets each state it
+   * reads on the way: running → terminal, with queued first only behind
+   * another prompt (admission starts a prompt on an idle session). Throws
    * `TurnWindowExpiredError` when a prompt seen before answers 404,
    * `TurnWaitTimeoutError` when `timeoutMs` runs out, `TurnsApiError` for
    * any other error answer.
