@@ -21,7 +21,9 @@ interface ReceivingRequest {
  * ```ts
  * @Post('hooks/turns')
  * @UseGuards(new TurnWebhookGuard(process.env.TURNS_WEBHOOK_SECRET!))
- * onTurn(@TurnWebhook() event: TurnWebhookEvent) { ... }
+ * onTurn(@TurnWebhook() event: TurnWebhookEvent) {
+ *   // event.type, event.data: the turn as a poll answered it
+ * }
  * ```
  *
  * @publicApi

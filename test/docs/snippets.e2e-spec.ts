@@ -1,0 +1,174 @@
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { codeBlocks, docPages, ROOT } from './markdown-blocks.js';
+import { EXAMPLE_CONTEXTS, SUPPORT_FILES } from './snippet-contexts.js';
+
+/**
+ * Every TypeScript snippet a reader may copy compiles under `tsc --strict`
+ * against the package as npm installs it: each ```ts block of README.md,
+ * docs/*.md and packages/*\/README.md, and each ```ts example in a doc
+ * comment of src/. A block that only shows a shape is fenced ```ts fragment
+ * (shown, not compiled; keep them few). Every block is a file of its own in
+ * one scratch project, checked in one tsc program: each is its own module.
+ */
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const run = (command: string, args: string[], cwd: string) =>
+  execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+interface Snippet {
+  /** Where a reader finds it: `docs/webhooks.md:7`. */
+  origin: string;
+  code: string;
+}
+
+/** The ```ts examples inside the doc comments of one source file. */
+function docCommentExamples(file: string): Snippet[] {
+  const lines = readFileSync(join(ROOT, file), 'utf8').split('\n');
+  const found: Snippet[] = [];
+  let open: { line: number; body: string[] } | undefined;
+  lines.forEach((text, index) => {
+    const inComment = /^\s*\* ?(.*)$/.exec(text);
+    if (!inComment) return;
+    const content = inComment[1]!;
+    if (content.startsWith('```')) {
+      if (open) found.push({ origin: `${file}:${open.line}`, code: open.body.join('\n') });
+      open = open ? undefined : content.trim() === '```ts' ? { line: index + 1, body: [] } : undefined;
+    } else {
+      open?.body.push(content);
+    }
+  });
+  return found;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
+  });
+}
+
+/** Installed versions in this repo, so the scratch project gets what the lock file holds. */
+const version = (name: string) =>
+  (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+
+/**
+ * The package and the client package packed from a copy of the repo (its own `npm run build`, so a
+ * suite packing this checkout at the same time never sees a half-written dist/).
+ */
+function pack(work: string): string[] {
+  const copy = join(work, 'repo');
+  for (const path of ['src', 'scripts', 'package.json', 'README.md', 'LICENSE', 'packages/client']) {
+    cpSync(join(ROOT, path), join(copy, path), {
+      recursive: true,
+      filter: (from) => !from.includes(`${join('packages', 'client', 'dist')}`),
+    });
+  }
+  for (const name of readdirSync(ROOT).filter((name) => /^tsconfig.*\.json$/.test(name))) cpSync(join(ROOT, name), join(copy, name));
+  symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');
+  run(NPM, ['run', 'build:client'], copy);
+  return ['.', './packages/client'].map((dir) => {
+    const [packed] = JSON.parse(run(NPM, ['pack', dir, '--json', '--pack-destination', work], copy)) as Array<{ filename: string }>;
+    return join(work, packed!.filename);
+  });
+}
+
+describe('the TypeScript snippets of the docs', () => {
+  jest.setTimeout(900_000);
+  let work: string;
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), 'turns-snippets-'));
+  });
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it('compile under tsc --strict against the packed package', () => {
+    const pages = [...docPages(), ...readdirSync(join(ROOT, 'packages')).map((dir) => `packages/${dir}/README.md`)];
+    const blocks = pages.flatMap((page) => codeBlocks(page)).filter((block) => block.info.split(/\s+/)[0] === 'ts');
+    const shownOnly = blocks.filter((block) => block.info.split(/\s+/).includes('fragment'));
+    const markdown: Snippet[] = blocks
+      .filter((block) => !shownOnly.includes(block))
+      .map((block) => ({ origin: `${block.page}:${block.line}`, code: block.code }));
+    const examples = sourceFiles('src').flatMap((file) =>
+      docCommentExamples(file).map(({ origin, code }) => {
+        const context = EXAMPLE_CONTEXTS[file] ?? { before: '' };
+        return { origin, code: [context.before, code, context.after ?? ''].join('\n') };
+      }),
+    );
+    const snippets = [...markdown, ...examples];
+
+    const project = join(work, 'project');
+    mkdirSync(join(project, 'src'), { recursive: true });
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'snippets', private: true }));
+    const tarballs = pack(work);
+    const own = [
+      '@nestjs/common',
+      '@nestjs/core',
+      'reflect-metadata',
+      'rxjs',
+      'supertest',
+      '@types/supertest',
+      '@types/jest',
+      '@types/node',
+    ];
+    run(
+      NPM,
+      ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs, ...own.map((name) => `${name}@${version(name)}`)],
+      project,
+    );
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          lib: ['ES2024'],
+          types: ['node', 'jest'],
+          experimentalDecorators: true,
+          emitDecoratorMetadata: true,
+          esModuleInterop: true,
+          skipLibCheck: true,
+          noEmit: true,
+        },
+        include: ['src'],
+      }),
+    );
+    for (const [path, code] of Object.entries(SUPPORT_FILES)) writeFileSync(join(project, path), code);
+    const files = new Map<string, Snippet>();
+    snippets.forEach((snippet, index) => {
+      // Top-level await makes an ES module; the rest compile as a `nest new` project does, CommonJS.
+      const extension = /^[^\s/].*\bawait\b/m.test(snippet.code) ? 'mts' : 'ts';
+      const name = `src/snippet-${String(index).padStart(2, '0')}-${snippet.origin.replace(/[^A-Za-z0-9]+/g, '-')}.${extension}`;
+      writeFileSync(join(project, name), `${snippet.code}\nexport {};\n`);
+      files.set(name, snippet);
+    });
+
+    let output = '';
+    try {
+      run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project, '--pretty', 'false'], project);
+    } catch (error) {
+      output = (error as { stdout: string }).stdout;
+    }
+    // Each error names the page and line a reader would fix, with the compiled file beside it.
+    const errors = output
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const file = /^(src\/[^(]+)\(/.exec(line)?.[1];
+        const snippet = file === undefined ? undefined : files.get(file);
+        return snippet ? `${snippet.origin}: ${line}` : line;
+      });
+    console.log(
+      `compiled ${snippets.length} TypeScript snippets: ${markdown.length} from ${pages.length} Markdown pages, ` +
+        `${examples.length} doc-comment examples; ${shownOnly.length} fenced as fragments (shown only)` +
+        (errors.length ? `; the failing project is kept in ${project}` : ''),
+    );
+    if (errors.length) work = mkdtempSync(join(tmpdir(), 'turns-snippets-')); // afterAll removes this one instead
+    expect(errors).toEqual([]);
+    expect(markdown.length).toBeGreaterThan(0);
+    expect(examples.length).toBeGreaterThan(0);
+  });
+});
