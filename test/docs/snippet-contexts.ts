@@ -43,8 +43,9 @@ export interface ExampleContext {
 }
 
 /**
- * The context of each source file's doc-comment examples (```ts blocks in its JSDoc). A file with an
- * example and no entry here is compiled without one, so a new example fails until it gets its context.
+ * The context of each source file's doc-comment examples (```ts blocks in its JSDoc) that have no
+ * imports of their own. A file with such an example and no entry here is compiled without one, so a
+ * new example fails until it gets its context (or its imports).
  */
 export const EXAMPLE_CONTEXTS: Record<string, ExampleContext> = {
   'src/client/turns-client.ts': { before: `import { TurnsClient } from 'nest-turn-status/client';` },

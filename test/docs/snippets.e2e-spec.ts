@@ -92,7 +92,8 @@ describe('the TypeScript snippets of the docs', () => {
       .map((block) => ({ origin: `${block.page}:${block.line}`, code: block.code }));
     const examples = sourceFiles('src').flatMap((file) =>
       docCommentExamples(file).map(({ origin, code }) => {
-        const context = EXAMPLE_CONTEXTS[file] ?? { before: '' };
+        // An example with imports of its own is whole; one without gets its file's context.
+        const context = /^import /m.test(code) ? { before: '' } : (EXAMPLE_CONTEXTS[file] ?? { before: '' });
         return { origin, code: [context.before, code, context.after ?? ''].join('\n') };
       }),
     );
