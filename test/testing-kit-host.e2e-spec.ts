@@ -72,7 +72,8 @@ class PlainController {
     return { plain: true };
   }
 }
-@Module({ controllers: [PlainController] })
+/** Its routes need TurnStatusService, which only the kit's TurnsModule gives it (as `nest new`'s AppModule in our stock host). */
+@Module({ controllers: [PlainController, SummaryController] })
 class PlainModule {}
 
 describe.each(ADAPTERS)("the testing kit tests the host's own TurnsModule and ports (%s)", (adapter) => {
@@ -118,6 +119,7 @@ describe.each(ADAPTERS)("the testing kit tests the host's own TurnsModule and po
     app = kit.app;
     kit.bridge.addSession('s1');
     await http().get('/plain').expect(200, { plain: true });
+    await http().get('/summary/s1').expect(200, { state: 'idle' });
     await http().get('/session/s1/turns/current').expect(200, { sessionId: 's1', state: 'idle' });
   });
 
