@@ -86,12 +86,20 @@ const LAYERS = [
     packages: ['@nestjs/platform-fastify', '@agentclientprotocol/*', ...CLUSTER_PACKAGES, ...TRACING_PACKAGES],
   },
   // The testing kit (nest-turn-status/testing): the root's ports in memory, a scripted engine for the
-  // runtime, an app builder. No layer imports it; Fastify only when a test asks for it.
+  // runtime, an app builder. No layer imports it; Fastify (and @nestjs/testing) only when a test asks for it.
   {
     name: 'testing',
     files: ['src/testing/**/*.ts'],
     folders: folders('acp', 'cluster', 'daemon', 'client', 'status', 'metrics', 'logging'),
-    packages: ['@nestjs/platform-fastify', '@agentclientprotocol/*', ...CLUSTER_PACKAGES, ...OPERATIONS_PACKAGES, ...TRACING_PACKAGES],
+    // @nestjs/testing only to replace a host's ports, an optional peer.
+    packages: [
+      '@nestjs/platform-fastify',
+      '@nestjs/testing',
+      '@agentclientprotocol/*',
+      ...CLUSTER_PACKAGES,
+      ...OPERATIONS_PACKAGES,
+      ...TRACING_PACKAGES,
+    ],
   },
 ];
 

@@ -2,6 +2,8 @@ import { Logger } from '@nestjs/common';
 import { join } from 'node:path';
 import { AcpEngine } from './acp.engine.js';
 import type { EngineUpdate } from '../engines/agent-engine.js';
+import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
+import { deferred } from '../../test/support/deferred.js';
 
 const FIXTURE = `node ${join(__dirname, '..', '..', 'test', 'fixtures', 'acp-fixture-agent.mjs')}`;
 const request = (text: string, onUpdate: (u: EngineUpdate) => void = () => undefined, signal = new AbortController().signal) => ({
@@ -63,6 +65,33 @@ describe('AcpEngine', () => {
       await session.close();
     } finally {
       delete process.env.TURNS_TOKEN;
+    }
+  });
+
+  it('warns when the agent of a session dies, and only then (not when it is closed, nor for a start failure)', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const died = () => warn.mock.calls.map(([line]) => String(line)).filter((line) => / died /.test(line));
+    try {
+      // The dead agent's exit is published just before its line is written: wait for it, not for time.
+      const exited = deferred<void>();
+      const unsubscribe = TURNS_CHANNELS.agentProcess.subscribe((m) => m.event === 'exit' && m.sessionId === 's3' && exited.resolve());
+      const session = await new AcpEngine(FIXTURE).openSession({ sessionId: 's3', cwd: '/tmp', resume: false });
+      await expect(session.prompt(request('die now'))).rejects.toMatchObject({ code: 'agent_process_exited' });
+      await exited.promise;
+      unsubscribe();
+      await expect(session.prompt(request('back again'))).resolves.toEqual({ stopReason: 'end_turn' });
+      await session.close();
+      expect(died()).toEqual([
+        'agent of session s3 died (exit code 3); a running prompt fails agent_process_exited, the next starts a new agent',
+      ]);
+      const failing = await new AcpEngine('/nonexistent/agent --acp').openSession({ sessionId: 's4', cwd: '/tmp', resume: false });
+      await expect(failing.prompt(request('hi'))).rejects.toMatchObject({ code: 'agent_start_failed' });
+      await failing.close();
+      expect(died()).toHaveLength(1);
+    } finally {
+      error.mockRestore();
+      warn.mockRestore();
     }
   });
 });

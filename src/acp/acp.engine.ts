@@ -56,6 +56,10 @@ class AgentLog {
 class AgentProcess {
   readonly exited: Promise<void>;
   private alive = true;
+  /** We ended it (closed, replaced or a failed start): its exit is no news. */
+  killed = false;
+  /** How it ended, for the log: `exit code 3`, `signal SIGKILL`. */
+  exit = 'not yet';
 
   private constructor(
     private readonly child: ChildProcess,
@@ -63,7 +67,12 @@ class AgentProcess {
     private readonly updates: Map<string, (update: EngineUpdate) => void>,
   ) {
     // 'close' comes after the stdio streams end, so every stderr line is read by then.
-    this.exited = new Promise((resolve) => child.once('close', () => resolve()));
+    this.exited = new Promise((resolve) =>
+      child.once('close', (code, signal) => {
+        this.exit = signal ? `signal ${signal}` : `exit code ${code}`;
+        resolve();
+      }),
+    );
     // The connection ends when the agent's stdout does; nobody awaits `closed` itself.
     connection.closed.catch(() => undefined);
     void this.exited.then(() => {
@@ -113,6 +122,8 @@ class AgentProcess {
   }
 
   kill(): void {
+    // One whose connection already ended is dying by itself (the next prompt replaces it): that is news.
+    if (this.isAlive) this.killed = true;
     if (this.alive) this.child.kill('SIGTERM');
   }
 }
@@ -174,7 +185,16 @@ class AcpEngineSession implements EngineSession {
     this.process = agent;
     const sessionId = this.context.sessionId;
     TURNS_CHANNELS.agentProcess.publish({ event: 'start', sessionId });
-    void agent.exited.then(() => TURNS_CHANNELS.agentProcess.publish({ event: 'exit', sessionId }));
+    let started = false;
+    void agent.exited.then(() => {
+      TURNS_CHANNELS.agentProcess.publish({ event: 'exit', sessionId });
+      // A start failure is logged as such; a running agent that ends by itself died.
+      if (started && !agent.killed) {
+        this.logger.warn(
+          `agent of session ${sessionId} died (${agent.exit}); a running prompt fails agent_process_exited, the next starts a new agent`,
+        );
+      }
+    });
     let init;
     try {
       init = await agent.connection.agent.request('initialize', {
@@ -190,6 +210,7 @@ class AcpEngineSession implements EngineSession {
     }
     try {
       this.acpSessionId = await this.openAcpSession(agent.connection, Boolean(init.agentCapabilities?.loadSession));
+      started = true;
     } catch (error) {
       agent.kill();
       throw error;

@@ -1,3 +1,5 @@
+import { Controller, Get, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import fc from 'fast-check';
 import { Writable } from 'node:stream';
 import { DaemonLogger } from './daemon-logger.js';
@@ -112,5 +114,59 @@ describe('DaemonLogger', () => {
       durationMs: 0.42,
       sessionId: 's',
     });
+  });
+
+  it("writes probe requests and Nest's route mapping at debug: absent at info, present at debug", () => {
+    const chatter = (logger: DaemonLogger) => {
+      logger.log('TurnsModule dependencies initialized', 'InstanceLoader');
+      logger.log('TurnsController {/session/:id/turns}:', 'RoutesResolver');
+      logger.log('Mapped {/health, GET} route', 'RouterExplorer');
+      logger.request({ requestId: 'r1', method: 'GET', route: '/health', status: 200, durationMs: 1 });
+      logger.request({ requestId: 'r2', method: 'GET', route: '/health/ready', status: 503, durationMs: 1 });
+      logger.request({ requestId: 'r3', method: 'GET', route: '/session/:id/turns/current', status: 200, durationMs: 1 });
+      logger.log('listening on http://127.0.0.1:4170', 'Daemon');
+    };
+    const info = capture('info');
+    chatter(info.logger);
+    expect(info.lines.map((l) => [l.level, l.msg])).toEqual([
+      ['info', 'GET /session/:id/turns/current 200'],
+      ['info', 'listening on http://127.0.0.1:4170'],
+    ]);
+    const debug = capture('debug');
+    chatter(debug.logger);
+    expect(debug.lines.map((l) => [l.level, l.msg])).toEqual([
+      ['debug', 'TurnsModule dependencies initialized'],
+      ['debug', 'TurnsController {/session/:id/turns}:'],
+      ['debug', 'Mapped {/health, GET} route'],
+      ['debug', 'GET /health 200'],
+      ['debug', 'GET /health/ready 503'],
+      ['info', 'GET /session/:id/turns/current 200'],
+      ['info', 'listening on http://127.0.0.1:4170'],
+    ]);
+    expect(JSON.parse(JSON.stringify(debug.lines[3]))).toMatchObject({ level: 'debug', route: '/health', requestId: 'r1' });
+  });
+
+  it("keeps a real Nest app's start-up at info to its own lines: modules and mapped routes only at debug", async () => {
+    @Controller('health')
+    class ProbeController {
+      @Get()
+      ok() {
+        return { status: 'ok' };
+      }
+    }
+    @Module({ controllers: [ProbeController] })
+    class ProbeModule {}
+    const started = async (level: 'info' | 'debug') => {
+      const { logger, lines } = capture(level);
+      const app = await NestFactory.create(ProbeModule, { logger });
+      await app.init();
+      await app.close();
+      return lines.map((l) => `${l.level} ${l.context}`);
+    };
+    const info = await started('info');
+    expect(info.filter((line) => /InstanceLoader|RoutesResolver|RouterExplorer/.test(line))).toEqual([]);
+    expect(await started('debug')).toEqual(
+      expect.arrayContaining(['debug InstanceLoader', 'debug RoutesResolver', 'debug RouterExplorer']),
+    );
   });
 });

@@ -1,7 +1,7 @@
 import type { LoggerService, OnApplicationShutdown } from '@nestjs/common';
 import { hostname } from 'node:os';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { NEST_TO_PINO, splitNestParams, type LogLevel, type NestLevel } from './log-level.js';
+import { pinoLevelOf, requestLevel, splitNestParams, type LogLevel, type NestLevel } from './log-level.js';
 import { LineBatch } from './line-batch.js';
 import { prettyLogStream } from './pretty-log-stream.js';
 
@@ -83,7 +83,7 @@ export class DaemonLogger implements LoggerService, OnApplicationShutdown {
     );
   }
 
-  /** True when lines of this level are written (request lines are `info`). */
+  /** True when lines of this level are written (request lines are `info`, probes `debug`). */
   enabled(level: 'info' | 'debug'): boolean {
     return this.pino.isLevelEnabled(level);
   }
@@ -94,11 +94,12 @@ export class DaemonLogger implements LoggerService, OnApplicationShutdown {
    * string joins of fields whose types are fixed.
    */
   request(line: RequestLogLine): void {
-    if (!this.pino.isLevelEnabled('info')) return;
+    const level = requestLevel(line.route);
+    if (!this.pino.isLevelEnabled(level)) return;
     const { method, route, status } = line;
     const session = line.sessionId === undefined ? '' : `,"sessionId":${jsonString(line.sessionId)}`;
     this.destination.write(
-      `{"level":"info","time":${Date.now()}${this.base},"requestId":${jsonString(line.requestId)},"method":${jsonString(method)},"route":${jsonString(route)},"status":${status},"durationMs":${line.durationMs}${session}${line.aborted ? ',"aborted":true' : ''},"msg":${jsonString(`${method} ${route} ${status}`)}}\n`,
+      `{"level":"${level}","time":${Date.now()}${this.base},"requestId":${jsonString(line.requestId)},"method":${jsonString(method)},"route":${jsonString(route)},"status":${status},"durationMs":${line.durationMs}${session}${line.aborted ? ',"aborted":true' : ''},"msg":${jsonString(`${method} ${route} ${status}`)}}\n`,
     );
   }
 
@@ -144,9 +145,9 @@ export class DaemonLogger implements LoggerService, OnApplicationShutdown {
   }
 
   private write(nestLevel: NestLevel, message: unknown, params: readonly unknown[]): void {
-    const level = NEST_TO_PINO[nestLevel];
-    if (!this.pino.isLevelEnabled(level)) return;
     const { context, stack, extra } = splitNestParams(nestLevel, params);
+    const level = pinoLevelOf(nestLevel, context);
+    if (!this.pino.isLevelEnabled(level)) return;
     const fields: Record<string, unknown> = { ...(context !== undefined && { context }), ...(stack !== undefined && { stack }) };
     if (extra.length > 0) fields.extra = extra;
     if (message instanceof Error) this.pino[level]({ ...fields, err: message }, message.message);

@@ -24,3 +24,19 @@ export function splitNestParams(level: NestLevel, params: readonly unknown[]): {
   const stack = level === 'error' && typeof rest[0] === 'string' ? (rest.shift() as string) : undefined;
   return { ...(context !== undefined && { context }), ...(stack !== undefined && { stack }), extra: rest };
 }
+
+/** Nest's start-up chatter (a line per module, controller and mapped route): debug, so info holds what an operator acts on. */
+const NEST_CHATTER = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+
+/** The pino level of a Nest logger call from `context`. */
+export function pinoLevelOf(level: NestLevel, context: string | undefined): (typeof NEST_TO_PINO)[NestLevel] {
+  return level === 'log' && context !== undefined && NEST_CHATTER.has(context) ? 'debug' : NEST_TO_PINO[level];
+}
+
+/** Probe routes, asked every few seconds by a load balancer or an orchestrator. */
+const PROBE_ROUTES = new Set(['/health', '/health/ready']);
+
+/** The level of a request line: probes at debug (a readiness change has a line of its own), the rest at info. */
+export function requestLevel(route: string): 'info' | 'debug' {
+  return PROBE_ROUTES.has(route) ? 'debug' : 'info';
+}

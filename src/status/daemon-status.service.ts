@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { RuntimeSettings } from '../runtime/runtime-settings.js';
@@ -8,7 +8,7 @@ import { TurnWaitService } from '../turns/wait/turn-wait.service.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import type { DaemonStatusDto } from './daemon-status.dto.js';
 import { PACKAGE_VERSION } from '../common/package-version.js';
-import { dataDirWritable, firstFailing, redisUp, type ReadinessCheck } from './readiness-checks.js';
+import { dataDirWritable, firstFailing, readinessLine, redisUp, type ReadinessCheck } from './readiness-checks.js';
 
 /**
  * What the daemon is doing right now (read from the live services, nothing
@@ -19,6 +19,9 @@ import { dataDirWritable, firstFailing, redisUp, type ReadinessCheck } from './r
 export class DaemonStatusService {
   private readonly startedAt = performance.now();
   private readonly checks: readonly ReadinessCheck[];
+  private readonly logger = new Logger('Readiness');
+  /** The check that failed at the last evaluation: the log speaks once per change, not per probe. */
+  private failing?: string;
 
   constructor(
     private readonly registry: SessionRegistry,
@@ -33,8 +36,12 @@ export class DaemonStatusService {
   }
 
   /** The name of the check that keeps the daemon from serving, if any. */
-  unready(): Promise<string | undefined> {
-    return firstFailing(this.checks);
+  async unready(): Promise<string | undefined> {
+    const failing = await firstFailing(this.checks);
+    const line = readinessLine(this.failing, failing);
+    this.failing = failing;
+    if (line) this.logger[line.level](line.message);
+    return failing;
   }
 
   async status(): Promise<DaemonStatusDto> {

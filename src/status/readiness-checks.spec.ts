@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dataDirWritable, firstFailing, redisUp, type ReadinessCheck } from './readiness-checks.js';
+import { dataDirWritable, firstFailing, readinessLine, redisUp, type ReadinessCheck } from './readiness-checks.js';
 
 const fixed = (name: string, result: boolean | Error): ReadinessCheck => ({
   name,
@@ -37,5 +37,22 @@ describe('readiness checks', () => {
     expect(await redisUp(() => undefined).passes()).toBe(true);
     expect(await redisUp(() => ({ nodeId: 'a', redis: 'up', leases: 0 })).passes()).toBe(true);
     expect(await redisUp(() => ({ nodeId: 'a', redis: 'down', leases: 0 })).passes()).toBe(false);
+  });
+
+  it('readinessLine speaks only on a change: warn on turning not ready or failing another check, info when ready again', () => {
+    expect(readinessLine(undefined, undefined)).toBeUndefined();
+    expect(readinessLine('redis', 'redis')).toBeUndefined();
+    expect(readinessLine(undefined, 'data_dir_writable')).toEqual({
+      level: 'warn',
+      message: 'not ready: the data_dir_writable check fails; GET /health/ready answers 503 until it passes',
+    });
+    expect(readinessLine('data_dir_writable', 'redis')).toMatchObject({
+      level: 'warn',
+      message: expect.stringContaining('the redis check fails'),
+    });
+    expect(readinessLine('redis', undefined)).toEqual({
+      level: 'log',
+      message: 'ready again (redis passes); GET /health/ready answers 200',
+    });
   });
 });

@@ -44,3 +44,13 @@ export async function firstFailing(checks: readonly ReadinessCheck[]): Promise<s
   }
   return undefined;
 }
+
+/** A log line for a change of readiness: `warn` on turning not ready (or failing another check), `info` on being ready again. */
+export function readinessLine(
+  previous: string | undefined,
+  failing: string | undefined,
+): { level: 'warn' | 'log'; message: string } | undefined {
+  if (failing === previous) return undefined;
+  if (failing === undefined) return { level: 'log', message: `ready again (${previous} passes); GET /health/ready answers 200` };
+  return { level: 'warn', message: `not ready: the ${failing} check fails; GET /health/ready answers 503 until it passes` };
+}

@@ -1,58 +1,134 @@
-import { Module, type INestApplication, type ModuleMetadata } from '@nestjs/common';
+import { Module, type DynamicModule, type INestApplication, type ModuleMetadata, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { BridgeOverlayProvider } from '../turns/bridge-overlay.provider.js';
 import { TranscriptScanService } from '../turns/transcript-scan.service.js';
 import type { TurnsModuleOptions } from '../turns/turns.module-definition.js';
 import { TurnsModule } from '../turns/turns.module.js';
+import { importsModule } from './imported-module-graph.js';
 import { InMemoryBridgeOverlay } from './in-memory-bridge-overlay.js';
 import { InMemoryTranscriptScan } from './in-memory-transcript-scan.js';
 
-/** @publicApi */
-export interface TurnsTestingAppOptions extends TurnsModuleOptions {
+interface TestingAppBase {
   /** The HTTP platform (its Nest package must be installed). @default 'express' */
   adapter?: 'express' | 'fastify';
+  /** Controllers and providers of the test, mounted beside the imports. */
+  controllers?: ModuleMetadata['controllers'];
+  providers?: ModuleMetadata['providers'];
+}
+
+/**
+ * Options for an app over the host's own ports: one of `imports` mounts
+ * `TurnsModule` (its `forRoot` sets the ports and options), and the kit adds no second one.
+ *
+ * @publicApi
+ */
+export interface HostTurnsTestingAppOptions extends TestingAppBase {
+  /** The host's modules (e.g. `[AppModule]`); one of them, however deep, mounts `TurnsModule`. */
+  imports: NonNullable<ModuleMetadata['imports']>;
+  /** `'host'` (the default whenever `imports` are given): the host's `TurnsModule` over its own ports. */
+  ports?: 'host';
+}
+
+/**
+ * Options for an app over the kit's in-memory ports: a bare app (no
+ * `imports`), or `ports: 'in-memory'` asked for explicitly.
+ *
+ * @publicApi
+ */
+export interface TurnsTestingAppOptions extends TestingAppBase, TurnsModuleOptions {
+  /**
+   * `'in-memory'`: `TurnsModule` over {@link InMemoryBridgeOverlay} and {@link InMemoryTranscriptScan}.
+   * Needed with `imports`; when they mount `TurnsModule` themselves, that one's two ports are replaced
+   * (and its options kept; this needs `@nestjs/testing`).
+   * @default 'in-memory' without `imports`
+   */
+  ports?: 'in-memory';
   /** The live side; a fresh one unless given. */
   bridge?: InMemoryBridgeOverlay;
   /** The persisted side; a fresh one unless given. */
   transcript?: InMemoryTranscriptScan;
-  /** The host's own modules, controllers and providers, mounted beside `TurnsModule`. */
+  /** Modules of the host mounted beside `TurnsModule`. */
   imports?: ModuleMetadata['imports'];
-  controllers?: ModuleMetadata['controllers'];
-  providers?: ModuleMetadata['providers'];
 }
 
 /** @publicApi */
 export interface TurnsTestingApp {
   /** Initialized, not listening: hand `app.getHttpServer()` to supertest. */
   app: INestApplication;
+  ports: 'in-memory';
   bridge: InMemoryBridgeOverlay;
   transcript: InMemoryTranscriptScan;
 }
 
+/** @publicApi */
+export interface HostTurnsTestingApp {
+  /** Initialized, not listening: hand `app.getHttpServer()` to supertest. */
+  app: INestApplication;
+  ports: 'host';
+  /** The host's own ports, as its `TurnsModule` resolved them. */
+  bridge: BridgeOverlayProvider;
+  transcript: TranscriptScanService;
+}
+
 /**
- * An `INestApplication` with `TurnsModule` over the in-memory ports, on
- * Express or Fastify, ready for supertest:
+ * An `INestApplication` ready for supertest, on Express or Fastify. Given the
+ * host's modules, it tests the host's own `TurnsModule` and ports:
  *
  * ```ts
- * const { app, bridge } = await createTurnsTestingApp();
+ * const { app } = await createTurnsTestingApp({ imports: [AppModule] });
+ * await request(app.getHttpServer()).get('/session/s1/turns/current').expect(200);
+ * ```
+ *
+ * Without imports, or with `ports: 'in-memory'`, the ports are the kit's, driven step by step:
+ *
+ * ```ts
+ * const { app, bridge } = await createTurnsTestingApp({ ports: 'in-memory', imports: [AppModule] });
  * bridge.addSession('s1');
  * await request(app.getHttpServer()).get('/session/s1/turns/current').expect(200, { sessionId: 's1', state: 'idle' });
  * ```
  *
  * @publicApi
  */
-export async function createTurnsTestingApp(options: TurnsTestingAppOptions = {}): Promise<TurnsTestingApp> {
-  const {
-    adapter = 'express',
-    imports = [],
-    controllers = [],
-    providers = [],
-    bridge: given,
-    transcript: persisted,
-    ...turnsOptions
-  } = options;
+export function createTurnsTestingApp(options: HostTurnsTestingAppOptions): Promise<HostTurnsTestingApp>;
+export function createTurnsTestingApp(options?: TurnsTestingAppOptions): Promise<TurnsTestingApp>;
+export async function createTurnsTestingApp(
+  options: HostTurnsTestingAppOptions | TurnsTestingAppOptions = {},
+): Promise<HostTurnsTestingApp | TurnsTestingApp> {
+  const { adapter = 'express', imports, controllers = [], providers = [], ports: asked, ...rest } = options as TurnsTestingAppOptions;
+  const ports = asked ?? (imports === undefined ? 'in-memory' : 'host');
+  if (ports !== 'in-memory' && ports !== 'host')
+    throw new Error(`createTurnsTestingApp: ports must be 'host' or 'in-memory' (got ${String(ports)})`);
+  const { bridge: given, transcript: persisted, ...turnsOptions } = rest;
+  const mounted = await importsModule(imports, TurnsModule);
+  // What the host's own forRoot decides cannot be given here too.
+  const clashing = Object.keys(ports === 'host' ? rest : turnsOptions).filter((key) => rest[key as keyof typeof rest] !== undefined);
+  if (mounted && clashing.length > 0) {
+    throw new Error(
+      `createTurnsTestingApp: ${clashing.join(', ')} cannot apply: the imported modules mount TurnsModule, whose forRoot sets its own ports and options`,
+    );
+  }
+
+  if (ports === 'host') {
+    if (!mounted) {
+      throw new Error(
+        'createTurnsTestingApp: none of the imported modules mounts TurnsModule, so there are no host ports to test. ' +
+          "Mount TurnsModule.forRoot(…) in your module, or pass { ports: 'in-memory' } to test over the kit's in-memory ports.",
+      );
+    }
+    @Module({ imports, controllers, providers })
+    class HostTestingModule {}
+    const app = await createApp(HostTestingModule, adapter);
+    return { app, ports, bridge: app.get(BridgeOverlayProvider), transcript: app.get(TranscriptScanService) };
+  }
+
   const bridge = given ?? new InMemoryBridgeOverlay();
   const transcript = persisted ?? new InMemoryTranscriptScan();
+  if (mounted) {
+    @Module({ imports, controllers, providers })
+    class ReplacedPortsTestingModule {}
+    const app = await createApp(ReplacedPortsTestingModule, adapter, { bridge, transcript });
+    return { app, ports, bridge, transcript };
+  }
 
   @Module({
     providers: [
@@ -63,20 +139,52 @@ export async function createTurnsTestingApp(options: TurnsTestingAppOptions = {}
   })
   class InMemoryPortsModule {}
 
-  @Module({ imports: [TurnsModule.forRoot({ ...turnsOptions, imports: [InMemoryPortsModule] }), ...imports], controllers, providers })
+  const turns: DynamicModule = TurnsModule.forRoot({ ...turnsOptions, imports: [InMemoryPortsModule] });
+  @Module({ imports: [turns, ...(imports ?? [])], controllers, providers })
   class TurnsTestingModule {}
+  return { app: await createApp(TurnsTestingModule, adapter), ports, bridge, transcript };
+}
 
-  const app =
-    adapter === 'fastify'
-      ? await NestFactory.create(TurnsTestingModule, await fastifyAdapter(), { logger: false })
-      : await NestFactory.create(TurnsTestingModule, { logger: false });
+/** Builds and initializes the app; with `replace`, the two ports the host's modules provide are swapped first. */
+async function createApp(
+  module: Type,
+  adapter: 'express' | 'fastify',
+  replace?: { bridge: BridgeOverlayProvider; transcript: TranscriptScanService },
+): Promise<INestApplication> {
+  const platform = adapter === 'fastify' ? await fastifyAdapter() : undefined;
+  let app: INestApplication;
+  if (replace) {
+    const { Test } = await nestTesting();
+    const compiled = await Test.createTestingModule({ imports: [module] })
+      .overrideProvider(BridgeOverlayProvider)
+      .useValue(replace.bridge)
+      .overrideProvider(TranscriptScanService)
+      .useValue(replace.transcript)
+      .compile();
+    app = platform ? compiled.createNestApplication(platform, { logger: false }) : compiled.createNestApplication({ logger: false });
+  } else {
+    app = platform ? await NestFactory.create(module, platform, { logger: false }) : await NestFactory.create(module, { logger: false });
+  }
   await app.init();
-  if (adapter === 'fastify') await (app.getHttpAdapter().getInstance() as { ready(): Promise<unknown> }).ready();
-  return { app, bridge, transcript };
+  if (platform) await (app.getHttpAdapter().getInstance() as { ready(): Promise<unknown> }).ready();
+  return app;
 }
 
 /** Loaded only when asked for, so Express hosts need no Fastify. */
 async function fastifyAdapter() {
   const { FastifyAdapter } = await import('@nestjs/platform-fastify');
   return new FastifyAdapter();
+}
+
+/** Loaded only to replace a host's ports (`nest new` projects have it among their devDependencies). */
+async function nestTesting(): Promise<typeof import('@nestjs/testing')> {
+  try {
+    return await import('@nestjs/testing');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException)?.code !== 'ERR_MODULE_NOT_FOUND' && (error as NodeJS.ErrnoException)?.code !== 'MODULE_NOT_FOUND')
+      throw error;
+    throw new Error(
+      "createTurnsTestingApp: replacing the ports of the host's TurnsModule with the in-memory ones needs @nestjs/testing (npm install -D @nestjs/testing)",
+    );
+  }
 }

@@ -9,4 +9,10 @@ assertSingleCopy();
 export { InMemoryBridgeOverlay, type InMemoryBridgeOverlayOptions } from './in-memory-bridge-overlay.js';
 export { InMemoryTranscriptScan, type HeldScan } from './in-memory-transcript-scan.js';
 export { ScriptedEngine, type ScriptedTurn } from './scripted-engine.js';
-export { createTurnsTestingApp, type TurnsTestingApp, type TurnsTestingAppOptions } from './create-turns-testing-app.js';
+export {
+  createTurnsTestingApp,
+  type HostTurnsTestingApp,
+  type HostTurnsTestingAppOptions,
+  type TurnsTestingApp,
+  type TurnsTestingAppOptions,
+} from './create-turns-testing-app.js';

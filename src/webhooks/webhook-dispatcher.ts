@@ -10,6 +10,7 @@ import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings.js';
 import { WebhookSubscriptions } from './webhook-subscriptions.service.js';
 import { checkWebhookUrl, ForbiddenWebhookUrl, type CheckedTarget } from './webhook-url-guard.js';
 import { AddressPolicy } from './address-policy.js';
+import { failureLine, ReceiverHealth, receiverName, type FailureReport } from './receiver-health.js';
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 
 /** The operator's endpoint is the operator's own setting: not subject to the SSRF guard. */
@@ -52,6 +53,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private readonly scheduled = new Map<string, number>();
   private readonly inFlight = new Set<string>();
   private readonly log = new DeliveryLog();
+  /** Which receivers are failing, so the log warns once per change, not once per retry. */
+  private readonly health = new ReceiverHealth();
   /** Deliveries wait on disk that the schedule had no room for. */
   private overflow = false;
   private refilling?: Promise<void>;
@@ -211,10 +214,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     const { deliveryId } = delivery;
     let result: AttemptResult | undefined;
     let file: string | undefined;
+    let refusal: string | undefined;
     delivery.attempts += 1;
     try {
       const target = await this.targetOf(delivery);
-      if (!target) return this.finish(delivery, entry.at, 'failed', 'webhook_removed');
+      if (!target) {
+        this.health.forget(receiverKey(delivery));
+        return this.finish(delivery, entry.at, 'failed', 'webhook_removed');
+      }
       file = target.file;
       const headers = signTurnWebhook(target.secret, deliveryId, this.clock.now(), delivery.body);
       if (target.token !== undefined) headers.authorization = `Bearer ${target.token}`;
@@ -225,10 +232,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       // Aborted by shutdown: the outbox keeps it as it was.
       if (this.stopped) return;
       delivery.lastError = error instanceof ForbiddenWebhookUrl ? 'webhook_url_forbidden' : errorCode(error);
+      if (error instanceof ForbiddenWebhookUrl) refusal = `webhook_url_forbidden (${error.message})`;
       delete delivery.lastStatus;
     }
     const verdict = verdictOf(result, delivery.attempts, this.settings, this.clock.now());
     TURNS_CHANNELS.webhookAttempt.publish({ outcome: verdict.kind });
+    this.report(delivery, verdict, refusal ?? delivery.lastError);
     if (verdict.kind === 'retry') this.retrying.add(deliveryId);
     else this.retrying.delete(deliveryId);
     switch (verdict.kind) {
@@ -250,6 +259,31 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         return exhaustive;
       }
     }
+  }
+
+  /** Logs a receiver turning failing (`warn`) or delivering again (`info`): once per change, whatever the retries. */
+  private report(delivery: WebhookDelivery, verdict: Verdict, error: string | undefined): void {
+    const key = receiverKey(delivery);
+    const subscription =
+      delivery.target.kind === 'subscription' ? { sessionId: delivery.sessionId, webhookId: delivery.target.webhookId } : undefined;
+    const change = this.health.note(key, verdict.kind === 'delivered');
+    if (change === 'recovered') this.logger.log(`${receiverName(subscription)} delivers again`);
+    if (change === 'failing' || (verdict.kind === 'failed' && verdict.disable)) {
+      const next: FailureReport['next'] =
+        verdict.kind === 'retry' ? 'retry' : verdict.kind === 'failed' && verdict.disable ? 'disabled' : 'given_up';
+      this.logger.warn(
+        failureLine({
+          subscription,
+          status: delivery.lastStatus,
+          error,
+          attempts: delivery.attempts,
+          maxAttempts: this.settings.maxAttempts,
+          next,
+        }),
+      );
+    }
+    // A disabled subscription is sent nothing more: no recovery to wait for.
+    if (verdict.kind === 'failed' && verdict.disable) this.health.forget(key);
   }
 
   /** The receiver of a delivery now: its subscription as currently stored (none once removed or disabled), checked again. */
@@ -274,6 +308,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     await this.outbox.remove(delivery.deliveryId, at).catch(() => undefined);
     this.log.record(delivery, state);
   }
+}
+
+/** A delivery's receiver, as its health is kept. */
+function receiverKey(delivery: WebhookDelivery): string {
+  return delivery.target.kind === 'operator' ? 'operator' : `${delivery.sessionId}/${delivery.target.webhookId}`;
 }
 
 /** The entry of the schedule due last. */

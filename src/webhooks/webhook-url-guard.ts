@@ -19,6 +19,14 @@ export class ForbiddenWebhookUrl extends Error {
 
 const MAX_URL_LENGTH = 2048;
 
+/**
+ * Names the setting that lets such a host through, so a refused local receiver is one step from working.
+ * The daemon's table spells it `TURNS_` + `WEBHOOK_ALLOW` (a spec holds the two together).
+ */
+export const REFUSED_ADDRESS =
+  'host resolves to a loopback, private, link-local or reserved address; to allow it, list the host or its range in ' +
+  "TURNS_WEBHOOK_ALLOW (--webhook-allow; RuntimeModule's webhooks.allow)";
+
 /** Parses a subscription URL: `http(s)`, no credentials, at most 2,048 characters. */
 export function parseWebhookUrl(raw: string): URL {
   let url: URL;
@@ -52,6 +60,6 @@ export async function checkWebhookUrl(raw: string, policy: AddressPolicy, resolv
   }
   if (addresses.length === 0) throw new ForbiddenWebhookUrl('host does not resolve');
   const refused = addresses.find((a) => !policy.permits(host, a.address));
-  if (refused) throw new ForbiddenWebhookUrl('host resolves to a loopback, private, link-local or reserved address');
+  if (refused) throw new ForbiddenWebhookUrl(REFUSED_ADDRESS);
   return { url, address: addresses[0]! };
 }
