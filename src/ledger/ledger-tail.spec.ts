@@ -1,11 +1,17 @@
 import { appendFileSync, mkdtempSync, openSync, closeSync, writeFileSync, writeSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inFlightRecord } from './ledger-record.js';
+import { inFlightRecord, type LedgerTerminalRecord } from './ledger-record.js';
 import { danglingPrompts, LEDGER_TAIL_BYTES, readLedgerTail, recentTerminalsOf } from './ledger-tail.js';
 
 const line = (record: object) => `${JSON.stringify(record)}\n`;
-const done = (promptId: string, at: number) => ({ v: 1, promptId, terminal: 'completed', stopReason: 'end_turn', at });
+const done = (promptId: string, at: number): LedgerTerminalRecord => ({
+  v: 1,
+  promptId,
+  terminal: 'completed',
+  stopReason: 'end_turn',
+  at,
+});
 
 describe('the ledger tail', () => {
   let dir: string;
@@ -46,7 +52,7 @@ describe('the ledger tail', () => {
   });
 
   it('recent terminals: the last 64, oldest first', () => {
-    const records = Array.from({ length: 100 }, (_, i) => done(`p${i}`, i)) as never[];
+    const records = Array.from({ length: 100 }, (_, i) => done(`p${i}`, i));
     const terminals = recentTerminalsOf([inFlightRecord('x', 0), ...records]);
     expect(terminals).toHaveLength(64);
     expect(terminals[0]!.promptId).toBe('p36');
