@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
 import { PromptBridge, type TurnTransition } from '../bridge/prompt-bridge.js';
 import { CHAT_RECORDING_OPTIONS, ChatRecordingService, type ChatRecordingOptions } from '../transcript/chat-recording.service.js';
@@ -45,13 +45,12 @@ interface LedgerFile {
  * @publicApi
  */
 @Injectable()
-export class PromptLedger implements OnModuleInit, OnModuleDestroy {
+export class PromptLedger implements OnModuleInit {
   private readonly logger = new Logger('PromptLedger');
   private readonly files = new Map<string, LedgerFile>();
   private readonly cache = new Map<string, { identity: FileIdentity; records: LedgerRecord[] }>();
   private readonly reads = new Map<string, Promise<LedgerRecord[]>>();
   private readonly reconciling = new Map<string, Promise<void>>();
-  private unsubscribe?: () => void;
 
   constructor(
     private readonly bridge: PromptBridge,
@@ -61,12 +60,10 @@ export class PromptLedger implements OnModuleInit, OnModuleDestroy {
     @Inject(CHAT_RECORDING_OPTIONS) private readonly options: ChatRecordingOptions,
   ) {}
 
+  // Kept for the app's life (the bridge goes with it): a graceful stop ends its sessions after the
+  // modules are destroyed, and the ledger records their session_closed terminals.
   onModuleInit(): void {
-    this.unsubscribe = this.bridge.onTransition((transition) => this.record(transition));
-  }
-
-  onModuleDestroy(): void {
-    this.unsubscribe?.();
+    this.bridge.onTransition((transition) => this.record(transition));
   }
 
   /** Path of a live session's ledger; `undefined` when its transcript is not recorded (recording off). */
