@@ -31,9 +31,15 @@ describe.each(ADAPTERS)('prompt ledger over HTTP (%s)', (httpAdapter) => {
   });
   afterEach(() => daemon.close(true));
 
-  it('advertises session_turn_ledger', async () => {
+  it('advertises session_turn_ledger, and documents promptTerminals and the ledger answer', async () => {
     const caps = await daemon.http.get('/capabilities').expect(200);
     expect(caps.body.features).toContain('session_turn_ledger');
+    const doc = (await daemon.http.get('/docs-json').expect(200)).body;
+    const loaded = doc.components.schemas.LoadedSessionDto;
+    expect(loaded.properties.promptTerminals).toMatchObject({ type: 'array', items: { $ref: '#/components/schemas/PromptTerminalDto' } });
+    expect(loaded.required).not.toContain('promptTerminals');
+    expect(doc.components.schemas.PromptTerminalDto.properties.terminal.enum).toEqual(['completed', 'cancelled', 'error', 'interrupted']);
+    expect(doc.paths['/session/{id}/turns/{promptId}'].get.description).toMatch(/daemon_lost/);
   });
 
   it('after a restart, the exact route answers what only the ledger knows (a queued removal), and the transcript record still wins', async () => {

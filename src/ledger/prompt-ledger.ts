@@ -25,6 +25,14 @@ const MAX_CACHED_SESSIONS = 64;
 /** Dangling prompts looked up in the transcript at one `load`; past it they settle as lost (a crash leaves a queue's worth). */
 const MAX_RECONCILE_LOOKUPS = 64;
 
+/** A parsed tail: its records in file order, and each prompt's latest one. */
+interface LedgerView {
+  records: LedgerRecord[];
+  latest: Map<string, LedgerRecord>;
+}
+
+const EMPTY: LedgerView = { records: [], latest: new Map() };
+
 interface LedgerFile {
   path: string;
   /** Tail of the serialized appends. */
@@ -48,8 +56,8 @@ interface LedgerFile {
 export class PromptLedger implements OnModuleInit {
   private readonly logger = new Logger('PromptLedger');
   private readonly files = new Map<string, LedgerFile>();
-  private readonly cache = new Map<string, { identity: FileIdentity; records: LedgerRecord[] }>();
-  private readonly reads = new Map<string, Promise<LedgerRecord[]>>();
+  private readonly cache = new Map<string, { identity: FileIdentity; view: LedgerView }>();
+  private readonly reads = new Map<string, Promise<LedgerView>>();
   private readonly reconciling = new Map<string, Promise<void>>();
 
   constructor(
@@ -90,18 +98,27 @@ export class PromptLedger implements OnModuleInit {
    * what a turn list can merge in.
    */
   async recentTerminals(sessionId: string): Promise<LedgerTerminalRecord[]> {
-    return recentTerminalsOf(await this.records(sessionId));
+    return recentTerminalsOf((await this.view(sessionId)).records);
+  }
+
+  /**
+   * Every prompt of the ledger's tail whose latest record is a terminal, in
+   * the order they settled, without those a rewind took off the chain: what
+   * the exact route answers from, for a list of turns to merge in (SPEC §20).
+   */
+  async settledPrompts(sessionId: string): Promise<LedgerTerminalRecord[]> {
+    const rewound = this.files.get(sessionId)?.rewound;
+    const { latest } = await this.view(sessionId);
+    return [...latest.values()].filter(
+      (record): record is LedgerTerminalRecord => isTerminalRecord(record) && !rewound?.has(record.promptId),
+    );
   }
 
   /** The latest terminal record of a prompt within the ledger's tail (not one a rewind took off the chain). */
   async terminalOf(sessionId: string, promptId: string): Promise<LedgerTerminalRecord | undefined> {
     if (this.files.get(sessionId)?.rewound.has(promptId)) return undefined;
-    const records = await this.records(sessionId);
-    for (let i = records.length - 1; i >= 0; i -= 1) {
-      const record = records[i]!;
-      if (record.promptId === promptId) return isTerminalRecord(record) ? record : undefined;
-    }
-    return undefined;
+    const record = (await this.view(sessionId)).latest.get(promptId);
+    return record && isTerminalRecord(record) ? record : undefined;
   }
 
   /**
@@ -130,7 +147,7 @@ export class PromptLedger implements OnModuleInit {
     const file = this.file(sessionId);
     if (!file) return;
     await this.flush(sessionId);
-    const records = await this.records(sessionId);
+    const { records } = await this.view(sessionId);
     const from = records.findIndex((record) => record.promptId === promptId);
     // A target older than the tail: every prompt in it came later.
     for (const record of records.slice(Math.max(0, from))) file.rewound.add(record.promptId);
@@ -152,7 +169,7 @@ export class PromptLedger implements OnModuleInit {
     await this.flush(sessionId);
     const known = (promptId: string) =>
       this.bridge.getLive(sessionId, promptId) !== undefined || this.bridge.getOverlay(sessionId, promptId) !== undefined;
-    const dangling = danglingPrompts(await this.records(sessionId)).filter((record) => !known(record.promptId));
+    const dangling = danglingPrompts((await this.view(sessionId)).records).filter((record) => !known(record.promptId));
     let lookups = 0;
     for (const { promptId } of dangling) {
       // The transcript alone (the bounded scan of §7): the ledger must not answer for itself.
@@ -174,27 +191,33 @@ export class PromptLedger implements OnModuleInit {
   }
 
   /** The parsed tail, re-read only when the file changed; concurrent reads of a session share one. */
-  private records(sessionId: string): Promise<LedgerRecord[]> {
+  private view(sessionId: string): Promise<LedgerView> {
     let reading = this.reads.get(sessionId);
     if (!reading) {
-      reading = this.readRecords(sessionId).finally(() => this.reads.delete(sessionId));
+      reading = this.readView(sessionId).finally(() => this.reads.delete(sessionId));
       this.reads.set(sessionId, reading);
     }
     return reading;
   }
 
-  private async readRecords(sessionId: string): Promise<LedgerRecord[]> {
+  private async readView(sessionId: string): Promise<LedgerView> {
     const path = this.pathOf(sessionId);
-    if (!path) return [];
+    if (!path) return EMPTY;
     const identity = await TranscriptSnapshot.identityOf(path);
-    if (!identity) return [];
+    if (!identity) return EMPTY;
     const cached = this.cache.get(sessionId);
-    if (cached && sameFile(cached.identity, identity)) return cached.records;
+    if (cached && sameFile(cached.identity, identity)) return cached.view;
     const { records } = await readLedgerTail(path);
+    const latest = new Map<string, LedgerRecord>();
+    for (const record of records) {
+      latest.delete(record.promptId);
+      latest.set(record.promptId, record);
+    }
+    const view = { records, latest };
     this.cache.delete(sessionId);
-    this.cache.set(sessionId, { identity, records });
+    this.cache.set(sessionId, { identity, view });
     if (this.cache.size > MAX_CACHED_SESSIONS) this.cache.delete(this.cache.keys().next().value as string);
-    return records;
+    return view;
   }
 
   private file(sessionId: string): LedgerFile | undefined {
