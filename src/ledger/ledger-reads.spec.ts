@@ -2,6 +2,7 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { mkdirSync, writeFileSync, appendFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { tempDir } from '../../test/support/test-daemon.js';
+import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { RuntimeModule } from '../runtime/runtime.module.js';
 import { SessionsService } from '../sessions/sessions.service.js';
 import { ScriptedEngine } from '../testing/scripted-engine.js';
@@ -22,6 +23,7 @@ const line = (promptId: string) => `${JSON.stringify({ v: 1, promptId, terminal:
 /** The exact route's ledger fallback: only after a scan miss, one read shared by concurrent polls, none while the file is unchanged. */
 describe('ledger reads on the poll path', () => {
   let module: TestingModule;
+  let engine: ScriptedEngine;
   let polls: TurnStatusService;
   let ledger: PromptLedger;
   let sessionId: string;
@@ -29,7 +31,8 @@ describe('ledger reads on the poll path', () => {
 
   beforeEach(async () => {
     const dir = tempDir();
-    const runtime = RuntimeModule.forRoot({ workspaces: [dir], dataDir: dir, engine: { useValue: new ScriptedEngine() } });
+    engine = new ScriptedEngine();
+    const runtime = RuntimeModule.forRoot({ workspaces: [dir], dataDir: dir, engine: { useValue: engine }, promptDeadlineMs: 60_000 });
     module = await Test.createTestingModule({ imports: [runtime, TurnsModule.forRoot({ imports: [runtime] })] }).compile();
     await module.init();
     polls = module.get(TurnStatusService);
@@ -61,6 +64,27 @@ describe('ledger reads on the poll path', () => {
     appendFileSync(path, line('missing'));
     await expect(polls.getTurn(sessionId, 'missing')).resolves.toMatchObject({ state: 'cancelled' });
     expect(reads).toHaveBeenCalledTimes(2);
+  });
+
+  it('is not asked for a prompt the bridge holds: a deadline error stays open to the outcome the agent settles later', async () => {
+    const bridge = module.get(PromptBridge);
+    let promptId = '';
+    const expired = new Promise<void>((resolve) => {
+      const stop = bridge.onTransition((t) => t.kind === 'settled' && t.promptId === promptId && (stop(), resolve()));
+    });
+    promptId = bridge.admit(sessionId, [{ type: 'text', text: 'slow' }], undefined, 1).promptId;
+    const turn = await engine.nextTurn();
+    await expired;
+    await module.get(PromptLedger).flush(sessionId);
+    expect(await polls.getTurn(sessionId, promptId)).toMatchObject({ state: 'error', error: { code: 'prompt_deadline_exceeded' } });
+    const late = new Promise<void>((resolve) => {
+      const stop = bridge.onTransition((t) => t.kind === 'settled_late' && (stop(), resolve()));
+    });
+    turn.say('done after all');
+    turn.finish();
+    await late;
+    expect(await polls.getTurn(sessionId, promptId)).toMatchObject({ state: 'completed', resultText: 'done after all' });
+    expect(reads).not.toHaveBeenCalled();
   });
 
   it('current is the transcript alone', async () => {
