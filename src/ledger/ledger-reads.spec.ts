@@ -57,11 +57,16 @@ describe('ledger reads on the poll path', () => {
     expect(reads).toHaveBeenCalledTimes(1);
   });
 
-  it('an unchanged ledger is not read again; an append is', async () => {
+  it('a ledger this process has not appended to since is not read again; its next append is', async () => {
     await expect(polls.getTurn(sessionId, 'missing')).rejects.toMatchObject({ code: 'prompt_not_found' });
     await expect(polls.getTurn(sessionId, 'missing')).rejects.toMatchObject({ code: 'prompt_not_found' });
     expect(reads).toHaveBeenCalledTimes(1);
+    // Written behind the ledger's back: unseen until the ledger's own next append (it is the file's one writer).
     appendFileSync(path, line('missing'));
+    await expect(polls.getTurn(sessionId, 'missing')).rejects.toMatchObject({ code: 'prompt_not_found' });
+    expect(reads).toHaveBeenCalledTimes(1);
+    module.get(PromptBridge).admit(sessionId, [{ type: 'text', text: 'next' }]);
+    await ledger.flush(sessionId);
     await expect(polls.getTurn(sessionId, 'missing')).resolves.toMatchObject({ state: 'cancelled' });
     expect(reads).toHaveBeenCalledTimes(2);
   });

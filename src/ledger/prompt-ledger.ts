@@ -5,7 +5,6 @@ import { CHAT_RECORDING_OPTIONS, ChatRecordingService, type ChatRecordingOptions
 import { TranscriptAppender } from '../transcript/transcript-appender.js';
 import { JsonlTranscriptScanService } from '../transcript/jsonl-transcript-scan.service.js';
 import { companionPath } from '../transcript/transcript-paths.js';
-import { sameFile, TranscriptSnapshot, type FileIdentity } from '../transcript/transcript-snapshot.js';
 import { isSettledStatus } from '../turns/turn-status.js';
 import {
   DAEMON_LOST,
@@ -37,6 +36,8 @@ interface LedgerFile {
   path: string;
   /** Tail of the serialized appends. */
   tail: Promise<void>;
+  /** Appends written so far: a parsed tail is current while this has not moved (this process is the ledger's one writer). */
+  version: number;
   /** Prompts a rewind took off the active chain: the ledger no longer answers for them (in this process). */
   rewound: Set<string>;
 }
@@ -48,7 +49,9 @@ interface LedgerFile {
  * bridge's one stream of transitions. Appends are serialized per session and
  * best effort (a failure is logged, never felt by the prompt); each opens the
  * file, seals a torn last line and closes it again. Reads look at the last
- * 256 KiB only, and concurrent reads of a session share one.
+ * 256 KiB only, and concurrent reads of a session share one; the parsed tail
+ * is kept until this process appends again — the node that holds a session's
+ * lease is its ledger's one writer — so a repeated miss costs no I/O.
  *
  * @publicApi
  */
@@ -56,7 +59,7 @@ interface LedgerFile {
 export class PromptLedger implements OnModuleInit {
   private readonly logger = new Logger('PromptLedger');
   private readonly files = new Map<string, LedgerFile>();
-  private readonly cache = new Map<string, { identity: FileIdentity; view: LedgerView }>();
+  private readonly cache = new Map<string, { version: number; view: LedgerView }>();
   private readonly reads = new Map<string, Promise<LedgerView>>();
   private readonly reconciling = new Map<string, Promise<void>>();
 
@@ -201,13 +204,12 @@ export class PromptLedger implements OnModuleInit {
   }
 
   private async readView(sessionId: string): Promise<LedgerView> {
-    const path = this.pathOf(sessionId);
-    if (!path) return EMPTY;
-    const identity = await TranscriptSnapshot.identityOf(path);
-    if (!identity) return EMPTY;
+    const file = this.file(sessionId);
+    if (!file) return EMPTY;
+    const { version } = file;
     const cached = this.cache.get(sessionId);
-    if (cached && sameFile(cached.identity, identity)) return cached.view;
-    const { records } = await readLedgerTail(path);
+    if (cached?.version === version) return cached.view;
+    const { records } = await readLedgerTail(file.path);
     const latest = new Map<string, LedgerRecord>();
     for (const record of records) {
       latest.delete(record.promptId);
@@ -215,7 +217,7 @@ export class PromptLedger implements OnModuleInit {
     }
     const view = { records, latest };
     this.cache.delete(sessionId);
-    this.cache.set(sessionId, { identity, view });
+    this.cache.set(sessionId, { version, view });
     if (this.cache.size > MAX_CACHED_SESSIONS) this.cache.delete(this.cache.keys().next().value as string);
     return view;
   }
@@ -225,7 +227,7 @@ export class PromptLedger implements OnModuleInit {
     const path = this.pathOf(sessionId);
     if (!path) return file;
     if (!file || file.path !== path) {
-      file = { path, tail: file?.tail ?? Promise.resolve(), rewound: new Set() };
+      file = { path, tail: file?.tail ?? Promise.resolve(), version: (file?.version ?? 0) + 1, rewound: new Set() };
       this.files.set(sessionId, file);
     }
     return file;
@@ -244,6 +246,7 @@ export class PromptLedger implements OnModuleInit {
         try {
           await appender.append(line);
         } finally {
+          file.version += 1;
           await appender.close();
         }
       } catch (error) {
