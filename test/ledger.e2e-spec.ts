@@ -42,6 +42,27 @@ describe.each(ADAPTERS)('prompt ledger over HTTP (%s)', (httpAdapter) => {
     expect(doc.paths['/session/{id}/turns/{promptId}'].get.description).toMatch(/daemon_lost/);
   });
 
+  it('keeps no ledger and advertises none with recording off', async () => {
+    const off = await startDaemon({ httpAdapter, chatRecording: false });
+    try {
+      expect((await off.http.get('/capabilities').expect(200)).body.features).not.toContain('session_turn_ledger');
+      const { sessionId } = await off.createSession();
+      const promptId = await off.prompt(sessionId, 'unrecorded');
+      (await off.engine.nextTurn()).finish();
+      // Settled (and every append it queued long done) before the data dir is looked at.
+      await eventually(async () =>
+        (await off.http.get(`/session/${sessionId}/turns/${promptId}`)).body.state === 'completed' ? true : undefined,
+      );
+      expect(
+        readdirSync(off.config.dataDir, { recursive: true })
+          .map(String)
+          .filter((p) => p.endsWith('.ledger.jsonl')),
+      ).toEqual([]);
+    } finally {
+      await off.close(true);
+    }
+  });
+
   it('after a restart, the exact route answers what only the ledger knows (a queued removal), and the transcript record still wins', async () => {
     const { sessionId } = await daemon.createSession();
     const running = await daemon.prompt(sessionId, 'running');
