@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, openSync, closeSync, writeFileSync, writeS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inFlightRecord, type LedgerTerminalRecord } from './ledger-record.js';
-import { danglingPrompts, LEDGER_TAIL_BYTES, readLedgerTail, recentTerminalsOf } from './ledger-tail.js';
+import { danglingPrompts, latestByPrompt, LEDGER_TAIL_BYTES, readLedgerTail, recentTerminalsOf } from './ledger-tail.js';
 
 const line = (record: object) => `${JSON.stringify(record)}\n`;
 const done = (promptId: string, at: number): LedgerTerminalRecord => ({
@@ -47,8 +47,8 @@ describe('the ledger tail', () => {
 
   it('dangling prompts are those whose latest record is in_flight, in admission order', () => {
     const records = [inFlightRecord('a', 1), inFlightRecord('b', 2), done('a', 3), inFlightRecord('c', 4)];
-    expect(danglingPrompts(records).map((r) => r.promptId)).toEqual(['b', 'c']);
-    expect(danglingPrompts([...records, done('b', 5), done('c', 6)])).toEqual([]);
+    expect(danglingPrompts(latestByPrompt(records)).map((r) => r.promptId)).toEqual(['b', 'c']);
+    expect(danglingPrompts(latestByPrompt([...records, done('b', 5), done('c', 6)]))).toEqual([]);
   });
 
   it('recent terminals: the last 64, oldest first', () => {

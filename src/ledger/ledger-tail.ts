@@ -61,12 +61,17 @@ export function recentTerminalsOf(records: readonly LedgerRecord[], limit = LEDG
   return terminals.slice(Math.max(0, terminals.length - limit));
 }
 
-/** Prompts whose latest record is `in_flight`, in admission order: the ones a crash left unsettled. */
-export function danglingPrompts(records: readonly LedgerRecord[]): LedgerInFlightRecord[] {
+/** Each prompt's latest record, in the order those were written. */
+export function latestByPrompt(records: readonly LedgerRecord[]): Map<string, LedgerRecord> {
   const latest = new Map<string, LedgerRecord>();
   for (const record of records) {
     latest.delete(record.promptId);
     latest.set(record.promptId, record);
   }
+  return latest;
+}
+
+/** Prompts whose latest record is `in_flight`, in admission order: the ones a crash left unsettled. */
+export function danglingPrompts(latest: ReadonlyMap<string, LedgerRecord>): LedgerInFlightRecord[] {
   return [...latest.values()].filter((record): record is LedgerInFlightRecord => !isTerminalRecord(record));
 }

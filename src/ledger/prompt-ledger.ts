@@ -15,7 +15,7 @@ import {
   type LedgerRecord,
   type LedgerTerminalRecord,
 } from './ledger-record.js';
-import { danglingPrompts, readLedgerTail, recentTerminalsOf } from './ledger-tail.js';
+import { danglingPrompts, latestByPrompt, readLedgerTail, recentTerminalsOf } from './ledger-tail.js';
 
 /** The ledger's name beside the transcript: `<sessionId>.ledger.jsonl`. */
 export const LEDGER_SUFFIX = '.ledger.jsonl';
@@ -172,7 +172,7 @@ export class PromptLedger implements OnModuleInit {
     await this.flush(sessionId);
     const known = (promptId: string) =>
       this.bridge.getLive(sessionId, promptId) !== undefined || this.bridge.getOverlay(sessionId, promptId) !== undefined;
-    const dangling = danglingPrompts((await this.view(sessionId)).records).filter((record) => !known(record.promptId));
+    const dangling = danglingPrompts((await this.view(sessionId)).latest).filter((record) => !known(record.promptId));
     let lookups = 0;
     for (const { promptId } of dangling) {
       // The transcript alone (the bounded scan of §7): the ledger must not answer for itself.
@@ -210,12 +210,7 @@ export class PromptLedger implements OnModuleInit {
     const cached = this.cache.get(sessionId);
     if (cached?.version === version) return cached.view;
     const { records } = await readLedgerTail(file.path);
-    const latest = new Map<string, LedgerRecord>();
-    for (const record of records) {
-      latest.delete(record.promptId);
-      latest.set(record.promptId, record);
-    }
-    const view = { records, latest };
+    const view = { records, latest: latestByPrompt(records) };
     this.cache.delete(sessionId);
     this.cache.set(sessionId, { version, view });
     if (this.cache.size > MAX_CACHED_SESSIONS) this.cache.delete(this.cache.keys().next().value as string);
