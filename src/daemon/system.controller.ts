@@ -49,7 +49,12 @@ export class SystemController {
     const { workspaces, maxPendingPrompts, promptDeadlineMs, overlaySize, scanLimits } = this.settings;
     return {
       v: 1,
-      features: this.config.redisUrl ? [...FEATURES, 'cluster'] : [...FEATURES],
+      features: [
+        ...FEATURES,
+        // The prompt ledger lives beside the transcript: without recording there is none (SPEC §18).
+        ...(this.settings.chatRecording ? ['session_turn_ledger'] : []),
+        ...(this.config.redisUrl ? ['cluster'] : []),
+      ],
       workspaceCwd: this.settings.primary.cwd,
       limits: {
         maxPendingPromptsPerSession: maxPendingPrompts,
