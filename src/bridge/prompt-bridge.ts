@@ -241,10 +241,22 @@ export class PromptBridge extends BridgeOverlayProvider {
   getLive(sessionId: string, promptId?: string): LiveTurnStatus | undefined {
     const queue = this.queues.get(sessionId);
     const entry = promptId === undefined ? queue?.head() : queue?.find(promptId);
-    if (!entry || entry.published) return undefined;
-    // Reused until the entry starts (the only change a live entry sees).
-    if (entry.status?.state !== (entry.startedAt === undefined ? 'queued' : 'running')) entry.status = liveStatus(sessionId, entry);
-    return entry.status;
+    return entry && this.liveOf(sessionId, entry);
+  }
+
+  override listLive(sessionId: string): LiveTurnStatus[] {
+    const queue = this.queues.get(sessionId);
+    if (!queue) return [];
+    const live: LiveTurnStatus[] = [];
+    for (const entry of queue.pending()) {
+      const status = this.liveOf(sessionId, entry);
+      if (status) live.push(status);
+    }
+    return live;
+  }
+
+  override listOverlay(sessionId: string): OverlayEntry[] {
+    return this.queues.get(sessionId)?.overlay.entries() ?? [];
   }
 
   getOverlay(sessionId: string, promptId: string): OverlayEntry | undefined {
@@ -284,6 +296,13 @@ export class PromptBridge extends BridgeOverlayProvider {
   }
 
   // --- internals ---------------------------------------------------------------
+
+  /** The live status of an entry, reused until it starts or its activity is refreshed (so its bytes are serialized once). */
+  private liveOf(sessionId: string, entry: LiveEntry): LiveTurnStatus | undefined {
+    if (entry.published) return undefined;
+    if (entry.status?.state !== (entry.startedAt === undefined ? 'queued' : 'running')) entry.status = liveStatus(sessionId, entry);
+    return entry.status;
+  }
 
   private transition(transition: TurnTransition): void {
     for (const observer of this.observers) {

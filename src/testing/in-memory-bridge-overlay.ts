@@ -166,6 +166,14 @@ export class InMemoryBridgeOverlay extends BridgeOverlayProvider {
     return prompt && liveStatus(sessionId, prompt);
   }
 
+  override listLive(sessionId: string): LiveTurnStatus[] {
+    return (this.sessions.get(sessionId)?.queue ?? []).map((prompt) => liveStatus(sessionId, prompt));
+  }
+
+  override listOverlay(sessionId: string): OverlayEntry[] {
+    return this.sessions.get(sessionId)?.overlay.entries() ?? [];
+  }
+
   getOverlay(sessionId: string, promptId: string): OverlayEntry | undefined {
     return this.sessions.get(sessionId)?.overlay.get(promptId);
   }
