@@ -43,7 +43,11 @@ export const ERROR_CATALOGUE = {
     example: { state: 'done' },
   },
   invalid_limit: { status: 400, message: 'limit must be an integer from 1 to 100', example: { maxLimit: 100 } },
-  invalid_page_token: { status: 400, message: 'pageToken is not a token this list gave, or its filter differs', example: { sessionId: SID } },
+  invalid_page_token: {
+    status: 400,
+    message: 'pageToken is not a token this list gave, or its filter differs',
+    example: { sessionId: SID },
+  },
   invalid_transcript_cursor: { status: 400, message: 'Invalid transcript cursor', example: { sessionId: SID } },
   webhook_url_forbidden: {
     status: 400,

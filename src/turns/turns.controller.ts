@@ -97,7 +97,7 @@ export class TurnsController {
     response: unknown,
     span: TurnSpan | undefined,
   ): Promise<void> {
-    const wait = parseWaitRequest(poll.waitMs, poll.prefer, this.waits.maxWaitMs);
+    const wait = parseWaitRequest(poll.waitMs, poll.prefer, this.waits.maxWaitMs, poll.activity);
     if (wait.preferenceApplied !== undefined) {
       this.adapterHost.httpAdapter.setHeader(response, 'Preference-Applied', `wait=${wait.preferenceApplied}`);
     }
@@ -109,7 +109,8 @@ export class TurnsController {
       const source: PollSource = known ? 'memory' : 'scan';
       let status = known ?? (await (promptId === undefined ? this.turns.getCurrent(sessionId) : this.turns.getTurn(sessionId, promptId)));
       if (gone) {
-        status = await this.waits.wait({ sessionId, promptId, waitMs: wait.waitMs, ifNoneMatch: poll.ifNoneMatch, signal: gone }, status);
+        const request = { sessionId, promptId, waitMs: wait.waitMs, ifNoneMatch: poll.ifNoneMatch, activity: wait.activity, signal: gone };
+        status = await this.waits.wait(request, status);
       }
       this.reply(status, poll.ifNoneMatch, response, source, span);
     } finally {

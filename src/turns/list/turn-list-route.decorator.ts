@@ -59,7 +59,12 @@ export function TurnListRoute(): MethodDecorator {
       description: 'Client id issued by POST /session.',
       schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
     }),
-    ApiHeader({ name: 'If-None-Match', required: false, description: 'ETag of a page seen before: 304 while it is still the answer.', schema: { type: 'string' } }),
+    ApiHeader({
+      name: 'If-None-Match',
+      required: false,
+      description: 'ETag of a page seen before: 304 while it is still the answer.',
+      schema: { type: 'string' },
+    }),
     ApiQuery({
       name: 'state',
       required: false,
@@ -89,7 +94,10 @@ export function TurnListRoute(): MethodDecorator {
             type: 'array',
             items: {
               oneOf: models.map(([, model]) => ({ $ref: getSchemaPath(model) })),
-              discriminator: { propertyName: 'state', mapping: Object.fromEntries(models.map(([state, model]) => [state, getSchemaPath(model)])) },
+              discriminator: {
+                propertyName: 'state',
+                mapping: Object.fromEntries(models.map(([state, model]) => [state, getSchemaPath(model)])),
+              },
             },
           },
           nextPageToken: { type: 'string', description: 'Present when older turns follow.' },
