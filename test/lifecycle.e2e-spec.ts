@@ -36,7 +36,12 @@ describe.each(ADAPTERS)('restart, rewind, fork and deadlines (%s)', (httpAdapter
     expect(before.body).toEqual({ error: expect.any(String), code: 'session_not_found', sessionId });
 
     const loaded = await daemon.http.post(`/session/${sessionId}/load`).expect(200);
-    expect(loaded.body).toEqual({ sessionId, workspaceCwd: dataDir, clientId: expect.stringMatching(/^client_/) });
+    expect(loaded.body).toMatchObject({ sessionId, workspaceCwd: dataDir, clientId: expect.stringMatching(/^client_/) });
+    // The prompt ledger's terminals, oldest first (SPEC §18).
+    expect(loaded.body.promptTerminals).toEqual([
+      { v: 1, promptId: first, terminal: 'completed', stopReason: 'end_turn', at: expect.any(Number) },
+      { v: 1, promptId: second, terminal: 'completed', stopReason: 'end_turn', at: expect.any(Number) },
+    ]);
     const found = (await daemon.http.get(`/session/${sessionId}/turns/${first}`).expect(200)).body;
     expect(found).toEqual({
       sessionId,

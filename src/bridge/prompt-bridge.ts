@@ -19,7 +19,8 @@ import { TurnActivityCounter, type CountedUpdate } from './turn-activity.js';
 import { liveStatus, settledStatus, type TerminalFields } from './turn-status-projection.js';
 
 /**
- * A prompt's move the bridge tells its observers of (webhooks): it started
+ * A prompt's move the bridge tells its observers of (webhooks, the prompt
+ * ledger): it was admitted (queued); it started
  * running; its terminal was published (once: the latch's winner); or the
  * Session settled it after the bridge had already published an error for it
  * (a deadline), so its persisted outcome may now supersede that error.
@@ -27,7 +28,7 @@ import { liveStatus, settledStatus, type TerminalFields } from './turn-status-pr
  * @publicApi
  */
 export interface TurnTransition {
-  kind: 'started' | 'settled' | 'settled_late';
+  kind: 'admitted' | 'started' | 'settled' | 'settled_late';
   sessionId: string;
   promptId: string;
   /** The status as the bridge knows it at that moment (for `settled_late`, the Session's outcome). */
@@ -119,6 +120,8 @@ export class PromptBridge extends BridgeOverlayProvider {
     };
     queue.queued.push(entry);
     TURNS_CHANNELS.promptAdmitted.publish({ sessionId });
+    if (this.observers.size > 0)
+      this.transition({ kind: 'admitted', sessionId, promptId: entry.promptId, status: liveStatus(sessionId, entry) });
     const deadline = effectiveDeadlineMs(this.options.promptDeadlineMs, deadlineMs);
     if (deadline !== undefined) {
       entry.deadline = setTimeout(() => this.expire(sessionId, entry), deadline);
@@ -287,7 +290,7 @@ export class PromptBridge extends BridgeOverlayProvider {
     return subscribe(this.activityWatchers, sessionId, listener);
   }
 
-  /** Observes every prompt's start and terminal, in every session (synchronously, as they happen). */
+  /** Observes every prompt's admission, start and terminal, in every session (synchronously, as they happen). */
   onTransition(observer: (transition: TurnTransition) => void): () => void {
     this.observers.add(observer);
     return () => this.observers.delete(observer);

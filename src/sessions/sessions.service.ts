@@ -10,6 +10,8 @@ import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { AgentEngine } from '../engines/agent-engine.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { ChatRecordingService } from '../transcript/chat-recording.service.js';
+import { PromptLedger } from '../ledger/prompt-ledger.js';
+import type { LedgerTerminalRecord } from '../ledger/ledger-record.js';
 import { TranscriptIdempotencyKeys } from '../idempotency/transcript-idempotency-keys.js';
 import { SessionOwnership } from './session-ownership.js';
 import { SessionRegistry } from './session-registry.js';
@@ -43,6 +45,7 @@ export class SessionsService implements OnApplicationShutdown {
     private readonly settings: RuntimeSettings,
     private readonly ownership: SessionOwnership,
     private readonly idempotencyKeys: TranscriptIdempotencyKeys,
+    private readonly ledger: PromptLedger,
   ) {
     ownership.onLoss((sessionId) => void this.evict(sessionId));
   }
@@ -72,9 +75,16 @@ export class SessionsService implements OnApplicationShutdown {
     return this.describe(session, false);
   }
 
-  /** Makes a persisted session live again; 404 when its workspace has no transcript for it. */
-  async load(sessionId: string): Promise<{ sessionId: string; workspaceCwd: string; clientId: string }> {
+  /**
+   * Makes a persisted session live again; 404 when its workspace has no
+   * transcript for it. A load that made it live settles the prompts a crash
+   * left in flight (SPEC §18); every load answers the ledger's recent terminals.
+   */
+  async load(
+    sessionId: string,
+  ): Promise<{ sessionId: string; workspaceCwd: string; clientId: string; promptTerminals?: LedgerTerminalRecord[] }> {
     let session = this.registry.get(sessionId);
+    const loaded = !session;
     if (!session) {
       const workspace = SESSION_ID_PATTERN.test(sessionId) ? await this.workspaceWithTranscript(sessionId) : undefined;
       if (!workspace) {
@@ -86,7 +96,15 @@ export class SessionsService implements OnApplicationShutdown {
       session = await this.start(sessionId, workspace, true);
       await this.restoreIdempotencyKeys(sessionId);
     }
-    return { sessionId: session.id, workspaceCwd: session.workspace.cwd, clientId: this.registry.issueClientId(session.id) };
+    const promptTerminals = loaded
+      ? await this.ledger.reconcileAndReadTerminals(session.id)
+      : await this.ledger.recentTerminals(session.id);
+    return {
+      sessionId: session.id,
+      workspaceCwd: session.workspace.cwd,
+      clientId: this.registry.issueClientId(session.id),
+      ...(promptTerminals.length > 0 && { promptTerminals }),
+    };
   }
 
   /**
@@ -120,6 +138,8 @@ export class SessionsService implements OnApplicationShutdown {
     let rewound = false;
     try {
       rewound = await this.recorder.rewind(sessionId, promptId);
+      // Before admission reopens and waiters wake: the ledger no longer answers for the prompts left behind.
+      if (rewound) await this.ledger.forgetFrom(sessionId, promptId);
     } finally {
       this.bridge.endRewind(sessionId, rewound);
     }
@@ -174,6 +194,7 @@ export class SessionsService implements OnApplicationShutdown {
       this.events.close(session.id);
       await session.close();
       if (owned) await this.recorder.detach(session.id);
+      await this.ledger.detach(session.id);
     } finally {
       if (owned) await this.ownership.release(session.id);
     }
