@@ -105,6 +105,18 @@ export type LiveTurnStatus = QueuedTurnStatus | RunningTurnStatus;
  */
 export type TurnStatus = IdleTurnStatus | LiveTurnStatus | SettledTurnStatus;
 
+/**
+ * One page of `GET /session/:id/turns`: a session's turns, newest first,
+ * each as the exact route answers it.
+ *
+ * @publicApi
+ */
+export interface TurnPage {
+  turns: TurnStatus[];
+  /** Present when older turns follow: pass it back as `pageToken`. */
+  nextPageToken?: string;
+}
+
 /** True for a queued or running status. @publicApi */
 export function isLiveStatus(status: TurnStatus): status is LiveTurnStatus {
   return status.state === 'queued' || status.state === 'running';

@@ -1,16 +1,11 @@
 import { apiError } from '../../common/api-errors.js';
 import { TURN_STATES, type TurnState } from '../../common/turn-state.js';
-import type { TurnStatus } from '../turn-status.js';
+import type { TurnPage, TurnStatus } from '../turn-status.js';
+
+export type { TurnPage };
 
 /** Bounds of `limit` on `GET /session/:id/turns`. @publicApi */
 export const TURN_LIST_LIMITS = { defaultLimit: 20, maxLimit: 100 } as const;
-
-/** One page of a session's turns, newest first. @publicApi */
-export interface TurnPage {
-  turns: TurnStatus[];
-  /** Present when older turns follow: pass it back as `pageToken`. */
-  nextPageToken?: string;
-}
 
 /** Where a page ends: the position of its last turn in the list's order. */
 export interface TurnPosition {
