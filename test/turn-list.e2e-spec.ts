@@ -130,6 +130,8 @@ describe.each(ADAPTERS)('turn history and activity (%s)', (httpAdapter) => {
       .expect(404)
       .expect((res) => expect(res.body.code).toBe('session_not_found'));
     await daemon.http.get(`/session/${sessionId}/turns`).set('X-Qwen-Client-Id', 'client_unknown').expect(400);
+    const capabilities = await daemon.http.get('/capabilities').expect(200);
+    expect(capabilities.body.features).toContain('session_turn_list');
     // current and :promptId keep their meaning.
     await daemon.http.get(`/session/${sessionId}/turns/current`).expect(200, { sessionId, state: 'idle' });
     expect((await daemon.http.get(`/session/${sessionId}/turns`).expect(200)).body).toEqual({ turns: [] });

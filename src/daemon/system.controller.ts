@@ -19,6 +19,7 @@ export const FEATURES = [
   'session_fork',
   'session_turn_wait',
   'session_turn_ledger',
+  'session_turn_list',
   'idempotency_keys',
   'turn_webhooks',
 ] as const;
