@@ -92,6 +92,25 @@ describe('TurnStatusService.listTurns', () => {
     expect((await rt.turns.listTurns(S, parseTurnListQuery(S, { limit: '3' }))).turns).toHaveLength(3);
   });
 
+  it("shows the testing kit's running activity the same on the list, the exact poll and current", async () => {
+    let time = 5_000;
+    const bridge = new InMemoryBridgeOverlay({ now: () => time }).addSession(S);
+    const turns = new TurnStatusService(bridge, new InMemoryTranscriptScan());
+    const promptId = bridge.admit(S, 'busy');
+    bridge.start(S);
+    const woken = jest.fn();
+    bridge.watchActivity(S, woken);
+    bridge.agentUpdate(S);
+    expect(woken).not.toHaveBeenCalled();
+    time += 1_000;
+    bridge.agentUpdate(S, { kind: 'tool_call', title: 'grep' });
+    expect(woken).toHaveBeenCalledTimes(1);
+    const exact = await turns.getTurn(S, promptId);
+    expect(exact).toMatchObject({ state: 'running', activity: { events: 2, toolCalls: 1, lastEventAt: 6_000, lastTool: 'grep' } });
+    expect((await turns.listTurns(S, parseTurnListQuery(S, {}))).turns).toEqual([exact]);
+    expect(await turns.getCurrent(S)).toEqual(exact);
+  });
+
   it('answers the structured error of a failing scan, never a page without the transcript', async () => {
     const { bridge, transcript, turns } = runtime();
     bridge.admit(S, 'x');
