@@ -15,6 +15,7 @@ import type { LiveTurnStatus, SettledTurnStatus } from '../turns/turn-status.js'
 import { BRIDGE_OPTIONS, effectiveDeadlineMs, type BridgeOptions } from './bridge-options.js';
 import { PromptQueue, type LiveEntry } from './prompt-queue.js';
 import { SessionRunner } from './session-runner.js';
+import { SessionWatchers } from './session-watchers.js';
 import { TurnActivityCounter, type CountedUpdate } from './turn-activity.js';
 import { liveStatus, settledStatus, type TerminalFields } from './turn-status-projection.js';
 
@@ -48,8 +49,8 @@ export interface TurnTransition {
 export class PromptBridge extends BridgeOverlayProvider {
   private readonly logger = new Logger('PromptBridge');
   private readonly queues = new Map<string, PromptQueue>();
-  private readonly watchers = new Map<string, Set<() => void>>();
-  private readonly activityWatchers = new Map<string, Set<() => void>>();
+  private readonly watchers = new SessionWatchers(this.logger);
+  private readonly activityWatchers = new SessionWatchers(this.logger);
   private readonly observers = new Set<(transition: TurnTransition) => void>();
 
   constructor(
@@ -181,8 +182,8 @@ export class PromptBridge extends BridgeOverlayProvider {
     }
     this.queues.delete(sessionId);
     this.notify(sessionId);
-    this.watchers.delete(sessionId);
-    this.activityWatchers.delete(sessionId);
+    this.watchers.forget(sessionId);
+    this.activityWatchers.forget(sessionId);
   }
 
   /**
@@ -283,11 +284,11 @@ export class PromptBridge extends BridgeOverlayProvider {
   }
 
   override watch(sessionId: string, listener: () => void): () => void {
-    return subscribe(this.watchers, sessionId, listener);
+    return this.watchers.add(sessionId, listener);
   }
 
   override watchActivity(sessionId: string, listener: () => void): () => void {
-    return subscribe(this.activityWatchers, sessionId, listener);
+    return this.activityWatchers.add(sessionId, listener);
   }
 
   /** Observes every prompt's admission, start and terminal, in every session (synchronously, as they happen). */
@@ -325,7 +326,7 @@ export class PromptBridge extends BridgeOverlayProvider {
     const now = this.clock.now();
     if (counter.refresh(now)) {
       entry.status = undefined;
-      notifyAll(this.activityWatchers.get(sessionId), this.logger);
+      this.activityWatchers.notify(sessionId);
       return;
     }
     const delay = counter.pendingIn(now);
@@ -414,7 +415,7 @@ export class PromptBridge extends BridgeOverlayProvider {
 
   /** Tells the session's watchers that its state moved (they re-read it; nothing is passed). */
   private notify(sessionId: string): void {
-    notifyAll(this.watchers.get(sessionId), this.logger);
+    this.watchers.notify(sessionId);
   }
 
   private releaseAndPump(sessionId: string, queue: PromptQueue, entry: LiveEntry): void {
@@ -447,31 +448,5 @@ export class PromptBridge extends BridgeOverlayProvider {
 
   private announce(sessionId: string, type: Parameters<SessionEventBus['publish']>[1], entry: LiveEntry, data?: unknown) {
     return this.events.publish(sessionId, type, { promptId: entry.promptId, data, originatorClientId: entry.originatorClientId });
-  }
-}
-
-/** Adds a listener to a session's set; the returned function removes it (twice is harmless). */
-function subscribe(sets: Map<string, Set<() => void>>, sessionId: string, listener: () => void): () => void {
-  let listeners = sets.get(sessionId);
-  if (!listeners) {
-    listeners = new Set();
-    sets.set(sessionId, listeners);
-  }
-  listeners.add(listener);
-  return () => {
-    listeners.delete(listener);
-    if (listeners.size === 0 && sets.get(sessionId) === listeners) sets.delete(sessionId);
-  };
-}
-
-/** Calls each listener; one that throws is logged and harms no other. */
-function notifyAll(listeners: Set<() => void> | undefined, logger: Logger): void {
-  if (!listeners) return;
-  for (const listener of [...listeners]) {
-    try {
-      listener();
-    } catch (error) {
-      logger.error(`turn watcher failed: ${(error as Error)?.name ?? 'error'}`);
-    }
   }
 }
