@@ -178,8 +178,10 @@ describe('PromptLedger (SPEC §18)', () => {
     await expect(rt.ledger.recentTerminals(fork.sessionId)).resolves.toEqual([]);
 
     const before = readFileSync(path);
+    expect((await rt.ledger.settledPrompts(sessionId)).map((t) => t.promptId)).toEqual([promptId]);
     await rt.sessions.rewind(sessionId, promptId);
     expect(readFileSync(path)).toEqual(before);
+    expect(await rt.ledger.settledPrompts(sessionId)).toEqual([]);
     // The rewound prompt left the chain: the ledger answers for it no more, as the transcript does not.
     await expect(rt.polls.getTurn(sessionId, promptId)).rejects.toMatchObject({ code: 'prompt_not_found' });
   });

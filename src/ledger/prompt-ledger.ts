@@ -1,11 +1,10 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
 import { PromptBridge, type TurnTransition } from '../bridge/prompt-bridge.js';
 import { CHAT_RECORDING_OPTIONS, ChatRecordingService, type ChatRecordingOptions } from '../transcript/chat-recording.service.js';
 import { TranscriptAppender } from '../transcript/transcript-appender.js';
 import { JsonlTranscriptScanService } from '../transcript/jsonl-transcript-scan.service.js';
 import { companionPath } from '../transcript/transcript-paths.js';
-import { sameFile, TranscriptSnapshot, type FileIdentity } from '../transcript/transcript-snapshot.js';
 import { isSettledStatus } from '../turns/turn-status.js';
 import {
   DAEMON_LOST,
@@ -25,10 +24,20 @@ const MAX_CACHED_SESSIONS = 64;
 /** Dangling prompts looked up in the transcript at one `load`; past it they settle as lost (a crash leaves a queue's worth). */
 const MAX_RECONCILE_LOOKUPS = 64;
 
+/** A parsed tail: its records in file order, and each prompt's latest one. */
+interface LedgerView {
+  records: LedgerRecord[];
+  latest: Map<string, LedgerRecord>;
+}
+
+const EMPTY: LedgerView = { records: [], latest: new Map() };
+
 interface LedgerFile {
   path: string;
   /** Tail of the serialized appends. */
   tail: Promise<void>;
+  /** Appends written so far: a parsed tail is current while this has not moved (this process is the ledger's one writer). */
+  version: number;
   /** Prompts a rewind took off the active chain: the ledger no longer answers for them (in this process). */
   rewound: Set<string>;
 }
@@ -40,18 +49,19 @@ interface LedgerFile {
  * bridge's one stream of transitions. Appends are serialized per session and
  * best effort (a failure is logged, never felt by the prompt); each opens the
  * file, seals a torn last line and closes it again. Reads look at the last
- * 256 KiB only, and concurrent reads of a session share one.
+ * 256 KiB only, and concurrent reads of a session share one; the parsed tail
+ * is kept until this process appends again — the node that holds a session's
+ * lease is its ledger's one writer — so a repeated miss costs no I/O.
  *
  * @publicApi
  */
 @Injectable()
-export class PromptLedger implements OnModuleInit, OnModuleDestroy {
+export class PromptLedger implements OnModuleInit {
   private readonly logger = new Logger('PromptLedger');
   private readonly files = new Map<string, LedgerFile>();
-  private readonly cache = new Map<string, { identity: FileIdentity; records: LedgerRecord[] }>();
-  private readonly reads = new Map<string, Promise<LedgerRecord[]>>();
+  private readonly cache = new Map<string, { version: number; view: LedgerView }>();
+  private readonly reads = new Map<string, Promise<LedgerView>>();
   private readonly reconciling = new Map<string, Promise<void>>();
-  private unsubscribe?: () => void;
 
   constructor(
     private readonly bridge: PromptBridge,
@@ -61,12 +71,10 @@ export class PromptLedger implements OnModuleInit, OnModuleDestroy {
     @Inject(CHAT_RECORDING_OPTIONS) private readonly options: ChatRecordingOptions,
   ) {}
 
+  // Kept for the app's life (the bridge goes with it): a graceful stop ends its sessions after the
+  // modules are destroyed, and the ledger records their session_closed terminals.
   onModuleInit(): void {
-    this.unsubscribe = this.bridge.onTransition((transition) => this.record(transition));
-  }
-
-  onModuleDestroy(): void {
-    this.unsubscribe?.();
+    this.bridge.onTransition((transition) => this.record(transition));
   }
 
   /** Path of a live session's ledger; `undefined` when its transcript is not recorded (recording off). */
@@ -93,18 +101,27 @@ export class PromptLedger implements OnModuleInit, OnModuleDestroy {
    * what a turn list can merge in.
    */
   async recentTerminals(sessionId: string): Promise<LedgerTerminalRecord[]> {
-    return recentTerminalsOf(await this.records(sessionId));
+    return recentTerminalsOf((await this.view(sessionId)).records);
+  }
+
+  /**
+   * Every prompt of the ledger's tail whose latest record is a terminal, in
+   * the order they settled, without those a rewind took off the chain: what
+   * the exact route answers from, for a list of turns to merge in (SPEC §20).
+   */
+  async settledPrompts(sessionId: string): Promise<LedgerTerminalRecord[]> {
+    const rewound = this.files.get(sessionId)?.rewound;
+    const { latest } = await this.view(sessionId);
+    return [...latest.values()].filter(
+      (record): record is LedgerTerminalRecord => isTerminalRecord(record) && !rewound?.has(record.promptId),
+    );
   }
 
   /** The latest terminal record of a prompt within the ledger's tail (not one a rewind took off the chain). */
   async terminalOf(sessionId: string, promptId: string): Promise<LedgerTerminalRecord | undefined> {
     if (this.files.get(sessionId)?.rewound.has(promptId)) return undefined;
-    const records = await this.records(sessionId);
-    for (let i = records.length - 1; i >= 0; i -= 1) {
-      const record = records[i]!;
-      if (record.promptId === promptId) return isTerminalRecord(record) ? record : undefined;
-    }
-    return undefined;
+    const record = (await this.view(sessionId)).latest.get(promptId);
+    return record && isTerminalRecord(record) ? record : undefined;
   }
 
   /**
@@ -133,7 +150,7 @@ export class PromptLedger implements OnModuleInit, OnModuleDestroy {
     const file = this.file(sessionId);
     if (!file) return;
     await this.flush(sessionId);
-    const records = await this.records(sessionId);
+    const { records } = await this.view(sessionId);
     const from = records.findIndex((record) => record.promptId === promptId);
     // A target older than the tail: every prompt in it came later.
     for (const record of records.slice(Math.max(0, from))) file.rewound.add(record.promptId);
@@ -155,7 +172,7 @@ export class PromptLedger implements OnModuleInit, OnModuleDestroy {
     await this.flush(sessionId);
     const known = (promptId: string) =>
       this.bridge.getLive(sessionId, promptId) !== undefined || this.bridge.getOverlay(sessionId, promptId) !== undefined;
-    const dangling = danglingPrompts(await this.records(sessionId)).filter((record) => !known(record.promptId));
+    const dangling = danglingPrompts((await this.view(sessionId)).records).filter((record) => !known(record.promptId));
     let lookups = 0;
     for (const { promptId } of dangling) {
       // The transcript alone (the bounded scan of §7): the ledger must not answer for itself.
@@ -177,27 +194,32 @@ export class PromptLedger implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The parsed tail, re-read only when the file changed; concurrent reads of a session share one. */
-  private records(sessionId: string): Promise<LedgerRecord[]> {
+  private view(sessionId: string): Promise<LedgerView> {
     let reading = this.reads.get(sessionId);
     if (!reading) {
-      reading = this.readRecords(sessionId).finally(() => this.reads.delete(sessionId));
+      reading = this.readView(sessionId).finally(() => this.reads.delete(sessionId));
       this.reads.set(sessionId, reading);
     }
     return reading;
   }
 
-  private async readRecords(sessionId: string): Promise<LedgerRecord[]> {
-    const path = this.pathOf(sessionId);
-    if (!path) return [];
-    const identity = await TranscriptSnapshot.identityOf(path);
-    if (!identity) return [];
+  private async readView(sessionId: string): Promise<LedgerView> {
+    const file = this.file(sessionId);
+    if (!file) return EMPTY;
+    const { version } = file;
     const cached = this.cache.get(sessionId);
-    if (cached && sameFile(cached.identity, identity)) return cached.records;
-    const { records } = await readLedgerTail(path);
+    if (cached?.version === version) return cached.view;
+    const { records } = await readLedgerTail(file.path);
+    const latest = new Map<string, LedgerRecord>();
+    for (const record of records) {
+      latest.delete(record.promptId);
+      latest.set(record.promptId, record);
+    }
+    const view = { records, latest };
     this.cache.delete(sessionId);
-    this.cache.set(sessionId, { identity, records });
+    this.cache.set(sessionId, { version, view });
     if (this.cache.size > MAX_CACHED_SESSIONS) this.cache.delete(this.cache.keys().next().value as string);
-    return records;
+    return view;
   }
 
   private file(sessionId: string): LedgerFile | undefined {
@@ -205,7 +227,7 @@ export class PromptLedger implements OnModuleInit, OnModuleDestroy {
     const path = this.pathOf(sessionId);
     if (!path) return file;
     if (!file || file.path !== path) {
-      file = { path, tail: file?.tail ?? Promise.resolve(), rewound: new Set() };
+      file = { path, tail: file?.tail ?? Promise.resolve(), version: (file?.version ?? 0) + 1, rewound: new Set() };
       this.files.set(sessionId, file);
     }
     return file;
@@ -224,6 +246,7 @@ export class PromptLedger implements OnModuleInit, OnModuleDestroy {
         try {
           await appender.append(line);
         } finally {
+          file.version += 1;
           await appender.close();
         }
       } catch (error) {
