@@ -48,11 +48,11 @@ export class LedgerTranscriptScanService extends TranscriptScanService {
     const records = await this.transcript.listRecent(sessionId);
     const known = new Set(records.map((record) => record.promptId));
     const terminals: SettledTurnStatus[] = [];
-    for (const { promptId } of [...(await this.ledger.recentTerminals(sessionId))].reverse()) {
+    // The same records terminalOf answers the exact route from (rewound prompts left out).
+    for (const terminal of await this.ledger.settledPrompts(sessionId)) {
+      const { promptId } = terminal;
       if (known.has(promptId) || this.bridge.getLive(sessionId, promptId) || this.bridge.getOverlay(sessionId, promptId)) continue;
-      known.add(promptId);
-      const terminal = await this.ledger.terminalOf(sessionId, promptId);
-      if (terminal) terminals.push(statusOfTerminal(sessionId, terminal));
+      terminals.push(statusOfTerminal(sessionId, terminal));
     }
     return terminals.length === 0 ? records : [...records, ...terminals];
   }
