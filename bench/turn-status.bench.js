@@ -17,6 +17,7 @@
 //   npm run bench                 (2 s a case, the fast ones in 8 rounds)
 //   BENCH_SECONDS=10 BENCH_ROUNDS=5 npm run bench
 //   BENCH_ONLY=operations npm run bench   (only the operations section)
+//   BENCH_ONLY=list npm run bench   (only GET /turns?limit=20 beside the settled exact poll)
 //   POLL_BASELINE_REF=<commit> npm run bench   (also: this poll path against that commit's)
 //   POLL_BASELINE_REF=<commit> BENCH_ONLY=baseline npm run bench   (only that)
 import autocannon from 'autocannon';
@@ -83,8 +84,8 @@ const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1]
  */
 async function sideBySide(a, b, bFirst) {
   const both = (run) => (bFirst ? Promise.all([run(b), run(a)]).then(([rb, ra]) => [ra, rb]) : Promise.all([run(a), run(b)]));
-  await both((t) => load(t.url, { duration: WARM_UP_SECONDS }));
-  return both((t) => load(t.url, {}, t.pid));
+  await both((t) => load(t.url, { ...t.options, duration: WARM_UP_SECONDS }));
+  return both((t) => load(t.url, { ...t.options }, t.pid));
 }
 
 /** `list` in an order fixed by `seed` (Fisher–Yates over a small LCG): the same for a rerun, different each round. */
@@ -132,6 +133,32 @@ async function loadedSession(base, dataDir, segments) {
   writeTranscript(join(dataDir, workspaceKey(dataDir), 'chats', `${sessionId}.jsonl`), sessionId, segments);
   await json(base, `/session/${sessionId}/load`, { method: 'POST' });
   return sessionId;
+}
+
+/** More sessions than the JSONL scan keeps listings of (256): a list request on each in turn reads its transcript. */
+const LIST_SESSIONS = 300;
+
+/**
+ * GET /turns?limit=20 on sessions of 20 settled turns loaded from transcripts: one listed once
+ * before (its turns written back into memory, its file unchanged: no read), and a round of
+ * LIST_SESSIONS never listed twice in a row, as after a restart (each request reads the file).
+ */
+async function listSessions(daemon, dir) {
+  const held = await loadedSession(daemon.url, dir, [[20, 200]]);
+  await json(daemon.url, `/session/${held}/turns?limit=20`);
+  const cold = [];
+  for (let i = 0; i < LIST_SESSIONS; i += 1) cold.push(await loadedSession(daemon.url, dir, [[20, 200]]));
+  let next = 0;
+  return {
+    listMemory: { url: `${daemon.url}/session/${held}/turns?limit=20`, pid: daemon.child.pid },
+    listRestart: {
+      url: `${daemon.url}/session/${cold[0]}/turns?limit=20`,
+      pid: daemon.child.pid,
+      options: {
+        requests: [{ setupRequest: (req) => ({ ...req, path: `/session/${cold[(next = (next + 1) % cold.length)]}/turns?limit=20` }) }],
+      },
+    },
+  };
 }
 
 /** Five settled turns read back from a transcript, the newest polled once so its answer is in memory. */
@@ -185,6 +212,7 @@ async function benchAdapter(httpAdapter) {
       const at = (path) => ({ url: `${daemon.url}${path}`, pid: daemon.child.pid });
       return {
         window,
+        ...(await listSessions(daemon, dir)),
         health: at('/health'),
         exact: at(`/session/${settled.sessionId}/turns/${settled.promptId}`),
         current: at(`/session/${settled.sessionId}/turns/current`),
@@ -215,14 +243,17 @@ async function benchAdapter(httpAdapter) {
     // with /health on its twin (which twin serves which alternates by round, so neither
     // daemon's placement favours a side); the walls' pair is a walled and an unwalled daemon of
     // its own. A ratio is taken inside a pair and the median across rounds reported.
-    const pairs = {
+    const allPairs = {
       exact: (m, t) => [t.health, m.exact],
       current: (m, t) => [t.health, m.current],
       exactLive: (m, t) => [t.health, m.exactLive],
       currentLive: (m, t) => [t.health, m.currentLive],
       repeatedMiss: (m, t) => [t.health, m.repeatedMiss],
       exactNoWalls: () => [exactWalled, exactNoWalls],
+      listMemory: (m, t) => [t.health, m.listMemory],
+      listRestart: (m, t) => [t.health, m.listRestart],
     };
+    const pairs = ONLY_LIST ? { exact: allPairs.exact, listMemory: allPairs.listMemory, listRestart: allPairs.listRestart } : allPairs;
     // The twins swap every round, the start order every other round: over 4 rounds each case
     // meets each combination once (the default is 8).
     const runs = Object.fromEntries(Object.keys(pairs).map((key) => [key, []]));
@@ -241,6 +272,7 @@ async function benchAdapter(httpAdapter) {
     rows.ratio = (key) => median(runs[key].map(([a, b]) => b.rps / a.rps));
     /** What ran beside `key` costs this much of what `key` costs, in server CPU a request (1.00 = the same). */
     rows.cheaper = (key) => median(runs[key].map(([a, b]) => a.cpuUs / b.cpuUs));
+    if (ONLY_LIST) return rows;
     rows.miss = await load(base, fresh(window), pid);
     rows.miss1MiB = await load(base, fresh(small), pid);
     rows.miss256MiB = await load(base, fresh(huge), pid);
@@ -492,6 +524,7 @@ async function logLineNs() {
 const logNs = await logLineNs();
 
 const ONLY_OPERATIONS = process.env.BENCH_ONLY === 'operations';
+const ONLY_LIST = process.env.BENCH_ONLY === 'list';
 const BASELINE_REF = process.env.POLL_BASELINE_REF;
 
 /** The poll path against POLL_BASELINE_REF's, when it is set and builds. */
@@ -519,11 +552,29 @@ if (process.env.BENCH_ONLY === 'baseline') {
 const baselines = {};
 const results = {};
 if (!ONLY_OPERATIONS) {
-  for (const kind of ['http', 'express', 'fastify']) {
+  for (const kind of ONLY_LIST ? [] : ['http', 'express', 'fastify']) {
     const { url, child } = await spawnServer(['bench/baseline-server.js', kind]);
     baselines[kind] = await load(`${url}/session/s/turns/p`, {}, child.pid);
   }
   for (const adapter of ['express', 'fastify']) results[adapter] = await benchAdapter(adapter);
+}
+/** GET /turns?limit=20 ÷ the settled exact poll, each as measured beside /health in the same run. */
+function printList() {
+  const row = (rows, key) =>
+    `${(rows.ratio(key) / rows.ratio('exact')).toFixed(2)}× (${Math.round(rows[key].rps)} req/s, ${rows[key].cpuUs.toFixed(0)} µs/req)`;
+  console.log(
+    `\nGET /session/:id/turns?limit=20, 20 settled turns, ÷ the settled exact poll (each ÷ /health beside it, median of ${ROUNDS} rounds):`,
+  );
+  for (const [adapter, rows] of Object.entries(results)) {
+    console.log(
+      `  ${adapter.padEnd(8)} in memory ${row(rows, 'listMemory')}; after a restart, read from the transcript ${row(rows, 'listRestart')}; exact ${Math.round(rows.exact.rps)} req/s`,
+    );
+  }
+}
+if (ONLY_LIST) {
+  await Promise.all(children.map((server) => server.stop()));
+  printList();
+  process.exit(0);
 }
 const operations = {};
 for (const adapter of ['express', 'fastify']) operations[adapter] = await benchOperations(adapter);
@@ -570,6 +621,8 @@ const label = {
   exactNoWalls: 'turns/:promptId, settled, no browser walls',
   miss1MiB: 'window miss in a 1 MiB transcript',
   miss256MiB: 'window miss in a 256 MiB transcript',
+  listMemory: 'turns?limit=20, 20 settled, in memory',
+  listRestart: 'turns?limit=20, 20 settled, from the transcript',
 };
 /** A row of one adapter: req/s, p50, p99, the ratio to /health (the median of per-round ratios for the fast cases) and CPU µs a request. */
 const cell = (rows, key) => {
@@ -624,6 +677,7 @@ console.log(
 console.log(
   `miss cost 256 MiB / 1 MiB transcript (time per request): express ${(e.miss1MiB.rps / e.miss256MiB.rps).toFixed(2)}, fastify ${(f.miss1MiB.rps / f.miss256MiB.rps).toFixed(2)}`,
 );
+printList();
 printOperations();
 await againstRef();
 process.exit(0);

@@ -12,12 +12,14 @@ export { TurnStatusService } from './turns/turn-status.service.js';
 export { TurnStatusRoute } from './turns/turn-status-route.decorator.js';
 export { BridgeOverlayProvider, type OverlayEntry } from './turns/bridge-overlay.provider.js';
 export { TranscriptScanService } from './turns/transcript-scan.service.js';
+export { TURN_LIST_LIMITS } from './turns/list/turn-page.js';
 export {
   TURN_STATUS_DTOS,
   TurnStatusDto,
   IdleTurnStatusDto,
   QueuedTurnStatusDto,
   RunningTurnStatusDto,
+  TurnActivityDto,
   CompletedTurnStatusDto,
   CancelledTurnStatusDto,
   ErrorTurnStatusDto,
@@ -31,11 +33,13 @@ export {
   type IdleTurnStatus,
   type QueuedTurnStatus,
   type RunningTurnStatus,
+  type TurnActivity,
   type CompletedTurnStatus,
   type CancelledTurnStatus,
   type ErrorTurnStatus,
   type LiveTurnStatus,
   type SettledTurnStatus,
+  type TurnPage,
 } from './turns/turn-status.js';
 
 export { ClientIdGuard, CLIENT_ID_REQUEST_KEY, type GuardedRequest } from './client-id/client-id.guard.js';

@@ -106,6 +106,22 @@ const UI_ORIGIN = 'http://ui.example';
     return promptId;
   }
 
+  it("forwards the turn list to the session's owner: the same page through any node", async () => {
+    const { sessionId } = await createSession(a);
+    const first = await completedPrompt(a, sessionId, 'one');
+    const second = await completedPrompt(b, sessionId, 'two');
+    const path = `/session/${sessionId}/turns?limit=1`;
+    const owner = await call(`${a.url}${path}`);
+    const page = (await owner.json()) as { turns: Array<{ promptId: string }>; nextPageToken: string };
+    expect(page.turns.map((turn) => turn.promptId)).toEqual([second]);
+    const through = await call(`${c.url}${path}`);
+    expect(through.headers.get('x-turns-node')).toBe('node-a');
+    expect(through.headers.get('etag')).toBe(owner.headers.get('etag'));
+    expect(await through.json()).toEqual(page);
+    const next = await call(`${b.url}/session/${sessionId}/turns?limit=1&pageToken=${page.nextPageToken}`);
+    expect(((await next.json()) as { turns: Array<{ promptId: string }> }).turns.map((turn) => turn.promptId)).toEqual([first]);
+  });
+
   it('judges Origin and Host at the node the client reached: a forwarded request is not refused again by its owner', async () => {
     const { sessionId, clientId } = await createSession(a);
     const path = `/session/${sessionId}/turns/current`;

@@ -84,6 +84,7 @@ describe('a client generated from the OpenAPI document (openapi-typescript + ope
         'DELETE /session/{id}/pending-prompts/{promptId} removePendingPrompt',
         'POST /session/{id}/cancel cancelRunningPrompt',
         'GET /session/{id}/events streamSessionEvents',
+        'GET /session/{id}/turns listTurns',
         'GET /session/{id}/turns/current getCurrentTurn',
         'GET /session/{id}/turns/{promptId} getTurn',
         'POST /session/{id}/webhooks createWebhook',

@@ -8,6 +8,8 @@ export interface BridgeOptions {
   overlaySize?: number;
   /** Largest prompt in UTF-16 code units of its blocks' text and data. @default unbounded */
   maxPromptChars?: number;
+  /** Least time between two changes of a running turn's `activity`. @default 1000 */
+  activityRefreshMs?: number;
 }
 
 export const BRIDGE_OPTIONS = Symbol('BRIDGE_OPTIONS');

@@ -61,6 +61,46 @@ describe('PromptBridge', () => {
   });
   afterEach(() => jest.useRealTimers());
 
+  it('counts agent updates into activity: polls see it at most once a second; only activity watchers are woken, by one timer', async () => {
+    jest.useFakeTimers();
+    const b = bridge();
+    const { promptId } = b.admit('s', text('work'));
+    const run = dispatched[0]!.input;
+    const plain = jest.fn();
+    const active = jest.fn();
+    b.watch('s', plain);
+    b.watchActivity('s', active);
+    const started = b.getLive('s', promptId)!;
+    clock.time += 200;
+    run.onUpdate!({ kind: 'message', text: 'a' });
+    run.onUpdate!({ kind: 'tool_call', toolCallId: 't', title: 'ls' });
+    // Within the second: the same status object (same bytes, same ETag), nobody woken yet.
+    expect(b.getLive('s', promptId)).toBe(started);
+    expect(active).not.toHaveBeenCalled();
+    clock.time += 800;
+    jest.advanceTimersByTime(800);
+    expect(active).toHaveBeenCalledTimes(1);
+    expect(b.getLive('s', promptId)).toMatchObject({ activity: { events: 2, toolCalls: 1, lastEventAt: 1_200, lastTool: 'ls' } });
+    expect(b.listLive('s')).toEqual([b.getLive('s', promptId)]);
+    // A burst of updates wakes nobody that did not ask, and an activity watcher once a second at most.
+    for (let i = 0; i < 50; i += 1) run.onUpdate!({ kind: 'thought', text: 'x' });
+    expect(plain).not.toHaveBeenCalled();
+    expect(active).toHaveBeenCalledTimes(1);
+    clock.time += 1_000;
+    jest.advanceTimersByTime(1_000);
+    expect(active).toHaveBeenCalledTimes(2);
+    // An update inside the second arms one timer; the terminal clears it, and later updates count for nothing.
+    run.onUpdate!({ kind: 'message', text: 'more' });
+    expect(jest.getTimerCount()).toBe(1);
+    dispatched[0]!.settle({});
+    for (let i = 0; i < 5 && b.getLive('s', promptId); i += 1) await Promise.resolve();
+    expect(b.getLive('s', promptId)).toBeUndefined();
+    expect(jest.getTimerCount()).toBe(0);
+    run.onUpdate!({ kind: 'message', text: 'late' });
+    expect(jest.getTimerCount()).toBe(0);
+    expect(active).toHaveBeenCalledTimes(2);
+  });
+
   it('runs prompts one at a time in FIFO order', async () => {
     const b = bridge();
     const ids = ['a', 'b', 'c'].map((t) => b.admit('s', text(t)).promptId);

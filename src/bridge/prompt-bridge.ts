@@ -15,6 +15,8 @@ import type { LiveTurnStatus, SettledTurnStatus } from '../turns/turn-status.js'
 import { BRIDGE_OPTIONS, effectiveDeadlineMs, type BridgeOptions } from './bridge-options.js';
 import { PromptQueue, type LiveEntry } from './prompt-queue.js';
 import { SessionRunner } from './session-runner.js';
+import { SessionWatchers } from './session-watchers.js';
+import { TurnActivityCounter, type CountedUpdate } from './turn-activity.js';
 import { liveStatus, settledStatus, type TerminalFields } from './turn-status-projection.js';
 
 /**
@@ -47,7 +49,8 @@ export interface TurnTransition {
 export class PromptBridge extends BridgeOverlayProvider {
   private readonly logger = new Logger('PromptBridge');
   private readonly queues = new Map<string, PromptQueue>();
-  private readonly watchers = new Map<string, Set<() => void>>();
+  private readonly watchers = new SessionWatchers(this.logger);
+  private readonly activityWatchers = new SessionWatchers(this.logger);
   private readonly observers = new Set<(transition: TurnTransition) => void>();
 
   constructor(
@@ -179,7 +182,8 @@ export class PromptBridge extends BridgeOverlayProvider {
     }
     this.queues.delete(sessionId);
     this.notify(sessionId);
-    this.watchers.delete(sessionId);
+    this.watchers.forget(sessionId);
+    this.activityWatchers.forget(sessionId);
   }
 
   /**
@@ -244,10 +248,22 @@ export class PromptBridge extends BridgeOverlayProvider {
   getLive(sessionId: string, promptId?: string): LiveTurnStatus | undefined {
     const queue = this.queues.get(sessionId);
     const entry = promptId === undefined ? queue?.head() : queue?.find(promptId);
-    if (!entry || entry.published) return undefined;
-    // Reused until the entry starts (the only change a live entry sees).
-    if (entry.status?.state !== (entry.startedAt === undefined ? 'queued' : 'running')) entry.status = liveStatus(sessionId, entry);
-    return entry.status;
+    return entry && this.liveOf(sessionId, entry);
+  }
+
+  override listLive(sessionId: string): LiveTurnStatus[] {
+    const queue = this.queues.get(sessionId);
+    if (!queue) return [];
+    const live: LiveTurnStatus[] = [];
+    for (const entry of queue.pending()) {
+      const status = this.liveOf(sessionId, entry);
+      if (status) live.push(status);
+    }
+    return live;
+  }
+
+  override listOverlay(sessionId: string): OverlayEntry[] {
+    return this.queues.get(sessionId)?.overlay.entries() ?? [];
   }
 
   getOverlay(sessionId: string, promptId: string): OverlayEntry | undefined {
@@ -268,16 +284,11 @@ export class PromptBridge extends BridgeOverlayProvider {
   }
 
   override watch(sessionId: string, listener: () => void): () => void {
-    let listeners = this.watchers.get(sessionId);
-    if (!listeners) {
-      listeners = new Set();
-      this.watchers.set(sessionId, listeners);
-    }
-    listeners.add(listener);
-    return () => {
-      listeners.delete(listener);
-      if (listeners.size === 0 && this.watchers.get(sessionId) === listeners) this.watchers.delete(sessionId);
-    };
+    return this.watchers.add(sessionId, listener);
+  }
+
+  override watchActivity(sessionId: string, listener: () => void): () => void {
+    return this.activityWatchers.add(sessionId, listener);
   }
 
   /** Observes every prompt's admission, start and terminal, in every session (synchronously, as they happen). */
@@ -287,6 +298,45 @@ export class PromptBridge extends BridgeOverlayProvider {
   }
 
   // --- internals ---------------------------------------------------------------
+
+  /** The live status of an entry, reused until it starts or its activity is refreshed (so its bytes are serialized once). */
+  private liveOf(sessionId: string, entry: LiveEntry): LiveTurnStatus | undefined {
+    if (entry.published) return undefined;
+    if (entry.counter?.refresh(this.clock.now())) entry.status = undefined;
+    if (entry.status?.state !== (entry.startedAt === undefined ? 'queued' : 'running')) {
+      entry.status = liveStatus(sessionId, { ...entry, activity: entry.counter?.shown });
+    }
+    return entry.status;
+  }
+
+  /**
+   * Counts one agent update of a running prompt. Polls see the counts at most
+   * once a second; plain waiters are never woken by them, only the ones that
+   * watch activity — through one timer per prompt when the second is not up.
+   */
+  private counted(sessionId: string, entry: LiveEntry, update: CountedUpdate): void {
+    const counter = entry.counter;
+    if (!counter || entry.published) return;
+    counter.count(update, this.clock.now());
+    this.showActivity(sessionId, entry);
+  }
+
+  private showActivity(sessionId: string, entry: LiveEntry): void {
+    const counter = entry.counter!;
+    const now = this.clock.now();
+    if (counter.refresh(now)) {
+      entry.status = undefined;
+      this.activityWatchers.notify(sessionId);
+      return;
+    }
+    const delay = counter.pendingIn(now);
+    if (delay === undefined || entry.activityTimer || !this.activityWatchers.has(sessionId)) return;
+    entry.activityTimer = setTimeout(() => {
+      entry.activityTimer = undefined;
+      if (!entry.published) this.showActivity(sessionId, entry);
+    }, delay);
+    entry.activityTimer.unref?.();
+  }
 
   private transition(transition: TurnTransition): void {
     for (const observer of this.observers) {
@@ -313,6 +363,7 @@ export class PromptBridge extends BridgeOverlayProvider {
     const entry = queue.queued.shift()!;
     queue.running = entry;
     entry.startedAt = this.clock.now();
+    entry.counter = new TurnActivityCounter(entry.startedAt, this.options.activityRefreshMs);
     TURNS_CHANNELS.promptStarted.publish({ queueWaitMs: entry.startedAt - entry.queuedAt });
     entry.span = startSpan('turns.prompt.execute', SpanKind.INTERNAL, entry.traceContext);
     entry.span?.setAttributes({ 'turns.session_id': sessionId, 'turns.prompt_id': entry.promptId });
@@ -321,8 +372,13 @@ export class PromptBridge extends BridgeOverlayProvider {
     if (this.observers.size > 0)
       this.transition({ kind: 'started', sessionId, promptId: entry.promptId, status: liveStatus(sessionId, entry) });
     const { promptId, prompt, promptText, startedAt, originatorClientId, idempotency } = entry;
+    const onUpdate = (update: CountedUpdate) => this.counted(sessionId, entry, update);
     const run = withSpan(entry.span, () =>
-      this.sessions.run(sessionId, { promptId, prompt, promptText, startedAt, originatorClientId, idempotency }, entry.abort.signal),
+      this.sessions.run(
+        sessionId,
+        { promptId, prompt, promptText, startedAt, originatorClientId, idempotency, onUpdate },
+        entry.abort.signal,
+      ),
     );
     Promise.resolve(run)
       .then((outcome) => outcome ?? Promise.reject(new Error('session is not live')))
@@ -359,15 +415,7 @@ export class PromptBridge extends BridgeOverlayProvider {
 
   /** Tells the session's watchers that its state moved (they re-read it; nothing is passed). */
   private notify(sessionId: string): void {
-    const listeners = this.watchers.get(sessionId);
-    if (!listeners) return;
-    for (const listener of [...listeners]) {
-      try {
-        listener();
-      } catch (error) {
-        this.logger.error(`turn watcher failed: ${(error as Error)?.name ?? 'error'}`);
-      }
-    }
+    this.watchers.notify(sessionId);
   }
 
   private releaseAndPump(sessionId: string, queue: PromptQueue, entry: LiveEntry): void {
@@ -379,6 +427,7 @@ export class PromptBridge extends BridgeOverlayProvider {
     if (entry.published) return;
     entry.published = true;
     clearTimeout(entry.deadline);
+    clearTimeout(entry.activityTimer);
     if (entry !== queue.running) queue.release(entry);
     const status = settledStatus(sessionId, entry, terminal);
     TURNS_CHANNELS.promptSettled.publish({

@@ -3,6 +3,7 @@ import type { TurnSpan } from '../telemetry/tracing.js';
 import type { LiveTurnStatus } from '../turns/turn-status.js';
 import type { RecordedIdempotency } from '../transcript/transcript-record.js';
 import { TerminalOverlay } from './terminal-overlay.js';
+import type { TurnActivityCounter } from './turn-activity.js';
 
 /** An admitted prompt while it is queued or running. */
 export interface LiveEntry {
@@ -26,6 +27,10 @@ export interface LiveEntry {
   span?: TurnSpan;
   /** The `Idempotency-Key` it was admitted with, and its answer, for the transcript. */
   idempotency?: RecordedIdempotency;
+  /** Counts the agent's updates while it runs. */
+  counter?: TurnActivityCounter;
+  /** Shows the counts to activity watchers once the refresh interval allows (only while someone watches). */
+  activityTimer?: NodeJS.Timeout;
 }
 
 /** One session's FIFO, its running prompt, its terminal overlay and its rewind state. */

@@ -1,6 +1,7 @@
 import { SessionClientLookup } from '../client-id/session-client-lookup.js';
 import type { PromptBlock } from '../common/turn-fields.js';
 import type { TurnOutcome } from '../common/turn-outcome.js';
+import type { EngineUpdate } from '../engines/agent-engine.js';
 import type { RecordedIdempotency } from '../transcript/transcript-record.js';
 
 /**
@@ -16,6 +17,8 @@ export interface SessionPrompt {
   originatorClientId?: string;
   /** The `Idempotency-Key` it was admitted with; recorded on its user record. */
   idempotency?: RecordedIdempotency;
+  /** Called with each agent update of the turn, as it streams (the bridge counts the turn's `activity`). */
+  onUpdate?: (update: EngineUpdate) => void;
 }
 
 /**

@@ -54,6 +54,11 @@ export class TerminalOverlay {
     this.evictPastCapacity();
   }
 
+  /** Every entry held, in no particular order. */
+  entries(): OverlayEntry[] {
+    return [...this.readBack.values(), ...this.published.values()];
+  }
+
   clear(): void {
     this.published.clear();
     this.readBack.clear();

@@ -1,6 +1,12 @@
 import { limitTurnFields } from '../common/turn-fields.js';
 import type { TurnError } from '../common/normalize-turn-error.js';
-import { compactStatus, type LiveTurnStatus, type SettledTurnStatus, type TerminalTurnState } from '../turns/turn-status.js';
+import {
+  compactStatus,
+  type LiveTurnStatus,
+  type SettledTurnStatus,
+  type TerminalTurnState,
+  type TurnActivity,
+} from '../turns/turn-status.js';
 
 /** What the bridge knows of an admitted prompt. */
 export interface AdmittedPromptView {
@@ -9,6 +15,8 @@ export interface AdmittedPromptView {
   queuedAt: number;
   startedAt?: number;
   originatorClientId?: string;
+  /** What the agent did so far, as polls may see it (running only). */
+  activity?: TurnActivity;
 }
 
 /** A terminal as it is published: the Session's outcome, or one the bridge made. */
@@ -22,11 +30,11 @@ export interface TerminalFields {
 
 /** The live status of an admitted prompt: `queued` until dispatched, then `running`. */
 export function liveStatus(sessionId: string, prompt: AdmittedPromptView): LiveTurnStatus {
-  const { promptId, promptText, originatorClientId, queuedAt, startedAt } = prompt;
+  const { promptId, promptText, originatorClientId, queuedAt, startedAt, activity } = prompt;
   const fields = limitTurnFields({ promptId, promptText, originatorClientId });
   return startedAt === undefined
     ? compactStatus({ sessionId, state: 'queued', ...fields, queuedAt })
-    : compactStatus({ sessionId, state: 'running', ...fields, queuedAt, startedAt });
+    : compactStatus({ sessionId, state: 'running', ...fields, queuedAt, startedAt, activity });
 }
 
 /** The terminal status of an admitted prompt, within the wire limits. */

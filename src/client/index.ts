@@ -8,6 +8,7 @@ export {
   type WaitOptions,
   type EventsOptions,
   type AdmissionOptions,
+  type ListTurnsOptions,
 } from './turns-client.js';
 export { TurnsApiError, TurnWindowExpiredError, TurnWaitTimeoutError } from './errors.js';
 export type {
@@ -15,11 +16,13 @@ export type {
   IdleTurnStatus,
   QueuedTurnStatus,
   RunningTurnStatus,
+  TurnActivity,
   CompletedTurnStatus,
   CancelledTurnStatus,
   ErrorTurnStatus,
   LiveTurnStatus,
   SettledTurnStatus,
+  TurnPage,
 } from '../turns/turn-status.js';
 export type { TurnState } from '../common/turn-state.js';
 export type { TurnError } from '../common/normalize-turn-error.js';

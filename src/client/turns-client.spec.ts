@@ -26,6 +26,24 @@ const header = (init: RequestInit, name: string) => new Headers(init.headers).ge
 describe('TurnsClient', () => {
   afterEach(() => jest.useRealTimers());
 
+  it('lists turns page by page, passing each nextPageToken back with the same filter', async () => {
+    const { fetch, calls } = stubFetch([
+      { status: 200, body: { turns: [status('completed'), status('error')], nextPageToken: 'tok 1' } },
+      { status: 200, body: { turns: [status('completed', { promptId: 'q' })] } },
+    ]);
+    const client = new TurnsClient({ baseUrl: 'http://daemon', fetch });
+    const pages = [];
+    for await (const page of client.listTurns('s', { state: ['completed', 'error'], limit: 2 })) pages.push(page);
+    expect(pages.map((page) => page.turns.length)).toEqual([2, 1]);
+    expect(calls.map((call) => call.url)).toEqual([
+      'http://daemon/session/s/turns?state=completed%2Cerror&limit=2',
+      'http://daemon/session/s/turns?state=completed%2Cerror&limit=2&pageToken=tok+1',
+    ]);
+    const { fetch: bare, calls: one } = stubFetch([{ status: 200, body: { turns: [] } }]);
+    expect(await new TurnsClient({ baseUrl: 'http://daemon', fetch: bare }).listTurnsPage('s')).toEqual({ turns: [] });
+    expect(one[0]!.url).toBe('http://daemon/session/s/turns');
+  });
+
   it('sends the token and the client id, encodes path ids, and turns error bodies into TurnsApiError', async () => {
     const { fetch, calls } = stubFetch([
       { status: 404, body: { error: 'Session not found', code: 'session_not_found', sessionId: 'a/b' } },

@@ -1,7 +1,8 @@
 import type { SessionEvent } from '../common/session-event.js';
 import type { AdmittedPrompt, CreatedSession, PendingPrompt } from '../common/wire-types.js';
 import type { PromptBlock } from '../common/turn-fields.js';
-import type { SettledTurnStatus, TurnStatus } from '../turns/turn-status.js';
+import type { TurnState } from '../common/turn-state.js';
+import type { SettledTurnStatus, TurnPage, TurnStatus } from '../turns/turn-status.js';
 import { TurnsApiError, TurnWaitTimeoutError, TurnWindowExpiredError } from './errors.js';
 import { SseParser } from './sse-parser.js';
 
@@ -63,6 +64,20 @@ export interface AdmissionOptions {
    * then nothing is retried. @default a new random UUID per call
    */
   idempotencyKey?: string | false;
+}
+
+/**
+ * What `listTurns()` asks for (`GET /session/:id/turns`).
+ *
+ * @publicApi
+ */
+export interface ListTurnsOptions {
+  /** Only turns in these states. */
+  state?: TurnState | readonly TurnState[];
+  /** Turns per page, 1 to 100. @default 20 (the daemon's) */
+  limit?: number;
+  /** Start at this page (a `nextPageToken` given before, with the same `state`). */
+  pageToken?: string;
 }
 
 /** @publicApi */
@@ -191,6 +206,31 @@ export class TurnsClient {
 
   getCurrent(sessionId: string): Promise<TurnStatus> {
     return this.json('GET', `/session/${this.id(sessionId)}/turns/current`);
+  }
+
+  /** One page of the session's turns, newest first (`GET /session/:id/turns`). */
+  listTurnsPage(sessionId: string, options: ListTurnsOptions = {}): Promise<TurnPage> {
+    const query = new URLSearchParams();
+    if (options.state !== undefined) query.set('state', typeof options.state === 'string' ? options.state : options.state.join(','));
+    if (options.limit !== undefined) query.set('limit', String(options.limit));
+    if (options.pageToken) query.set('pageToken', options.pageToken);
+    const search = query.toString();
+    return this.json('GET', `/session/${this.id(sessionId)}/turns${search ? `?${search}` : ''}`);
+  }
+
+  /**
+   * The session's turns, newest first, a page at a time: iterate with
+   * `for await (const page of client.listTurns(id))`; each page's
+   * `nextPageToken` fetches the next, until there is none.
+   */
+  async *listTurns(sessionId: string, options: ListTurnsOptions = {}): AsyncGenerator<TurnPage> {
+    let pageToken = options.pageToken;
+    for (;;) {
+      const page = await this.listTurnsPage(sessionId, { ...options, pageToken });
+      yield page;
+      if (!page.nextPageToken) return;
+      pageToken = page.nextPageToken;
+    }
   }
 
   async listPending(sessionId: string): Promise<PendingPrompt[]> {

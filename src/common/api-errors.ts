@@ -37,6 +37,17 @@ export const ERROR_CATALOGUE = {
   invalid_deadline_ms: { status: 400, message: 'deadlineMs must be a positive integer' },
   invalid_wait_ms: { status: 400, message: 'waitMs must be an integer from 0 to maxWaitMs', example: { maxWaitMs: 30000 } },
   invalid_idempotency_key: { status: 400, message: 'Idempotency-Key must be 1 to 255 visible ASCII characters' },
+  invalid_turn_state: {
+    status: 400,
+    message: 'state must be a comma list of idle, queued, running, completed, cancelled, error',
+    example: { state: 'done' },
+  },
+  invalid_limit: { status: 400, message: 'limit must be an integer from 1 to 100', example: { maxLimit: 100 } },
+  invalid_page_token: {
+    status: 400,
+    message: 'pageToken is not a token this list gave, or its filter differs',
+    example: { sessionId: SID },
+  },
   invalid_transcript_cursor: { status: 400, message: 'Invalid transcript cursor', example: { sessionId: SID } },
   webhook_url_forbidden: {
     status: 400,

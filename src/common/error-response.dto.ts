@@ -63,4 +63,10 @@ export class ErrorResponseDto {
 
   @ApiPropertyOptional({ description: 'webhook_url_forbidden: why the URL was refused.' })
   reason?: string;
+
+  @ApiPropertyOptional({ description: 'invalid_turn_state: the state filter refused (its first 256 code units).' })
+  state?: string;
+
+  @ApiPropertyOptional({ description: 'invalid_limit: the largest page.' })
+  maxLimit?: number;
 }

@@ -7,6 +7,8 @@ describe('sessionIdOf', () => {
     [`/session/${ID}`, ID],
     [`/session/${ID}/turns/current`, ID],
     [`/session/${ID}/turns/current?waitMs=100`, ID],
+    // The turn list is forwarded to the session's owner like every session route.
+    [`/session/${ID}/turns?state=running&limit=5`, ID],
     [`/session/${ID}?x=1`, ID],
     [`/session/${ID.toUpperCase()}/events`, ID.toUpperCase()],
   ])('reads the session of %s', (url, expected) => {

@@ -7,6 +7,7 @@ import {
   TurnWaitTimeoutError,
   TurnWindowExpiredError,
   type SettledTurnStatus,
+  type TurnState,
   type TurnStatus,
 } from '../client/index.js';
 
@@ -62,6 +63,18 @@ function exitCodeOf(status: SettledTurnStatus): number {
   }
 }
 
+/** One turn of `turns`: state, promptId, the prompt's first line; a running one's activity, a failed one's error code. */
+function turnLine(status: TurnStatus): string {
+  if (status.state === 'idle') return 'idle';
+  const text = (status.promptText ?? '').split('\n')[0]!.slice(0, 60);
+  let detail = '';
+  if (status.state === 'running' && status.activity) {
+    const { events, toolCalls, lastEventAt, lastTool } = status.activity;
+    detail = ` [${events} updates, ${toolCalls} tool calls, last ${new Date(lastEventAt).toISOString()}${lastTool ? `: ${lastTool}` : ''}]`;
+  } else if (status.state === 'error') detail = ` [${status.error.code ?? status.error.message}]`;
+  return `${status.state}\t${status.promptId}\t${text}${detail}`;
+}
+
 /** Shows the state and elapsed time while waiting: a live line on a TTY, plain lines otherwise. */
 class Progress {
   private readonly started = Date.now();
@@ -100,7 +113,7 @@ class Progress {
 
 /**
  * The `nest-turn-status` command line: `serve` (the daemon), `prompt`,
- * `wait` and `status` (on the client). Resolves with the exit code.
+ * `wait`, `status` and `turns` (on the client). Resolves with the exit code.
  *
  * @publicApi
  */
@@ -189,6 +202,19 @@ export async function runCli(
       io.stdout.write(
         `${status.state}${'promptId' in status ? ` ${status.promptId}` : ''}${'resultText' in status && status.resultText !== undefined ? `\n${status.resultText}` : ''}\n`,
       );
+  });
+
+  clientOptions(
+    program
+      .command('turns')
+      .description("list a session's turns, newest first (with --json, one status per line)")
+      .argument('<session>')
+      .option('--state <states>', 'only these states, a comma list (e.g. running,error)'),
+  ).action(async (sessionId: string, flags: ClientFlags & { state?: string }) => {
+    const state = flags.state?.split(',').map((name) => name.trim()) as TurnState[] | undefined;
+    for await (const page of client(flags).listTurns(sessionId, { state, limit: 100 })) {
+      for (const status of page.turns) io.stdout.write(`${flags.json ? JSON.stringify(status) : turnLine(status)}\n`);
+    }
   });
 
   const hint = ' (nest-turn-status --help lists the commands, serve --help the flags)';

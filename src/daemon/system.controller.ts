@@ -18,6 +18,7 @@ export const FEATURES = [
   'session_rewind',
   'session_fork',
   'session_turn_wait',
+  'session_turn_list',
   'idempotency_keys',
   'turn_webhooks',
 ] as const;

@@ -38,4 +38,22 @@ export class LedgerTranscriptScanService extends TranscriptScanService {
   findNewestTurnResult(sessionId: string): Promise<SettledTurnStatus | undefined> {
     return this.transcript.findNewestTurnResult(sessionId);
   }
+
+  /**
+   * The scan window's results, then — for the list, as for an exact poll —
+   * the ledger's recent terminals of prompts that neither the transcript nor
+   * the bridge holds: each reads as the exact route would answer it.
+   */
+  override async listRecent(sessionId: string): Promise<SettledTurnStatus[]> {
+    const records = await this.transcript.listRecent(sessionId);
+    const known = new Set(records.map((record) => record.promptId));
+    const terminals: SettledTurnStatus[] = [];
+    // The same records terminalOf answers the exact route from (rewound prompts left out).
+    for (const terminal of await this.ledger.settledPrompts(sessionId)) {
+      const { promptId } = terminal;
+      if (known.has(promptId) || this.bridge.getLive(sessionId, promptId) || this.bridge.getOverlay(sessionId, promptId)) continue;
+      terminals.push(statusOfTerminal(sessionId, terminal));
+    }
+    return terminals.length === 0 ? records : [...records, ...terminals];
+  }
 }

@@ -82,6 +82,7 @@ export class Session {
 
     const onUpdate = (update: EngineUpdate) => {
       answer.push(update);
+      input.onUpdate?.(update);
       transcript.update(update);
       events.publish(this.id, 'session_update', { promptId, data: toWireUpdate(update), originatorClientId });
     };

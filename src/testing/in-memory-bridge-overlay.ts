@@ -1,5 +1,6 @@
 import { TerminalOverlay } from '../bridge/terminal-overlay.js';
 import { liveStatus, settledStatus, type AdmittedPromptView, type TerminalFields } from '../bridge/turn-status-projection.js';
+import { ACTIVITY_REFRESH_MS, TurnActivityCounter, type CountedUpdate } from '../bridge/turn-activity.js';
 import { TERMINAL_OVERLAY_SIZE } from '../common/limits.js';
 import type { TurnError } from '../common/normalize-turn-error.js';
 import { BridgeOverlayProvider, type OverlayEntry } from '../turns/bridge-overlay.provider.js';
@@ -11,6 +12,8 @@ export interface InMemoryBridgeOverlayOptions {
   overlaySize?: number;
   /** The clock of `queuedAt`, `startedAt` and `endedAt` (epoch ms). @default Date.now */
   now?: () => number;
+  /** Least time between two changes of a running turn's `activity`. @default 1000 */
+  activityRefreshMs?: number;
 }
 
 interface SessionState {
@@ -20,6 +23,9 @@ interface SessionState {
   overlay: TerminalOverlay;
   generation: number;
   listeners: Set<() => void>;
+  activityListeners: Set<() => void>;
+  /** The running prompt's update counter. */
+  counters: Map<string, TurnActivityCounter>;
 }
 
 /**
@@ -43,12 +49,14 @@ export class InMemoryBridgeOverlay extends BridgeOverlayProvider {
   private readonly sessions = new Map<string, SessionState>();
   private readonly overlaySize: number;
   private readonly now: () => number;
+  private readonly activityRefreshMs: number;
   private nextPrompt = 1;
 
   constructor(options: InMemoryBridgeOverlayOptions = {}) {
     super();
     this.overlaySize = options.overlaySize ?? TERMINAL_OVERLAY_SIZE;
     this.now = options.now ?? Date.now;
+    this.activityRefreshMs = options.activityRefreshMs ?? ACTIVITY_REFRESH_MS;
   }
 
   /** Makes a session live, with the client ids registered on it. */
@@ -60,6 +68,8 @@ export class InMemoryBridgeOverlay extends BridgeOverlayProvider {
       overlay: new TerminalOverlay(this.overlaySize),
       generation: 0,
       listeners: new Set(),
+      activityListeners: new Set(),
+      counters: new Map(),
     });
     return this;
   }
@@ -89,8 +99,24 @@ export class InMemoryBridgeOverlay extends BridgeOverlayProvider {
     if (!head) throw new Error(`session ${sessionId} has no queued prompt`);
     if (head.startedAt !== undefined) throw new Error(`prompt ${head.promptId} is running already`);
     head.startedAt = this.now();
+    session.counters.set(head.promptId, new TurnActivityCounter(head.startedAt, this.activityRefreshMs));
     this.changed(session);
     return head.promptId;
+  }
+
+  /**
+   * The running prompt's agent sent an update (`{ kind: 'tool_call', title }`
+   * for a tool call): counted into its `activity`, which polls see at most
+   * once per `activityRefreshMs` of the clock; when it changes, only the
+   * requests that asked for activity are woken.
+   */
+  agentUpdate(sessionId: string, update: CountedUpdate = { kind: 'message' }): void {
+    const session = this.session(sessionId);
+    const running = session.queue[0];
+    const counter = running && session.counters.get(running.promptId);
+    if (!counter) throw new Error(`session ${sessionId} has no running prompt`);
+    counter.count(update, this.now());
+    if (counter.refresh(this.now())) for (const listener of [...session.activityListeners]) listener();
   }
 
   /** Settles the running prompt (or `promptId`) as `completed`. */
@@ -163,7 +189,15 @@ export class InMemoryBridgeOverlay extends BridgeOverlayProvider {
     const queue = this.sessions.get(sessionId)?.queue;
     // The running prompt is always the FIFO head, so "running, else queued head" is the head.
     const prompt = promptId === undefined ? queue?.[0] : queue?.find((p) => p.promptId === promptId);
-    return prompt && liveStatus(sessionId, prompt);
+    return prompt && this.liveOf(sessionId, prompt);
+  }
+
+  override listLive(sessionId: string): LiveTurnStatus[] {
+    return (this.sessions.get(sessionId)?.queue ?? []).map((prompt) => this.liveOf(sessionId, prompt));
+  }
+
+  override listOverlay(sessionId: string): OverlayEntry[] {
+    return this.sessions.get(sessionId)?.overlay.entries() ?? [];
   }
 
   getOverlay(sessionId: string, promptId: string): OverlayEntry | undefined {
@@ -189,6 +223,19 @@ export class InMemoryBridgeOverlay extends BridgeOverlayProvider {
     return () => listeners.delete(listener);
   }
 
+  override watchActivity(sessionId: string, listener: () => void): (() => void) | undefined {
+    const listeners = this.sessions.get(sessionId)?.activityListeners;
+    if (!listeners) return undefined;
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  }
+
+  private liveOf(sessionId: string, prompt: AdmittedPromptView): LiveTurnStatus {
+    const counter = this.sessions.get(sessionId)?.counters.get(prompt.promptId);
+    counter?.refresh(this.now());
+    return liveStatus(sessionId, { ...prompt, activity: counter?.shown });
+  }
+
   /** Publishes a terminal, first writer wins: a prompt that has one keeps it. */
   private settle(sessionId: string, promptId: string | undefined, terminal: Omit<TerminalFields, 'endedAt'>): SettledTurnStatus {
     const session = this.session(sessionId);
@@ -199,6 +246,7 @@ export class InMemoryBridgeOverlay extends BridgeOverlayProvider {
     const index = session.queue.findIndex((p) => p.promptId === id);
     if (index === -1) throw new Error(`prompt ${id} was never admitted to session ${sessionId}`);
     const [prompt] = session.queue.splice(index, 1);
+    session.counters.delete(id);
     const status = settledStatus(sessionId, prompt!, { ...terminal, endedAt: this.now() });
     session.overlay.set(id, { status, combined: false });
     this.changed(session);

@@ -75,7 +75,15 @@ export class InMemoryTranscriptScan extends TranscriptScanService {
     return this.scan(sessionId, undefined, () => this.records.get(sessionId)?.at(-1));
   }
 
-  private scan(sessionId: string, promptId: string | undefined, read: () => SettledTurnStatus | undefined) {
+  override listRecent(sessionId: string): Promise<SettledTurnStatus[]> {
+    return this.scan(sessionId, undefined, () => {
+      const seen = new Set<string>();
+      // Newest first, one per prompt: its newest record.
+      return [...(this.records.get(sessionId) ?? [])].reverse().filter((r) => !seen.has(r.promptId) && seen.add(r.promptId));
+    });
+  }
+
+  private scan<T>(sessionId: string, promptId: string | undefined, read: () => T): Promise<T> {
     this.scans += 1;
     const answer = () => {
       const failure = this.failures.get(sessionId);
@@ -83,7 +91,7 @@ export class InMemoryTranscriptScan extends TranscriptScanService {
       return read();
     };
     if (!this.holding) return Promise.resolve().then(answer);
-    return new Promise<SettledTurnStatus | undefined>((resolve, reject) => {
+    return new Promise<T>((resolve, reject) => {
       this.held.push({
         sessionId,
         promptId,

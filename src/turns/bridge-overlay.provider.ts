@@ -72,4 +72,32 @@ export abstract class BridgeOverlayProvider extends SessionClientLookup {
   watch(_sessionId: string, _listener: () => void): (() => void) | undefined {
     return undefined;
   }
+
+  /**
+   * Like {@link watch}, for a running turn's `activity` changing (at most
+   * about once a second): only held requests that asked for it
+   * (`Prefer: wait=S; activity`) listen. The default says "no notifications".
+   */
+  watchActivity(_sessionId: string, _listener: () => void): (() => void) | undefined {
+    return undefined;
+  }
+
+  /**
+   * Every live status of the session (running first, then the FIFO), for
+   * `GET /session/:id/turns`. Bounded by the queue's limit. The default
+   * knows only the one `getLive` answers; override it to list them all.
+   */
+  listLive(sessionId: string): LiveTurnStatus[] {
+    const live = this.getLive(sessionId);
+    return live ? [live] : [];
+  }
+
+  /**
+   * Every entry the overlay holds (its bound, e.g. 64), in any order. The
+   * default knows only the newest one; override it to list them all.
+   */
+  listOverlay(sessionId: string): OverlayEntry[] {
+    const newest = this.getNewestOverlay(sessionId);
+    return newest ? [newest] : [];
+  }
 }

@@ -22,4 +22,14 @@ export abstract class TranscriptScanService {
   abstract findTurnResult(sessionId: string, promptId: string): Promise<SettledTurnStatus | undefined>;
   /** The newest persisted result within the scan window, else `undefined`. */
   abstract findNewestTurnResult(sessionId: string): Promise<SettledTurnStatus | undefined>;
+
+  /**
+   * Every persisted result within the same scan window, one per prompt (its
+   * newest record), newest first — what `GET /session/:id/turns` reads. The
+   * default knows only the newest result; override it to list the window.
+   */
+  async listRecent(sessionId: string): Promise<SettledTurnStatus[]> {
+    const newest = await this.findNewestTurnResult(sessionId);
+    return newest ? [newest] : [];
+  }
 }

@@ -10,6 +10,7 @@ import type {
   IdleTurnStatus,
   QueuedTurnStatus,
   RunningTurnStatus,
+  TurnActivity,
   TurnError,
   TurnState,
 } from './turn-status.js';
@@ -125,6 +126,29 @@ export class QueuedTurnStatusDto extends PromptStatusDto implements QueuedTurnSt
   queuedAt!: number;
 }
 
+/**
+ * What the agent did so far in a running turn; refreshed at most once a second.
+ *
+ * @publicApi
+ */
+export class TurnActivityDto implements TurnActivity {
+  @ApiProperty({ type: Number, minimum: 0, description: 'Agent updates since the turn started (message, thought, tool).' })
+  @IsInt()
+  @Min(0)
+  events!: number;
+
+  @ApiProperty({ type: Number, minimum: 0, description: 'Tool calls the agent started.' })
+  @IsInt()
+  @Min(0)
+  toolCalls!: number;
+
+  @EpochMs('Time of the last agent update counted.', true)
+  lastEventAt!: number;
+
+  @LimitedText(TURN_LIMITS.identifier, { description: 'Title of the last tool call.', example: 'Read README.md' })
+  lastTool?: string;
+}
+
 /** @publicApi */
 export class RunningTurnStatusDto extends PromptStatusDto implements RunningTurnStatus {
   @StateIs('running')
@@ -135,6 +159,16 @@ export class RunningTurnStatusDto extends PromptStatusDto implements RunningTurn
 
   @EpochMs('Dispatch into the session.', true)
   startedAt!: number;
+
+  @ApiPropertyOptional({
+    type: () => TurnActivityDto,
+    description: 'Present once the agent has sent an update: a busy agent moves lastEventAt, a stuck one does not.',
+  })
+  @IsOmittable()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => TurnActivityDto)
+  activity?: TurnActivityDto;
 }
 
 /** Fields shared by the three terminal states. */

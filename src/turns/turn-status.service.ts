@@ -3,9 +3,11 @@ import { promptNotFound } from '../common/api-errors.js';
 import { BridgeOverlayProvider } from './bridge-overlay.provider.js';
 import { mergeTurnStatus, newerSettled } from './merge-turn-status.js';
 import { TranscriptScanService } from './transcript-scan.service.js';
+import { collectTurns } from './list/collect-turns.js';
+import { pageTurns, type TurnListQuery, type TurnPage } from './list/turn-page.js';
 import type { SettledTurnStatus, TurnStatus } from './turn-status.js';
 
-type ScanOutcome = { ok: true; record: SettledTurnStatus | undefined } | { ok: false; error: unknown };
+type ScanOutcome<T = SettledTurnStatus | undefined> = { ok: true; record: T } | { ok: false; error: unknown };
 
 /**
  * Answers a poll from its two providers and nothing else: live state
@@ -45,6 +47,29 @@ export class TurnStatusService {
   }
 
   /**
+   * One page of the session's turns, newest first (`GET /session/:id/turns`):
+   * each is the status the exact route answers for that prompt now, from the
+   * same bounded sources — every live entry, the overlay, the transcript's
+   * scan window — merged by the same rules after one awaited scan and a
+   * fresh read of memory. A scan error is the route's structured error (a
+   * page that silently lacked the transcript's turns would lose them).
+   */
+  async listTurns(sessionId: string, query: TurnListQuery): Promise<TurnPage> {
+    const scan = await this.scan(sessionId, () => this.transcript.listRecent(sessionId), []);
+    if (!scan.ok) throw scan.error;
+    const { turns, combined } = collectTurns({
+      live: this.bridge.listLive(sessionId),
+      overlay: this.bridge.listOverlay(sessionId),
+      records: scan.record,
+    });
+    const page = pageTurns(turns, query);
+    // What the exact route would have written back, for the turns shown: their next exact poll is served from memory.
+    const shown = new Set(page.turns);
+    for (const status of combined) if (shown.has(status)) this.bridge.writeBack(sessionId, status, false);
+    return page;
+  }
+
+  /**
    * Polls of one prompt that arrive while its read is in flight share it: the
    * read decides from the view after its scan, so it is as fresh for each of
    * them — and ten thousand woken waiters cost one transcript read.
@@ -64,7 +89,7 @@ export class TurnStatusService {
   }
 
   private async readTurn(sessionId: string, promptId: string): Promise<TurnStatus> {
-    const scan = await this.scan(sessionId, () => this.transcript.findTurnResult(sessionId, promptId));
+    const scan = await this.scan(sessionId, () => this.transcript.findTurnResult(sessionId, promptId), undefined);
 
     // Decide from a fresh view: the prompt may have started, settled, or been
     // written back by a concurrent poll while the scan was in flight.
@@ -85,7 +110,7 @@ export class TurnStatusService {
   }
 
   private async readCurrent(sessionId: string): Promise<TurnStatus> {
-    const scan = await this.scan(sessionId, () => this.transcript.findNewestTurnResult(sessionId));
+    const scan = await this.scan(sessionId, () => this.transcript.findNewestTurnResult(sessionId), undefined);
 
     const fresh = this.currentFromMemory(sessionId);
     if (fresh) return fresh;
@@ -127,17 +152,17 @@ export class TurnStatusService {
     return entry?.combined ? entry.status : undefined;
   }
 
-  /** Runs a scan, folding failure into the outcome and dropping a result a rewind made stale. */
-  private async scan(sessionId: string, read: () => Promise<SettledTurnStatus | undefined>): Promise<ScanOutcome> {
+  /** Runs a scan, folding failure into the outcome and replacing a result a rewind made stale by `none`. */
+  private async scan<T>(sessionId: string, read: () => Promise<T>, none: T): Promise<ScanOutcome<T>> {
     const generation = this.bridge.rewindGeneration(sessionId);
-    let outcome: ScanOutcome;
+    let outcome: ScanOutcome<T>;
     try {
       outcome = { ok: true, record: await read() };
     } catch (error) {
       outcome = { ok: false, error };
     }
     if (outcome.ok && this.bridge.rewindGeneration(sessionId) !== generation) {
-      return { ok: true, record: undefined };
+      return { ok: true, record: none };
     }
     return outcome;
   }

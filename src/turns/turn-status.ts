@@ -29,12 +29,32 @@ export interface QueuedTurnStatus extends PromptFields {
   queuedAt: number;
 }
 
+/**
+ * What the agent has done so far in a running turn, counted from its updates:
+ * a busy agent's `lastEventAt` moves, a stuck one's does not. Refreshed at
+ * most once a second, so it changes the status's ETag at most that often.
+ *
+ * @publicApi
+ */
+export interface TurnActivity {
+  /** Agent updates since the turn started (message, thought and tool chunks). */
+  events: number;
+  /** Tool calls the agent started. */
+  toolCalls: number;
+  /** Time of the last agent update counted, epoch ms. */
+  lastEventAt: number;
+  /** Title of the last tool call, at most 256 UTF-16 code units. */
+  lastTool?: string;
+}
+
 /** Dispatched into the session, not settled yet. @publicApi */
 export interface RunningTurnStatus extends PromptFields {
   state: 'running';
   queuedAt: number;
   /** Dispatch time, epoch ms. */
   startedAt: number;
+  /** Present once the agent has sent an update. */
+  activity?: TurnActivity;
 }
 
 /** Fields of every settled status. */
@@ -84,6 +104,18 @@ export type LiveTurnStatus = QueuedTurnStatus | RunningTurnStatus;
  * @publicApi
  */
 export type TurnStatus = IdleTurnStatus | LiveTurnStatus | SettledTurnStatus;
+
+/**
+ * One page of `GET /session/:id/turns`: a session's turns, newest first,
+ * each as the exact route answers it.
+ *
+ * @publicApi
+ */
+export interface TurnPage {
+  turns: TurnStatus[];
+  /** Present when older turns follow: pass it back as `pageToken`. */
+  nextPageToken?: string;
+}
 
 /** True for a queued or running status. @publicApi */
 export function isLiveStatus(status: TurnStatus): status is LiveTurnStatus {

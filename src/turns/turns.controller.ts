@@ -1,9 +1,12 @@
-import { Controller, Param, Res } from '@nestjs/common';
+import { Controller, Headers, Param, Query, Res } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiException } from '../common/api-exception.js';
 import { TURNS_CHANNELS, type PollSource } from '../telemetry/turns-channels.js';
 import { endSpan, startSpan, tracingEnabled, withSpan, type TurnSpan } from '../telemetry/tracing.js';
+import { TurnListRoute } from './list/turn-list-route.decorator.js';
+import { parseTurnListQuery } from './list/turn-page.js';
+import { turnPageResponse } from './list/turn-page-response.js';
 import type { TurnStatus } from './turn-status.js';
 import { TurnPoll, type TurnPollParams } from './turn-poll.decorator.js';
 import { turnStatusResponse } from './turn-status-response.js';
@@ -14,9 +17,10 @@ import { TurnWaitService } from './wait/turn-wait.service.js';
 import { parseWaitRequest } from './wait/wait-request.js';
 
 /**
- * The two poll routes, each with an optional bounded wait. `current` is
- * declared first so it never reads as a promptId. `ClientIdGuard` has checked
- * the session before a handler runs.
+ * The list of a session's turns, and the two poll routes, each with an
+ * optional bounded wait. `current` is declared before `:promptId` so it never
+ * reads as a promptId. `ClientIdGuard` has checked the session before a
+ * handler runs.
  */
 @ApiTags('turns')
 @Controller('session/:id/turns')
@@ -26,6 +30,21 @@ export class TurnsController {
     private readonly waits: TurnWaitService,
     private readonly adapterHost: HttpAdapterHost,
   ) {}
+
+  @TurnListRoute()
+  async list(
+    @Param('id') sessionId: string,
+    @Query() query: Record<string, unknown>,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res() response: unknown,
+  ): Promise<void> {
+    const page = await this.turns.listTurns(sessionId, parseTurnListQuery(sessionId, query ?? {}));
+    const answer = turnPageResponse(page, ifNoneMatch);
+    const adapter = this.adapterHost.httpAdapter;
+    for (const name in answer.headers) adapter.setHeader(response, name, answer.headers[name]!);
+    if (answer.notModified) adapter.reply(response, undefined, 304);
+    else adapter.reply(response, answer.body, 200);
+  }
 
   @TurnStatusRoute(
     'current',
@@ -82,7 +101,7 @@ export class TurnsController {
     response: unknown,
     span: TurnSpan | undefined,
   ): Promise<void> {
-    const wait = parseWaitRequest(poll.waitMs, poll.prefer, this.waits.maxWaitMs);
+    const wait = parseWaitRequest(poll.waitMs, poll.prefer, this.waits.maxWaitMs, poll.activity);
     if (wait.preferenceApplied !== undefined) {
       this.adapterHost.httpAdapter.setHeader(response, 'Preference-Applied', `wait=${wait.preferenceApplied}`);
     }
@@ -94,7 +113,8 @@ export class TurnsController {
       const source: PollSource = known ? 'memory' : 'scan';
       let status = known ?? (await (promptId === undefined ? this.turns.getCurrent(sessionId) : this.turns.getTurn(sessionId, promptId)));
       if (gone) {
-        status = await this.waits.wait({ sessionId, promptId, waitMs: wait.waitMs, ifNoneMatch: poll.ifNoneMatch, signal: gone }, status);
+        const request = { sessionId, promptId, waitMs: wait.waitMs, ifNoneMatch: poll.ifNoneMatch, activity: wait.activity, signal: gone };
+        status = await this.waits.wait(request, status);
       }
       this.reply(status, poll.ifNoneMatch, response, source, span);
     } finally {

@@ -19,6 +19,8 @@ export interface TurnWaitRequest {
   waitMs: number;
   /** The client's `If-None-Match`: wait until the answer's ETag differs. */
   ifNoneMatch?: string;
+  /** Woken by a running turn's `activity` too (it changes the ETag at most once a second); else only by transitions. */
+  activity?: boolean;
   /** Aborted when the client goes away: the request is released at once. An `AbortSignal` will do. */
   signal?: WaitSignal;
 }
@@ -74,11 +76,13 @@ export class TurnWaitService implements BeforeApplicationShutdown {
       let settled = false;
       let polling = false;
       let again = false;
+      let unwatchActivity: (() => void) | undefined;
       const finish = (status: TurnStatus | undefined, error?: unknown): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         unwatch?.();
+        unwatchActivity?.();
         signal?.removeEventListener('abort', abandon);
         this.held.delete(expire);
         if (status) resolve(status);
@@ -113,6 +117,7 @@ export class TurnWaitService implements BeforeApplicationShutdown {
       const unwatch = this.bridge.watch(request.sessionId, () => repoll(false));
       // The provider cannot notify: answer as a poll.
       if (!unwatch) return finish(first);
+      if (request.activity) unwatchActivity = this.bridge.watchActivity(request.sessionId, () => repoll(false));
       signal?.addEventListener('abort', abandon);
       // A change between the first answer and the watch would be missed: look once more.
       repoll(false);

@@ -1,0 +1,61 @@
+import { TURN_LIMITS } from '../common/limits.js';
+import { truncateCodeUnits } from '../common/truncate-code-units.js';
+import type { TurnActivity } from '../turns/turn-status.js';
+
+/** The least time between two changes of a running turn's `activity` (and so of its ETag). */
+export const ACTIVITY_REFRESH_MS = 1_000;
+
+/** What the counter needs of an agent update: whether it starts a tool call, and that call's title. */
+export interface CountedUpdate {
+  kind: string;
+  title?: string;
+}
+
+/**
+ * Counts a running turn's agent updates and decides when the `activity` a
+ * poll sees catches up with them: at most once per `intervalMs` (from the
+ * turn's start), so a streaming agent changes its status's bytes — and its
+ * ETag — at most that often, not per token.
+ */
+export class TurnActivityCounter {
+  private events = 0;
+  private toolCalls = 0;
+  private lastEventAt = 0;
+  private lastTool?: string;
+  private shownEvents = 0;
+  private refreshedAt: number;
+  /** The activity polls see; `undefined` until the first refresh after an update. */
+  shown?: TurnActivity;
+
+  constructor(
+    startedAt: number,
+    private readonly intervalMs = ACTIVITY_REFRESH_MS,
+  ) {
+    this.refreshedAt = startedAt;
+  }
+
+  count(update: CountedUpdate, now: number): void {
+    this.events += 1;
+    this.lastEventAt = now;
+    if (update.kind === 'tool_call') {
+      this.toolCalls += 1;
+      if (typeof update.title === 'string') this.lastTool = truncateCodeUnits(update.title, TURN_LIMITS.identifier).text;
+    }
+  }
+
+  /** Milliseconds until {@link refresh} may show the updates not shown yet (0: now); `undefined` when every update is shown. */
+  pendingIn(now: number): number | undefined {
+    if (this.events === this.shownEvents) return undefined;
+    return Math.max(0, this.refreshedAt + this.intervalMs - now);
+  }
+
+  /** Shows the counts so far when there are new ones and the interval has passed; true when `shown` changed. */
+  refresh(now: number): boolean {
+    if (this.pendingIn(now) !== 0) return false;
+    const { events, toolCalls, lastEventAt, lastTool } = this;
+    this.shown = lastTool === undefined ? { events, toolCalls, lastEventAt } : { events, toolCalls, lastEventAt, lastTool };
+    this.shownEvents = events;
+    this.refreshedAt = now;
+    return true;
+  }
+}
