@@ -2,6 +2,7 @@ import { createParamDecorator, type CanActivate, type ExecutionContext } from '@
 import { apiError } from '../common/api-errors.js';
 import type { TurnWebhookEvent } from './turn-webhook-event.js';
 import { TurnWebhookVerificationError, verifyTurnWebhook } from './turn-webhook-signature.js';
+import { assertWebhookSecret } from './webhook-secret.js';
 
 /** Where the guard leaves the verified event (`@TurnWebhook()`). */
 const EVENT_KEY = 'turnWebhook';
@@ -24,10 +25,18 @@ interface ReceivingRequest {
  * onTurn(@TurnWebhook() event: TurnWebhookEvent) { ... }
  * ```
  *
+ * A secret that is missing, empty or not `whsec_…` throws here, when the
+ * guard is made (the app does not start), rather than 401 every delivery.
+ *
  * @publicApi
  */
 export class TurnWebhookGuard implements CanActivate {
-  constructor(private readonly secret: string) {}
+  private readonly secret: string;
+
+  constructor(secret: string | undefined) {
+    assertWebhookSecret(secret, 'TurnWebhookGuard');
+    this.secret = secret;
+  }
 
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<ReceivingRequest>();
