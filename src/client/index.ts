@@ -9,7 +9,7 @@ export {
   type EventsOptions,
   type AdmissionOptions,
 } from './turns-client.js';
-export { TurnsApiError, TurnWindowExpiredError, TurnWaitTimeoutError } from './errors.js';
+export { TurnsApiError, TurnsConnectionError, TurnWindowExpiredError, TurnWaitTimeoutError } from './errors.js';
 export type {
   TurnStatus,
   IdleTurnStatus,

@@ -4,6 +4,7 @@ import { addDaemonOptions, ConfigError, flagsOf, readDaemonConfig, type LoadedDa
 import {
   TurnsApiError,
   TurnsClient,
+  TurnsConnectionError,
   TurnWaitTimeoutError,
   TurnWindowExpiredError,
   type SettledTurnStatus,
@@ -236,14 +237,16 @@ export async function runCli(
       io.stderr.write(`${error.message}\n`);
       return error.code === 'prompt_not_found' || error.code === 'session_not_found' ? EXIT.notFound : EXIT.usage;
     }
-    // fetch rejects with a TypeError when the daemon cannot be reached; anything else is ours to report.
-    if (url === undefined || !(error instanceof TypeError)) {
+    // fetch rejects with a TypeError when the daemon cannot be reached (the client names it a
+    // TurnsConnectionError, whose cause is fetch's own); anything else is ours to report.
+    const failure = (error instanceof TurnsConnectionError ? error.cause : error) as TypeError;
+    if (url === undefined || !(error instanceof TurnsConnectionError || error instanceof TypeError)) {
       io.stderr.write(`error: ${(error as Error).message ?? String(error)}\n`);
       return EXIT.error;
     }
-    const { cause } = error as { cause?: { code?: string; message?: string } };
+    const { cause } = failure as { cause?: { code?: string; message?: string } };
     const reason = cause?.code ?? cause?.message;
-    io.stderr.write(`cannot reach the daemon at ${url}: ${error.message}${reason ? ` (${reason})` : ''}\n`);
+    io.stderr.write(`cannot reach the daemon at ${url}: ${failure.message}${reason ? ` (${reason})` : ''}\n`);
     return EXIT.usage;
   }
   return code;
