@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import type * as Swagger from '@nestjs/swagger';
+import { ownRequire } from './own-require.js';
 
 /**
  * The `@nestjs/swagger` decorators the package's routes and DTOs use. The
@@ -70,18 +70,8 @@ export function loadSwaggerDecorators(load: (name: string) => unknown): SwaggerD
   }
 }
 
-/**
- * This file, read off the stack of its own evaluation: the ESM build has no
- * `require`, and `import.meta` cannot be written in a source the CommonJS
- * build compiles too.
- */
-const THIS_FILE = /\(?((?:file:\/\/)?[^\s()]+?):\d+:\d+\)?$/.exec(new Error().stack?.split('\n')[1]?.trim() ?? '')?.[1];
-
-// Decorators run while classes are defined, so the peer is loaded synchronously:
-// `require` (CommonJS build, Jest), else one resolving from this file (ESM build;
-// @nestjs/swagger 12 is ESM-only, which require() loads on Node >= 20.19).
-const load = typeof require === 'function' ? require : createRequire(THIS_FILE ?? `${process.cwd()}/`);
-
+// Decorators run while classes are defined, so the peer is loaded synchronously (@nestjs/swagger 12 is
+// ESM-only, which require() loads on Node >= 20.19).
 export const {
   ApiAcceptedResponse,
   ApiCreatedResponse,
@@ -98,4 +88,4 @@ export const {
   ApiResponse,
   ApiTags,
   getSchemaPath,
-} = loadSwaggerDecorators(load);
+} = loadSwaggerDecorators(ownRequire);

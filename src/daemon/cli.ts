@@ -1,5 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { PACKAGE_VERSION } from '../common/package-version.js';
+import { ownRequire } from '../common/own-require.js';
+import { missingPackages, SERVE_PACKAGES, serveNeedsMessage } from './serve-packages.js';
 import { addDaemonOptions, ConfigError, flagsOf, readDaemonConfig, type LoadedDaemonConfig } from './daemon-config.js';
 import {
   TurnsApiError,
@@ -217,7 +219,12 @@ export async function runCli(
       } catch (error) {
         const name = missingPackage(error);
         if (!name) throw error;
-        io.stderr.write(`serve needs the package ${name}: npm install ${name}\n`);
+        io.stderr.write(
+          serveNeedsMessage(
+            missingPackages(SERVE_PACKAGES, (pkg) => ownRequire.resolve(pkg)),
+            name,
+          ),
+        );
         code = EXIT.error;
         return;
       }
