@@ -20,9 +20,17 @@ interface ReceivingRequest {
  * with `@TurnWebhook()`.
  *
  * ```ts
- * @Post('hooks/turns')
- * @UseGuards(new TurnWebhookGuard(process.env.TURNS_WEBHOOK_SECRET!))
- * onTurn(@TurnWebhook() event: TurnWebhookEvent) { ... }
+ * import { Controller, Post, UseGuards } from '@nestjs/common';
+ * import { TurnWebhook, TurnWebhookGuard, type TurnWebhookEvent } from 'nest-turn-status/webhooks';
+ *
+ * @Controller('hooks')
+ * export class TurnHooksController {
+ *   @Post('turns')
+ *   @UseGuards(new TurnWebhookGuard(process.env.TURNS_WEBHOOK_SECRET))
+ *   onTurn(@TurnWebhook() event: TurnWebhookEvent): void {
+ *     if (event.type === 'turn.completed') console.log(event.data.promptId, event.data.resultText);
+ *   }
+ * }
  * ```
  *
  * A secret that is missing, empty or not `whsec_…` throws here, when the

@@ -8,6 +8,7 @@ import { PACKAGE_VERSION } from '../../src/common/package-version.js';
 import { EchoEngine } from '../../src/engines/echo.engine.js';
 import { signTurnWebhook } from '../../src/webhooks/turn-webhook-signature.js';
 import { generateWebhookSecret } from '../../src/webhooks/webhook-secret.js';
+import { startDaemonProcess } from '../support/daemon-process.js';
 import { startDaemon } from '../support/test-daemon.js';
 import { copiesOf, installed, npmInstall, pack, ROOT } from './support/npm.js';
 
@@ -237,6 +238,22 @@ export function onDelivery(rawBody: string, headers: Record<string, string | str
       encoding: 'utf8',
     });
     expect({ stdout: tsc.stdout, status: tsc.status }).toEqual({ stdout: '', status: 0 });
+  });
+
+  it('serves once the packages docs/install.md names are added (after the tests without Nest); the ESM build loads the optional @nestjs/swagger for /docs', async () => {
+    const dir = join(work, 'cli-only');
+    npmInstall(dir, '@nestjs/common', '@nestjs/core', '@nestjs/platform-express', '@nestjs/swagger', 'reflect-metadata', 'rxjs');
+    const bin = join(dir, 'node_modules', 'nest-turn-status', 'dist', 'daemon', 'bin.js');
+    const daemon = await startDaemonProcess(bin, { TURNS_DATA_DIR: join(dir, 'data') }, ['serve']);
+    children.push(daemon.child);
+    const doc = (await request(daemon.url).get('/docs-json').expect(200)).body as {
+      paths: Record<string, unknown>;
+      components: { schemas: Record<string, unknown> };
+    };
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/session/{id}/turns/{promptId}', '/session/{id}/turns/current']));
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['CompletedTurnStatusDto', 'ErrorResponseDto']));
+    daemon.child.kill('SIGTERM');
+    await daemon.exited;
   });
 });
 
