@@ -1,6 +1,7 @@
 // Lint, and the package's layering: each layer (an `exports` subpath) may
 // import only the layers above it —
 //   root (turns, client-id, common, telemetry) → client → runtime (with idempotency/, webhooks/) → acp → cluster → daemon
+// (webhooks/verify, the Nest-free receiver, takes only types from the root),
 // (metrics and logging sit under the daemon, which alone mounts them), and the
 // root loads no agent SDK, no HTTP platform, no prom-client, pino or OpenTelemetry.
 // The testing kit sits beside the daemon (root and runtime only), and nothing shipped imports it. Specs are exempt from
@@ -50,6 +51,31 @@ const LAYERS = [
     files: RUNTIME_FOLDERS.map((name) => `src/${name}/**/*.ts`),
     folders: folders('acp', 'cluster', 'daemon', 'client', 'status', 'metrics', 'logging', 'testing'),
     packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES, ...OPERATIONS_PACKAGES, ...TRACING_PACKAGES],
+  },
+  // nest-turn-status/webhooks/verify: a receiver with no Nest installed loads these files alone (a later block wins, so
+  // the runtime's restrictions are repeated).
+  {
+    name: 'webhooks/verify',
+    files: [
+      'src/webhooks/verify.ts',
+      'src/webhooks/turn-webhook-signature.ts',
+      'src/webhooks/turn-webhook-event.ts',
+      'src/webhooks/webhook-secret.ts',
+    ],
+    folders: folders('acp', 'cluster', 'daemon', 'client', 'status', 'metrics', 'logging', 'testing'),
+    packages: [
+      '@nestjs/*',
+      'class-validator',
+      'class-transformer',
+      'rxjs',
+      'reflect-metadata',
+      '@agentclientprotocol/*',
+      ...PLATFORMS,
+      ...CLUSTER_PACKAGES,
+      ...OPERATIONS_PACKAGES,
+      ...TRACING_PACKAGES,
+    ],
+    typesOnly: '(^|/)(turns|common)/',
   },
   {
     name: 'acp',

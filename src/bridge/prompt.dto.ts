@@ -1,5 +1,5 @@
 import type { AdmittedPrompt, PendingPrompt } from '../common/wire-types.js';
-import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '../common/swagger.js';
 import { plainToInstance } from 'class-transformer';
 import { ArrayNotEmpty, Equals, IsArray, IsInt, IsPositive, IsString, ValidateBy, validateSync } from 'class-validator';
 import { IsOmittable } from '../common/is-omittable.decorator.js';

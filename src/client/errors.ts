@@ -54,3 +54,40 @@ export class TurnWaitTimeoutError extends Error {
     this.name = 'TurnWaitTimeoutError';
   }
 }
+
+/** A URL as it may be shown: without the user and password it may carry. */
+function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.href;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * The daemon could not be reached: refused, not resolved, reset… `url` is
+ * the request's (credentials stripped), `code` the system error's code when
+ * the platform gives one (`ECONNREFUSED`), `cause` what `fetch` threw. A
+ * `TypeError`, as that rejection is, so code catching one still does.
+ *
+ * @publicApi
+ */
+export class TurnsConnectionError extends TypeError {
+  /** The system error code (`ECONNREFUSED`, `ENOTFOUND`, …), when known. */
+  readonly code: string | undefined;
+  readonly url: string;
+
+  constructor(url: string, cause: unknown) {
+    const reason = (cause as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+    const code = typeof reason?.code === 'string' ? reason.code : undefined;
+    const detail = typeof reason?.message === 'string' ? reason.message : code;
+    const shown = shownUrl(url);
+    super(`cannot reach ${shown}: ${(cause as Error | undefined)?.message ?? String(cause)}${detail ? ` (${detail})` : ''}`, { cause });
+    this.name = 'TurnsConnectionError';
+    this.code = code;
+    this.url = shown;
+  }
+}

@@ -10,7 +10,7 @@ export {
   type AdmissionOptions,
   type ListTurnsOptions,
 } from './turns-client.js';
-export { TurnsApiError, TurnWindowExpiredError, TurnWaitTimeoutError } from './errors.js';
+export { TurnsApiError, TurnsConnectionError, TurnWindowExpiredError, TurnWaitTimeoutError } from './errors.js';
 export type {
   TurnStatus,
   IdleTurnStatus,

@@ -3,7 +3,7 @@ import type { AdmittedPrompt, CreatedSession, PendingPrompt } from '../common/wi
 import type { PromptBlock } from '../common/turn-fields.js';
 import type { TurnState } from '../common/turn-state.js';
 import type { SettledTurnStatus, TurnPage, TurnStatus } from '../turns/turn-status.js';
-import { TurnsApiError, TurnWaitTimeoutError, TurnWindowExpiredError } from './errors.js';
+import { TurnsApiError, TurnsConnectionError, TurnWaitTimeoutError, TurnWindowExpiredError } from './errors.js';
 import { SseParser } from './sse-parser.js';
 
 /** @publicApi */
@@ -88,6 +88,11 @@ export interface EventsOptions {
 }
 
 const TERMINAL = new Set(['completed', 'cancelled', 'error']);
+/** fetch's own rejection (a TypeError, maybe of another realm), not an abort or a time limit. */
+function isFetchFailure(error: unknown): boolean {
+  return error instanceof TypeError || (error as Error | undefined)?.name === 'TypeError';
+}
+
 /** First pause before a retry after a failure to reach the daemon; it doubles each time. */
 const RETRY_DELAY_MS = 250;
 /** Polling without long-poll: never faster than the server's hint, never slower than this. */
@@ -442,7 +447,9 @@ export class TurnsClient {
           signal: this.signalFor(extra),
         });
       } catch (error) {
-        if (extra.signal?.aborted || attempt >= attempts) throw error;
+        if (extra.signal?.aborted) throw error;
+        // fetch rejects with a bare TypeError when it cannot connect: named here, with the URL.
+        if (attempt >= attempts) throw isFetchFailure(error) ? new TurnsConnectionError(`${this.baseUrl}${path}`, error) : error;
         await sleep(RETRY_DELAY_MS * 2 ** (attempt - 1), extra.signal);
         continue;
       }

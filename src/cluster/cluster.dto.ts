@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty } from '../common/swagger.js';
 
 export class ClusterNodeDto {
   @ApiProperty({ example: 'node-a' }) nodeId!: string;

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from './swagger.js';
 import { ERROR_CATALOGUE } from './api-errors.js';
 
 /**

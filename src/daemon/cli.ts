@@ -1,9 +1,12 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { PACKAGE_VERSION } from '../common/package-version.js';
+import { ownRequire } from '../common/own-require.js';
+import { missingPackages, SERVE_PACKAGES, serveNeedsMessage } from './serve-packages.js';
 import { addDaemonOptions, ConfigError, flagsOf, readDaemonConfig, type LoadedDaemonConfig } from './daemon-config.js';
 import {
   TurnsApiError,
   TurnsClient,
+  TurnsConnectionError,
   TurnWaitTimeoutError,
   TurnWindowExpiredError,
   type SettledTurnStatus,
@@ -242,7 +245,12 @@ export async function runCli(
       } catch (error) {
         const name = missingPackage(error);
         if (!name) throw error;
-        io.stderr.write(`serve needs the package ${name}: npm install ${name}\n`);
+        io.stderr.write(
+          serveNeedsMessage(
+            missingPackages(SERVE_PACKAGES, (pkg) => ownRequire.resolve(pkg)),
+            name,
+          ),
+        );
         code = EXIT.error;
         return;
       }
@@ -262,14 +270,16 @@ export async function runCli(
       io.stderr.write(`${error.message}\n`);
       return error.code === 'prompt_not_found' || error.code === 'session_not_found' ? EXIT.notFound : EXIT.usage;
     }
-    // fetch rejects with a TypeError when the daemon cannot be reached; anything else is ours to report.
-    if (url === undefined || !(error instanceof TypeError)) {
+    // fetch rejects with a TypeError when the daemon cannot be reached (the client names it a
+    // TurnsConnectionError, whose cause is fetch's own); anything else is ours to report.
+    const failure = (error instanceof TurnsConnectionError ? error.cause : error) as TypeError;
+    if (url === undefined || !(error instanceof TurnsConnectionError || error instanceof TypeError)) {
       io.stderr.write(`error: ${(error as Error).message ?? String(error)}\n`);
       return EXIT.error;
     }
-    const { cause } = error as { cause?: { code?: string; message?: string } };
+    const { cause } = failure as { cause?: { code?: string; message?: string } };
     const reason = cause?.code ?? cause?.message;
-    io.stderr.write(`cannot reach the daemon at ${url}: ${error.message}${reason ? ` (${reason})` : ''}\n`);
+    io.stderr.write(`cannot reach the daemon at ${url}: ${failure.message}${reason ? ` (${reason})` : ''}\n`);
     return EXIT.usage;
   }
   return code;

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '../common/swagger.js';
 import { TURN_LIMITS } from '../common/limits.js';
 import { RuntimeSettings } from '../runtime/runtime-settings.js';
 import type { LoadedDaemonConfig } from './daemon-config.js';

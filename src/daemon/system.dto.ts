@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '../common/swagger.js';
 
 export class HealthDto {
   @ApiProperty({ enum: ['ok'] }) status!: 'ok';

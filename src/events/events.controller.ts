@@ -3,7 +3,7 @@ import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
 import { ApiExceptionFilter } from '../common/api-exception.filter.js';
 import { createValidationPipe } from '../common/validation.pipe.js';
 import { HttpAdapterHost } from '@nestjs/core';
-import { ApiOkResponse, ApiTags, ApiHeader, ApiOperation } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags, ApiHeader, ApiOperation } from '../common/swagger.js';
 import { concat, finalize, map, of, type Observable } from 'rxjs';
 import { ClientIdGuard } from '../client-id/client-id.guard.js';
 import { SessionEventBus } from './session-event-bus.js';

@@ -1,5 +1,5 @@
 import { applyDecorators, createParamDecorator, SetMetadata, UseInterceptors, type ExecutionContext } from '@nestjs/common';
-import { ApiHeader } from '@nestjs/swagger';
+import { ApiHeader } from '../common/swagger.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from './idempotency-key.js';
 import {
   IDEMPOTENCY_REQUEST_KEY,

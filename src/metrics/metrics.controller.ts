@@ -1,5 +1,5 @@
 import { Controller, Get, Header } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '../common/swagger.js';
 import { Registry } from 'prom-client';
 import { TurnsMetrics } from './turns-metrics.js';
 

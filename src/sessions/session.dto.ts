@@ -1,5 +1,5 @@
 import type { CreatedSession } from '../common/wire-types.js';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '../common/swagger.js';
 import { IsIn, IsString, MaxLength, MinLength } from 'class-validator';
 import { IsOmittable } from '../common/is-omittable.decorator.js';
 

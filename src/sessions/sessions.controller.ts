@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, HttpCode, Param, Post, UseGuards, UseFilters, UsePipes } from '@nestjs/common';
 import { ApiExceptionFilter } from '../common/api-exception.filter.js';
 import { createValidationPipe } from '../common/validation.pipe.js';
-import { ApiOkResponse, ApiNoContentResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
+import { ApiOkResponse, ApiNoContentResponse, ApiTags, ApiOperation } from '../common/swagger.js';
 import { ClientIdGuard } from '../client-id/client-id.guard.js';
 import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
 import { CreatedSessionDto, CreateSessionDto, ForkedSessionDto, LoadedSessionDto, RewindDto, RewoundDto } from './session.dto.js';

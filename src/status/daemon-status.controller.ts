@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '../common/swagger.js';
 import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
 import { notReady } from '../common/api-errors.js';
 import { Public } from '../daemon/public.decorator.js';

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '../common/swagger.js';
 import { Type } from 'class-transformer';
 import { Equals, IsInt, IsObject, IsString, MaxLength, Min, ValidateNested } from 'class-validator';
 import { IsOmittable } from '../common/is-omittable.decorator.js';

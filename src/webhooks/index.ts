@@ -3,7 +3,15 @@
 
 export { verifyTurnWebhook, TurnWebhookVerificationError } from './turn-webhook-signature.js';
 export { TurnWebhookGuard, TurnWebhook } from './turn-webhook.guard.js';
-export { TURN_WEBHOOK_EVENT_TYPES, type TurnWebhookEvent, type TurnWebhookEventType } from './turn-webhook-event.js';
+export {
+  TURN_WEBHOOK_EVENT_TYPES,
+  type TurnWebhookEvent,
+  type TurnWebhookEventType,
+  type TurnStartedWebhookEvent,
+  type TurnCompletedWebhookEvent,
+  type TurnCancelledWebhookEvent,
+  type TurnErrorWebhookEvent,
+} from './turn-webhook-event.js';
 export type { DeliveryLogEntry } from './webhook-delivery.js';
 export type { WebhookOptions } from './webhook-settings.js';
 export type { HostResolver, ResolvedAddress } from './host-resolver.js';

@@ -1,4 +1,4 @@
-import type { TurnStatus } from '../turns/turn-status.js';
+import type { CancelledTurnStatus, CompletedTurnStatus, ErrorTurnStatus, RunningTurnStatus, TurnStatus } from '../turns/turn-status.js';
 
 /**
  * Event types a subscription can ask for; `turn.*` stands for all four.
@@ -13,17 +13,46 @@ export type TurnWebhookEventType = (typeof TURN_WEBHOOK_EVENT_TYPES)[number];
 /** What a subscription gets without `events`: the terminal ones. */
 export const DEFAULT_TURN_WEBHOOK_EVENTS: readonly TurnWebhookEventType[] = ['turn.completed', 'turn.cancelled', 'turn.error'];
 
+/** One event type with the turn status it carries. */
+interface TurnWebhookEventOf<T extends TurnWebhookEventType, S extends TurnStatus> {
+  type: T;
+  /** Epoch ms, like every time on this wire. */
+  timestamp: number;
+  /** The turn status exactly as `GET /session/:id/turns/:promptId` answered when it was sent (it carries `sessionId`). */
+  data: S;
+}
+
+/** @publicApi */
+export type TurnStartedWebhookEvent = TurnWebhookEventOf<'turn.started', RunningTurnStatus>;
+/** @publicApi */
+export type TurnCompletedWebhookEvent = TurnWebhookEventOf<'turn.completed', CompletedTurnStatus>;
+/** @publicApi */
+export type TurnCancelledWebhookEvent = TurnWebhookEventOf<'turn.cancelled', CancelledTurnStatus>;
+/** @publicApi */
+export type TurnErrorWebhookEvent = TurnWebhookEventOf<'turn.error', ErrorTurnStatus>;
+
 /**
- * The body of a turn webhook: `data` is the turn status exactly as
- * `GET /session/:id/turns/:promptId` answered when it was sent (it carries
- * `sessionId`); `timestamp` is epoch ms, like every time on this wire.
+ * The body of a turn webhook: a union on `type`, so `event.type ===
+ * 'turn.completed'` narrows `event.data` to a {@link CompletedTurnStatus}.
  *
  * @publicApi
  */
-export interface TurnWebhookEvent {
-  type: TurnWebhookEventType;
-  timestamp: number;
-  data: TurnStatus;
+export type TurnWebhookEvent = TurnStartedWebhookEvent | TurnCompletedWebhookEvent | TurnCancelledWebhookEvent | TurnErrorWebhookEvent;
+
+/** The event a turn status is sent as; none for a status no event carries (idle, queued). */
+export function turnWebhookEventOf(data: TurnStatus, timestamp: number): TurnWebhookEvent | undefined {
+  switch (data.state) {
+    case 'running':
+      return { type: 'turn.started', timestamp, data };
+    case 'completed':
+      return { type: 'turn.completed', timestamp, data };
+    case 'cancelled':
+      return { type: 'turn.cancelled', timestamp, data };
+    case 'error':
+      return { type: 'turn.error', timestamp, data };
+    default:
+      return undefined;
+  }
 }
 
 /** The event type of a settled or started turn status. */

@@ -5,7 +5,7 @@ import { Clock } from '../common/clock.js';
 import { PromptBridge, type TurnTransition } from '../bridge/prompt-bridge.js';
 import { TurnStatusService } from '../turns/turn-status.service.js';
 import type { TurnStatus } from '../turns/turn-status.js';
-import { DEFAULT_TURN_WEBHOOK_EVENTS, eventTypeOf, type TurnWebhookEvent, type TurnWebhookEventType } from './turn-webhook-event.js';
+import { DEFAULT_TURN_WEBHOOK_EVENTS, eventTypeOf, turnWebhookEventOf, type TurnWebhookEventType } from './turn-webhook-event.js';
 import type { DeliveryTarget } from './webhook-delivery.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings.js';
@@ -56,10 +56,11 @@ export class TurnWebhookEvents implements OnModuleInit, OnModuleDestroy {
     if (receivers.length === 0) return;
     const data = transition.kind === 'started' ? transition.status : await this.exactPoll(transition);
     if (!data || (transition.kind === 'settled_late' && data.state === 'error')) return;
-    const type = eventTypeOf(data.state);
-    if (!type || (provisional !== undefined && type !== provisional)) return;
     const now = this.clock.now();
-    const body = JSON.stringify({ type, timestamp: now, data } satisfies TurnWebhookEvent);
+    const event = turnWebhookEventOf(data, now);
+    if (!event || (provisional !== undefined && event.type !== provisional)) return;
+    const { type } = event;
+    const body = JSON.stringify(event);
     await Promise.all(
       receivers
         .filter((receiver) => receiver.events.includes(type))

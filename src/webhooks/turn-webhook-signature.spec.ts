@@ -57,3 +57,28 @@ describe('webhook secrets', () => {
     expect(isWebhookSecret('whsec_!!!!')).toBe(false);
   });
 });
+
+describe('verifyTurnWebhook with a secret that cannot verify anything', () => {
+  const body = '{"type":"turn.error"}';
+  const headers = signTurnWebhook(generateWebhookSecret(), 'msg_1', Date.now(), body);
+
+  it.each([
+    [undefined, 'got undefined'],
+    ['', 'got an empty string'],
+    ['   ', 'got an empty string'],
+    ['MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'got a string that does not start with whsec_'],
+    ['whsec_short', 'got a whsec_ string whose key is not base64 of at least 24 bytes'],
+  ])('throws a TypeError naming what it got (%j), not a verification error', (secret, got) => {
+    const call = () => verifyTurnWebhook(secret, body, headers);
+    expect(call).toThrow(TypeError);
+    expect(call).toThrow(
+      `verifyTurnWebhook needs the subscription's signing secret: the whsec_… string POST /session/:id/webhooks answered (${got})`,
+    );
+  });
+
+  it('never puts the value it refused in the message', () => {
+    expect(() => verifyTurnWebhook('not-a-secret-value', body, headers)).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('not-a-secret-value') }),
+    );
+  });
+});

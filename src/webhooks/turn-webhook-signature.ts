@@ -1,5 +1,6 @@
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import type { TurnWebhookEvent } from './turn-webhook-event.js';
+import { assertWebhookSecret } from './webhook-secret.js';
 
 /**
  * The Standard Webhooks headers of one attempt: `webhook-id` (the same on
@@ -28,22 +29,32 @@ export class TurnWebhookVerificationError extends Error {
 
 /**
  * Verifies a turn webhook as its receiver got it — the raw body, exactly as
- * sent, and the request headers — and returns the event. Throws
- * {@link TurnWebhookVerificationError} otherwise. The `standardwebhooks`
- * package (or any Standard Webhooks library) verifies them as well.
+ * sent, and the request headers — and returns the event, a union on `type`.
+ * Throws {@link TurnWebhookVerificationError} for a delivery that does not
+ * verify, and a `TypeError` for a secret that is missing, empty or not
+ * `whsec_…` (a configuration error, not a bad delivery). Needs no Nest:
+ * `nest-turn-status/webhooks/verify` loads this alone. The
+ * `standardwebhooks` package (or any Standard Webhooks library) verifies
+ * them as well.
  *
  * ```ts
- * const event = verifyTurnWebhook(process.env.TURNS_WEBHOOK_SECRET!, rawBody, req.headers);
- * if (event.type === 'turn.completed') console.log(event.data.resultText);
+ * import { verifyTurnWebhook } from 'nest-turn-status/webhooks/verify';
+ *
+ * export function onDelivery(rawBody: string, headers: Record<string, string | string[] | undefined>): void {
+ *   const event = verifyTurnWebhook(process.env.TURNS_WEBHOOK_SECRET, rawBody, headers);
+ *   if (event.type === 'turn.completed') console.log(event.data.promptId, event.data.resultText);
+ *   else if (event.type === 'turn.error') console.error(event.data.promptId, event.data.error.code);
+ * }
  * ```
  *
  * @publicApi
  */
 export function verifyTurnWebhook(
-  secret: string,
+  secret: string | undefined,
   rawBody: string | Buffer,
   headers: Record<string, string | string[] | undefined>,
 ): TurnWebhookEvent {
+  assertWebhookSecret(secret, 'verifyTurnWebhook');
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (typeof value === 'string') flat[name.toLowerCase()] = value;

@@ -2,6 +2,7 @@ import { createParamDecorator, type CanActivate, type ExecutionContext } from '@
 import { apiError } from '../common/api-errors.js';
 import type { TurnWebhookEvent } from './turn-webhook-event.js';
 import { TurnWebhookVerificationError, verifyTurnWebhook } from './turn-webhook-signature.js';
+import { assertWebhookSecret } from './webhook-secret.js';
 
 /** Where the guard leaves the verified event (`@TurnWebhook()`). */
 const EVENT_KEY = 'turnWebhook';
@@ -19,17 +20,31 @@ interface ReceivingRequest {
  * with `@TurnWebhook()`.
  *
  * ```ts
- * @Post('hooks/turns')
- * @UseGuards(new TurnWebhookGuard(process.env.TURNS_WEBHOOK_SECRET!))
- * onTurn(@TurnWebhook() event: TurnWebhookEvent) {
- *   // event.type, event.data: the turn as a poll answered it
+ * import { Controller, Post, UseGuards } from '@nestjs/common';
+ * import { TurnWebhook, TurnWebhookGuard, type TurnWebhookEvent } from 'nest-turn-status/webhooks';
+ *
+ * @Controller('hooks')
+ * export class TurnHooksController {
+ *   @Post('turns')
+ *   @UseGuards(new TurnWebhookGuard(process.env.TURNS_WEBHOOK_SECRET))
+ *   onTurn(@TurnWebhook() event: TurnWebhookEvent): void {
+ *     if (event.type === 'turn.completed') console.log(event.data.promptId, event.data.resultText);
+ *   }
  * }
  * ```
+ *
+ * A secret that is missing, empty or not `whsec_…` throws here, when the
+ * guard is made (the app does not start), rather than 401 every delivery.
  *
  * @publicApi
  */
 export class TurnWebhookGuard implements CanActivate {
-  constructor(private readonly secret: string) {}
+  private readonly secret: string;
+
+  constructor(secret: string | undefined) {
+    assertWebhookSecret(secret, 'TurnWebhookGuard');
+    this.secret = secret;
+  }
 
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<ReceivingRequest>();

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '../common/swagger.js';
 import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { TURN_WEBHOOK_EVENT_TYPES, type TurnWebhookEventType } from './turn-webhook-event.js';
 import type { DeliveryLogEntry } from './webhook-delivery.js';

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '../common/swagger.js';
 import { ClientIdGuard } from '../client-id/client-id.guard.js';
 import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
 import { apiError } from '../common/api-errors.js';

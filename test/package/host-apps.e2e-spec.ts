@@ -1,45 +1,22 @@
-import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import request from 'supertest';
 import { PACKAGE_VERSION } from '../../src/common/package-version.js';
-import { EchoEngine } from '../../src/engines/echo.engine.js';
-import { startDaemon } from '../support/test-daemon.js';
+import { signTurnWebhook } from '../../src/webhooks/turn-webhook-signature.js';
+import { generateWebhookSecret } from '../../src/webhooks/webhook-secret.js';
+import { startDaemonProcess } from '../support/daemon-process.js';
+import { copiesOf, installed, npmInstall, pack, ROOT } from './support/npm.js';
 
 /**
  * The package as a host app gets it: `npm pack`, the tarball installed next to
- * the host's own Nest (a different 12.x in an ESM app, 11.x in a CommonJS app),
- * then the turn routes driven over HTTP. npm's own cache keeps repeated runs
- * fast; nothing else is reused between runs.
+ * the host's own Nest (a different 12.x in an ESM app, 11.x in a CommonJS app)
+ * and nothing else of ours, then the turn routes driven over HTTP. The stock
+ * `nest new` projects are in stock-hosts.e2e-spec.ts.
  */
-const ROOT = join(__dirname, '..', '..');
 const HOSTS = join(__dirname, 'hosts');
-const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const npm = (args: string[], cwd: string) => execFileSync(NPM, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-
-/** Every installed copy of a package anywhere in a host's tree. */
-function copiesOf(nodeModules: string, name: string): string[] {
-  const found: string[] = [];
-  const walk = (dir: string, depth: number) => {
-    if (depth > 8 || !existsSync(dir)) return;
-    if (existsSync(join(dir, name, 'package.json'))) found.push(join(dir, name));
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (!entry.isDirectory()) continue;
-      const sub = join(dir, entry.name);
-      if (entry.name.startsWith('@')) {
-        for (const scoped of readdirSync(sub, { withFileTypes: true })) {
-          if (scoped.isDirectory()) walk(join(sub, scoped.name, 'node_modules'), depth + 1);
-        }
-      } else {
-        walk(join(sub, 'node_modules'), depth + 1);
-      }
-    }
-  };
-  walk(nodeModules, 0);
-  return found;
-}
 
 /** Starts `node file` in the host dir; resolves with its URL once it listens. */
 function startHost(cwd: string, file: string): Promise<{ url: string; child: ChildProcess }> {
@@ -61,12 +38,8 @@ describe('the packed package in host apps', () => {
 
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'turns-hosts-'));
-    const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', work], ROOT)) as Array<{
-      filename: string;
-      files: Array<{ path: string }>;
-    }>;
-    tarball = join(work, packed[0]!.filename);
-    const shipped = packed[0]!.files.map((f) => f.path);
+    const { tarball: packed, files: shipped } = pack(ROOT, work);
+    tarball = packed;
     expect(shipped.filter((path) => /\.spec\.|fixture|^test\/|\.map$/.test(path))).toEqual([]);
   });
 
@@ -78,7 +51,7 @@ describe('the packed package in host apps', () => {
   function install(host: string): string {
     const dir = join(work, host);
     cpSync(join(HOSTS, host), dir, { recursive: true });
-    npm(['install', '--no-audit', '--no-fund', '--prefer-offline', '--no-save', tarball], dir);
+    npmInstall(dir, '--no-save', tarball);
     return dir;
   }
 
@@ -128,8 +101,8 @@ describe('the packed package in host apps', () => {
       }),
     );
     expect(Number(version.split('.')[0])).toBe(major);
-    // The root layer works without the optional peers installed.
-    for (const absent of ['@nestjs/platform-fastify', 'fastify', '@agentclientprotocol/sdk'])
+    // The root layer works without the optional peers installed (Swagger included: its decorators then record nothing).
+    for (const absent of ['@nestjs/swagger', '@nestjs/platform-fastify', 'fastify', '@agentclientprotocol/sdk'])
       expect(copiesOf(join(dir, 'node_modules'), absent)).toEqual([]);
   }
 
@@ -173,35 +146,21 @@ describe('the packed package in host apps', () => {
     expect(both.stdout).toMatch(/^nest-turn-status is loaded twice in this process \(its ESM and CommonJS builds/);
   });
 
-  it('runs the supertest e2e of a stock Nest 11 project (nest new: CommonJS, ts-jest, its jest-e2e.json) through the testing kit', () => {
-    const dir = install('cjs-nest11-stock');
-    const run = spawnSync(process.execPath, [join(dir, 'node_modules', 'jest', 'bin', 'jest.js'), '--config', './test/jest-e2e.json'], {
-      cwd: dir,
-      encoding: 'utf8',
-    });
-    expect(run.stderr).toMatch(/Tests:\s+3 passed, 3 total/);
-    expect(run.status).toBe(0);
-    // The host type-checks against the package's CommonJS types, as `nest build` would — with the
-    // `nodenext` resolution of today's nest new, and with the older `node` (node10) one (typesVersions).
-    for (const resolution of [[], ['--module', 'commonjs', '--moduleResolution', 'node10', '--resolvePackageJsonExports', 'false']]) {
-      const tsc = [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', 'tsconfig.json', ...resolution];
-      const types = spawnSync(process.execPath, tsc, { cwd: dir, encoding: 'utf8' });
-      expect({ resolution, stdout: types.stdout, status: types.status }).toEqual({ resolution, stdout: '', status: 0 });
-    }
-  });
-
   it("runs the ESM Nest 12 host's supertest e2e through the testing kit (node:test)", () => {
     const run = spawnSync(process.execPath, ['--test', 'kit.test.mjs'], { cwd: join(work, 'esm-nest12'), encoding: 'utf8' });
     expect(run.stdout).toMatch(/# pass 2\n# fail 0/);
     expect(run.status).toBe(0);
   });
 
-  it('the CLI outside the repo: --version, a typo starts nothing, serve names the package it needs', () => {
-    // A project with the package alone: npm adds its required peers, not the optional platform packages.
+  it('the CLI outside the repo pulls no Nest: --version, a typo starts nothing, serve names the package it needs', () => {
+    // A project with the package alone: Nest and every other peer is optional, so npm adds none of them.
     const dir = join(work, 'cli-only');
     mkdirSync(dir);
     writeFileSync(join(dir, 'package.json'), '{"name":"cli-only","private":true}');
-    npm(['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], dir);
+    npmInstall(dir, tarball);
+    const { packages, bytes } = installed(dir);
+    expect(packages.filter((name) => /^@nestjs\/|^(rxjs|reflect-metadata|express|fastify)$/.test(name))).toEqual([]);
+    console.log(`CLI-only install: ${packages.length} packages, ${(bytes / 1e6).toFixed(1)} MB`);
     const cli = (...args: string[]) =>
       spawnSync(process.execPath, [join(dir, 'node_modules', 'nest-turn-status', 'dist', 'daemon', 'bin.js'), ...args], {
         cwd: dir,
@@ -213,8 +172,86 @@ describe('the packed package in host apps', () => {
     expect(cli('serve', '--port')).toMatchObject({ status: 4 });
     expect(cli('serve')).toMatchObject({
       status: 1,
-      stderr: 'serve needs the package @nestjs/platform-express: npm install @nestjs/platform-express\n',
+      stderr:
+        'serve needs the packages @nestjs/common, @nestjs/core, @nestjs/platform-express, @nestjs/swagger, reflect-metadata, rxjs: ' +
+        'npm install @nestjs/common @nestjs/core @nestjs/platform-express @nestjs/swagger reflect-metadata rxjs\n',
     });
+  });
+
+  it('verifies a signed delivery in that project, with no Nest installed (nest-turn-status/webhooks/verify; import and require)', () => {
+    const dir = join(work, 'cli-only');
+    const secret = generateWebhookSecret();
+    const data = { sessionId: 's1', promptId: 'p1', state: 'completed', endedAt: 2, resultText: 'done' };
+    const body = JSON.stringify({ type: 'turn.completed', timestamp: 2, data });
+    const delivery = JSON.stringify({ secret, body, headers: signTurnWebhook(secret, 'msg_1', Date.now(), body) });
+    const receiver = (load: string) => `${load}
+      const { secret, body, headers } = JSON.parse(process.argv[1]);
+      const event = verify.verifyTurnWebhook(secret, body, headers);
+      let forged;
+      try { verify.verifyTurnWebhook(secret, body.replace('done', 'lies'), headers); } catch (error) { forged = error.name; }
+      console.log(event.type, event.data.resultText, forged);`;
+    const esm = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', receiver("import * as verify from 'nest-turn-status/webhooks/verify';"), delivery],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+      },
+    );
+    expect({ stdout: esm.stdout, stderr: esm.stderr }).toEqual({
+      stdout: 'turn.completed done TurnWebhookVerificationError\n',
+      stderr: '',
+    });
+    const cjs = spawnSync(process.execPath, ['-e', receiver("const verify = require('nest-turn-status/webhooks/verify');"), delivery], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    expect({ stdout: cjs.stdout, stderr: cjs.stderr }).toEqual({
+      stdout: 'turn.completed done TurnWebhookVerificationError\n',
+      stderr: '',
+    });
+    // The Nest entry (it holds TurnWebhookGuard) is the one that needs Nest.
+    const nest = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('nest-turn-status/webhooks')"], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    expect(nest.stderr).toMatch(/Cannot find package '@nestjs\/common'/);
+
+    // A TypeScript receiver narrows the event on `type` against the installed types (no Nest types around either).
+    writeFileSync(
+      join(dir, 'receiver.ts'),
+      `import { verifyTurnWebhook, type TurnWebhookEvent } from 'nest-turn-status/webhooks/verify';
+export function onDelivery(rawBody: string, headers: Record<string, string | string[] | undefined>): string {
+  const event: TurnWebhookEvent = verifyTurnWebhook(process.env.TURNS_WEBHOOK_SECRET, rawBody, headers);
+  if (event.type === 'turn.completed') return \`\${event.data.promptId}: \${event.data.resultText ?? ''}\`;
+  if (event.type === 'turn.error') return event.data.error.message;
+  return event.data.state;
+}
+`,
+    );
+    const tscArgs = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', 'false'];
+    const types = ['--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types')];
+    const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), ...tscArgs, ...types, 'receiver.ts'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    expect({ stdout: tsc.stdout, status: tsc.status }).toEqual({ stdout: '', status: 0 });
+  });
+
+  it('serves once the packages docs/install.md names are added (after the tests without Nest); the ESM build loads the optional @nestjs/swagger for /docs', async () => {
+    const dir = join(work, 'cli-only');
+    npmInstall(dir, '@nestjs/common', '@nestjs/core', '@nestjs/platform-express', '@nestjs/swagger', 'reflect-metadata', 'rxjs');
+    const bin = join(dir, 'node_modules', 'nest-turn-status', 'dist', 'daemon', 'bin.js');
+    const daemon = await startDaemonProcess(bin, { TURNS_DATA_DIR: join(dir, 'data') }, ['serve']);
+    children.push(daemon.child);
+    const doc = (await request(daemon.url).get('/docs-json').expect(200)).body as {
+      paths: Record<string, unknown>;
+      components: { schemas: Record<string, unknown> };
+    };
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/session/{id}/turns/{promptId}', '/session/{id}/turns/current']));
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['CompletedTurnStatusDto', 'ErrorResponseDto']));
+    daemon.child.kill('SIGTERM');
+    await daemon.exited;
   });
 });
 
@@ -222,82 +259,3 @@ describe('the packed package in host apps', () => {
 function node(cwd: string, script: string) {
   return spawnSync(process.execPath, ['-e', script], { cwd, encoding: 'utf8' });
 }
-
-/** Packages and bytes a project's node_modules holds. */
-function installed(dir: string): { packages: string[]; bytes: number } {
-  const tree = npm(['ls', '--all', '--parseable'], dir).trim().split('\n').slice(1);
-  const du = execFileSync('du', ['-sb', join(dir, 'node_modules')], { encoding: 'utf8' });
-  return { packages: tree.map((path) => path.slice(path.lastIndexOf('node_modules/') + 13)), bytes: Number(du.split('\t')[0]) };
-}
-
-describe('the client, installed alone', () => {
-  jest.setTimeout(300_000);
-  let work: string;
-  let project: string;
-
-  beforeAll(() => {
-    work = mkdtempSync(join(tmpdir(), 'turns-client-'));
-    npm(['run', 'build:client'], ROOT);
-    const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', work], join(ROOT, 'packages', 'client'))) as Array<{
-      filename: string;
-    }>;
-    project = join(work, 'project');
-    mkdirSync(project);
-    writeFileSync(join(project, 'package.json'), '{"name":"client-only","private":true,"type":"module"}');
-    npm(['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, packed[0]!.filename)], project);
-  });
-  afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-  it('adds no Nest and no dependency to a client-only project', () => {
-    const { packages, bytes } = installed(project);
-    expect(packages).toEqual(['nest-turn-status-client']);
-    expect(bytes).toBeLessThan(1024 * 1024);
-    console.log(`client-only install: ${packages.length} package, ${(bytes / 1024).toFixed(0)} KiB`);
-  });
-
-  it('works in Node >= 20, by import and by require, against a real daemon', async () => {
-    const daemon = await startDaemon({}, { engine: new EchoEngine(0) });
-    try {
-      const program = `const { sessionId } = await client.createSession({ sessionScope: 'thread' });
-        const status = await client.promptAndWait(sessionId, 'from a client-only project');
-        console.log(status.state, status.resultText);`;
-      writeFileSync(
-        join(project, 'esm.mjs'),
-        `import { TurnsClient } from 'nest-turn-status-client';\nconst client = new TurnsClient({ baseUrl: process.argv[2] });\n${program}`,
-      );
-      writeFileSync(
-        join(project, 'cjs.cjs'),
-        `const { TurnsClient } = require('nest-turn-status-client');\nconst client = new TurnsClient({ baseUrl: process.argv[2] });\n(async () => { ${program} })();`,
-      );
-      for (const file of ['esm.mjs', 'cjs.cjs']) {
-        const run = await new Promise<string>((resolve, reject) =>
-          execFile(process.execPath, [file, daemon.url], { cwd: project }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
-        );
-        expect({ file, run }).toEqual({ file, run: 'completed echo: from a client-only project\n' });
-      }
-    } finally {
-      await daemon.close(true);
-    }
-  });
-
-  it('bundles for a browser with esbuild: no Node built-in reached', async () => {
-    const { build } = await import('esbuild');
-    writeFileSync(
-      join(project, 'page.js'),
-      "import { TurnsClient } from 'nest-turn-status-client';\nwindow.client = new TurnsClient({ baseUrl: '' });\n",
-    );
-    const result = await build({
-      entryPoints: [join(project, 'page.js')],
-      bundle: true,
-      platform: 'browser',
-      format: 'esm',
-      write: false,
-      metafile: true,
-      absWorkingDir: project,
-      logLevel: 'silent',
-    });
-    expect(result.errors).toEqual([]);
-    expect(Object.keys(result.metafile.inputs).filter((input) => /^node:|^(fs|path|http|net|crypto)$/.test(input))).toEqual([]);
-    expect(result.outputFiles[0]!.text).toMatch(/var TurnsClient = class/);
-  });
-});

@@ -50,6 +50,8 @@ describe('package layers (lint rule)', () => {
     ['src/turns/x.ts', "import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';"],
     ['src/webhooks/x.ts', "import { ClusterNode } from '../cluster/cluster-node.js';"],
     ['src/webhooks/x.ts', "import { request } from 'undici';"],
+    ['src/webhooks/verify.ts', "import { Injectable } from '@nestjs/common';"],
+    ['src/webhooks/turn-webhook-signature.ts', "import { apiError } from '../common/api-errors.js';"],
   ];
   const downward: Array<[string, string]> = [
     ['src/bridge/x.ts', "import { sessionNotFound } from '../common/api-errors.js';"],
@@ -63,6 +65,7 @@ describe('package layers (lint rule)', () => {
     ['src/telemetry/x.ts', "export const load = () => import('@opentelemetry/api');"],
     ['src/daemon/x.ts', "import { TurnsMetrics } from '../metrics/turns-metrics.js';"],
     ['src/daemon/x.ts', "import { isWebhookSecret } from '../webhooks/webhook-secret.js';"],
+    ['src/webhooks/verify.ts', "import type { TurnStatus } from '../turns/turn-status.js';"],
     ['src/bridge/x.ts', "import type { AdmissionIdempotency } from '../idempotency/idempotency.interceptor.js';"],
   ];
   let results: string[][];

@@ -8,6 +8,7 @@ const BARRELS = [
   'runtime/index.ts',
   'acp/index.ts',
   'webhooks/index.ts',
+  'webhooks/verify.ts',
   'cluster/index.ts',
   'daemon/index.ts',
   'testing/index.ts',
