@@ -71,6 +71,7 @@ export class DaemonModule {
       maxSessions: config.maxSessions,
       maxSseStreams: config.maxSseStreams,
       maxSseStreamsPerSession: config.maxSseStreamsPerSession,
+      sseHeartbeatMs: config.sseHeartbeatMs,
       maxPromptChars: config.maxPromptChars,
       maxTranscriptBytes: config.maxTranscriptBytes,
       maxIdempotencyKeys: config.maxIdempotencyKeys,
