@@ -20,6 +20,17 @@ export const FEATURES = [
   'session_turn_wait',
   'idempotency_keys',
   'turn_webhooks',
+  // The peer's unconditional tags for what this daemon serves too (SPEC §19).
+  'client_identity',
+  'non_blocking_prompt',
+  'session_create',
+  'session_close',
+  'session_status',
+  'session_resume',
+  'session_branch',
+  'health',
+  'capabilities',
+  'daemon_status',
 ] as const;
 
 /** The daemon's configuration, for what `/capabilities` reports beyond the runtime. */
@@ -49,7 +60,11 @@ export class SystemController {
     const { workspaces, maxPendingPrompts, promptDeadlineMs, overlaySize, scanLimits } = this.settings;
     return {
       v: 1,
-      features: this.config.redisUrl ? [...FEATURES, 'cluster'] : [...FEATURES],
+      features: [
+        ...FEATURES,
+        ...(promptDeadlineMs !== undefined ? ['prompt_absolute_deadline'] : []),
+        ...(this.config.redisUrl ? ['cluster'] : []),
+      ],
       workspaceCwd: this.settings.primary.cwd,
       limits: {
         maxPendingPromptsPerSession: maxPendingPrompts,

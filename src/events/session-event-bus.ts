@@ -80,6 +80,11 @@ export class SessionEventBus implements BeforeApplicationShutdown {
     return this.stream(sessionId).nextId - 1;
   }
 
+  /** When the session's newest event still in the ring was published (epoch ms). */
+  newestEventAt(sessionId: string): number | undefined {
+    return this.streams.get(sessionId)?.ring.at(-1)?._meta.serverTimestamp;
+  }
+
   /** The epoch of the session's id space. */
   epochOf(sessionId: string): string {
     return this.stream(sessionId).epoch;
