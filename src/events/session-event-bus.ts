@@ -100,7 +100,7 @@ export class SessionEventBus implements BeforeApplicationShutdown {
   /**
    * A client's stream as SPEC §19 opens it, decided when subscribed (so no
    * event falls between the replay and the live part): a replay after
-   * `lastEventId` closed by `replay_complete`, or `state_resync_required`
+   * `lastEventId` closed by `replay_complete` (when it replayed anything), or `state_resync_required`
    * when the cursor is of another epoch or older than the ring; then live events.
    */
   resume(sessionId: string, lastEventId?: number, epoch?: string): Observable<StreamFrame> {
@@ -116,6 +116,8 @@ export class SessionEventBus implements BeforeApplicationShutdown {
         return concat(of(this.marker(newest, 'state_resync_required', { reason, lastDeliveredId, earliestAvailableId })), live);
       }
       const replay = stream.ring.filter((event) => event.id > plan.afterId);
+      // Nothing to replay: the client is live at once, and no marker is sent.
+      if (replay.length === 0) return live;
       const lastReplayedEventId = replay.at(-1)?.id ?? plan.afterId;
       const complete = this.marker(lastReplayedEventId, 'replay_complete', {
         lastReplayedEventId,
