@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import {
+  asKnownDaemonEvent,
   DaemonClient,
   DaemonHttpError,
   DaemonSessionClient,
@@ -197,6 +198,17 @@ describe.each(ADAPTERS)('@qwen-code/sdk against the daemon (%s)', (httpAdapter) 
       filesChanged: [],
       filesFailed: [],
     });
+    const abort = new AbortController();
+    let rewoundEvent: DaemonEvent | undefined;
+    for await (const event of client.subscribeEvents(session.sessionId, { lastEventId: 0, signal: abort.signal })) {
+      if (event.type === 'session_rewound') {
+        rewoundEvent = event;
+        break;
+      }
+    }
+    abort.abort();
+    expect(asKnownDaemonEvent(rewoundEvent!)).toBeDefined();
+    expect(rewoundEvent!.data).toMatchObject({ sessionId: session.sessionId, targetTurnIndex: 1, filesChanged: [], filesFailed: [] });
     const after = (await session.getRewindSnapshots()) as unknown as { snapshots: unknown[] };
     expect(after.snapshots).toHaveLength(1);
     // The branch kept both turns.
