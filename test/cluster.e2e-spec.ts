@@ -168,7 +168,7 @@ const UI_ORIGIN = 'http://ui.example';
       seen += Buffer.from(value).toString('utf8');
     }
     events.abort();
-    expect(seen).toContain('event: pending_prompt_added');
+    expect(seen).toContain('event: session_update');
     expect(seen).toContain(`"promptId":"${promptId}"`);
     expect(seen).toContain('event: turn_complete');
   });
