@@ -295,6 +295,15 @@ const UI_ORIGIN = 'http://ui.example';
       .split('\n')
       .map((line) => JSON.parse(line) as { type: string; subtype?: string; promptId?: string });
     expect(records.filter((r) => r.subtype === 'turn_result' && r.promptId === frozen)).toEqual([]);
+    // Nor to the ledger beside it: the only terminal the frozen prompt may have is B's reconciliation at load.
+    const ledger = readFileSync(join(dataDir, chats[0]!.replace(/\.jsonl$/, '.ledger.jsonl')), 'utf8');
+    const terminals = ledger
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { promptId: string; terminal?: string })
+      .filter((r) => r.promptId === frozen && r.terminal !== undefined);
+    expect(terminals.every((r) => r.terminal === 'interrupted')).toBe(true);
+    expect(terminals.length).toBeLessThanOrEqual(1);
     // B serves the session and runs new prompts on it.
     const after = await completedPrompt(c, sessionId, 'after the pause');
     expect((await call(`${a.url}/session/${sessionId}/turns/${after}`)).headers.get('x-turns-node')).toBe('node-b');
@@ -329,6 +338,11 @@ const UI_ORIGIN = 'http://ui.example';
   it('failover: kill -9 the owner; after its lease expires a load on another node answers from the transcript', async () => {
     const { sessionId } = await createSession(a);
     const promptId = await completedPrompt(a, sessionId, 'survives the owner');
+    // Its prompt ledger (beside the transcript, on the shared data dir) has the terminal before the owner dies.
+    await eventually(async () => {
+      const ledger = readdirSync(dataDir, { recursive: true }).find((name) => String(name).endsWith(`${sessionId}.ledger.jsonl`));
+      return ledger && readFileSync(join(dataDir, String(ledger)), 'utf8').includes('"terminal":"completed"') ? true : undefined;
+    });
     a.daemon.child.kill('SIGKILL');
     await a.daemon.exited;
 
@@ -341,6 +355,10 @@ const UI_ORIGIN = 'http://ui.example';
       return res.status === 200 ? res : undefined;
     });
     expect(loaded.headers.get('x-turns-node')).toBe('node-c');
+    // The ledger moved with the session: the new owner's load answers its terminals.
+    expect(((await loaded.json()) as { promptTerminals?: unknown[] }).promptTerminals).toEqual([
+      { v: 1, promptId, terminal: 'completed', stopReason: 'end_turn', at: expect.any(Number) },
+    ]);
     const turn = await call(`${b.url}/session/${sessionId}/turns/${promptId}`);
     expect(turn.headers.get('x-turns-node')).toBe('node-c');
     expect(await turn.json()).toMatchObject({ state: 'completed', resultText: 'echo: survives the owner' });

@@ -47,7 +47,12 @@ describe.each(ADAPTERS)('restart, rewind, fork and deadlines (%s)', (httpAdapter
       hasRunningBackgroundTasks: false,
       lastEventId: 0,
       eventEpoch: expect.any(String),
+      promptTerminals: [
+        { v: 1, promptId: first, terminal: 'completed', stopReason: 'end_turn', at: expect.any(Number) },
+        { v: 1, promptId: second, terminal: 'completed', stopReason: 'end_turn', at: expect.any(Number) },
+      ],
     });
+    // The prompt ledger's terminals, oldest first (SPEC §18).
     const found = (await daemon.http.get(`/session/${sessionId}/turns/${first}`).expect(200)).body;
     expect(found).toEqual({
       sessionId,

@@ -156,6 +156,9 @@ describe.each(ADAPTERS)('@qwen-code/sdk against the daemon (%s)', (httpAdapter) 
     expect(loaded.eventEpoch).toEqual(expect.any(String));
     expect(loaded.eventEpoch).not.toBe(before.eventEpoch);
     expect(loaded.lastEventId).toBe(0);
+    // The prompt ledger's terminals (SPEC §18) ride on the load's answer; the SDK keeps them with the session.
+    const { promptTerminals } = (loaded as unknown as { session: { promptTerminals?: unknown[] } }).session;
+    expect(promptTerminals).toEqual([expect.objectContaining({ terminal: 'completed', stopReason: 'end_turn' })]);
     await expect(loaded.prompt(text('after the restart'))).resolves.toEqual({ stopReason: 'end_turn' });
     // A cursor of the epoch before opens with state_resync_required.
     const abort = new AbortController();

@@ -19,7 +19,8 @@ import { liveStatus, settledStatus, type TerminalFields } from './turn-status-pr
 import { pendingPromptAdded, pendingPromptCompleted, pendingPromptStarted, terminalEvent } from './turn-events.js';
 
 /**
- * A prompt's move the bridge tells its observers of (webhooks): it started
+ * A prompt's move the bridge tells its observers of (webhooks, the prompt
+ * ledger): it was admitted (queued); it started
  * running; its terminal was published (once: the latch's winner); or the
  * Session settled it after the bridge had already published an error for it
  * (a deadline), so its persisted outcome may now supersede that error.
@@ -27,7 +28,7 @@ import { pendingPromptAdded, pendingPromptCompleted, pendingPromptStarted, termi
  * @publicApi
  */
 export interface TurnTransition {
-  kind: 'started' | 'settled' | 'settled_late';
+  kind: 'admitted' | 'started' | 'settled' | 'settled_late';
   sessionId: string;
   promptId: string;
   /** The status as the bridge knows it at that moment (for `settled_late`, the Session's outcome). */
@@ -122,6 +123,8 @@ export class PromptBridge extends BridgeOverlayProvider {
     entry.waited = queue.running !== undefined || queue.queued.length > 0;
     queue.queued.push(entry);
     TURNS_CHANNELS.promptAdmitted.publish({ sessionId });
+    if (this.observers.size > 0)
+      this.transition({ kind: 'admitted', sessionId, promptId: entry.promptId, status: liveStatus(sessionId, entry) });
     const deadline = effectiveDeadlineMs(this.options.promptDeadlineMs, deadlineMs);
     if (deadline !== undefined) {
       entry.deadline = setTimeout(() => this.expire(sessionId, entry), deadline);
@@ -282,7 +285,7 @@ export class PromptBridge extends BridgeOverlayProvider {
     };
   }
 
-  /** Observes every prompt's start and terminal, in every session (synchronously, as they happen). */
+  /** Observes every prompt's admission, start and terminal, in every session (synchronously, as they happen). */
   onTransition(observer: (transition: TurnTransition) => void): () => void {
     this.observers.add(observer);
     return () => this.observers.delete(observer);

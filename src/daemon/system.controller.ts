@@ -18,6 +18,7 @@ export const FEATURES = [
   'session_rewind',
   'session_fork',
   'session_turn_wait',
+  'session_turn_ledger',
   'idempotency_keys',
   'turn_webhooks',
   // The peer's unconditional tags for what this daemon serves too (SPEC §19).

@@ -19,6 +19,9 @@ export { SessionsService } from '../sessions/sessions.service.js';
 export { SessionOwnership, LocalSessionOwnership, type ClusterState } from '../sessions/session-ownership.js';
 export type { Workspace } from '../sessions/workspace.js';
 export { JsonlTranscriptScanService, type TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
+export { PromptLedger } from '../ledger/prompt-ledger.js';
+export { LedgerTranscriptScanService } from '../ledger/ledger-transcript-scan.service.js';
+export type { LedgerRecord, LedgerInFlightRecord, LedgerTerminalRecord, LedgerTerminalState } from '../ledger/ledger-record.js';
 export { SessionEventBus } from '../events/session-event-bus.js';
 export type { SessionEvent, SessionEventType } from '../common/session-event.js';
 export {

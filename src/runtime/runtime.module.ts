@@ -14,6 +14,8 @@ import { SessionsService } from '../sessions/sessions.service.js';
 import { SessionOwnership } from '../sessions/session-ownership.js';
 import { CHAT_RECORDING_OPTIONS, ChatRecordingService, type ChatRecordingOptions } from '../transcript/chat-recording.service.js';
 import { JsonlTranscriptScanService, TRANSCRIPT_SCAN_OPTIONS } from '../transcript/jsonl-transcript-scan.service.js';
+import { LedgerTranscriptScanService } from '../ledger/ledger-transcript-scan.service.js';
+import { PromptLedger } from '../ledger/prompt-ledger.js';
 import { BridgeOverlayProvider } from '../turns/bridge-overlay.provider.js';
 import { TranscriptScanService } from '../turns/transcript-scan.service.js';
 import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor.js';
@@ -94,11 +96,14 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
     PromptBridge,
     ChatRecordingService,
     JsonlTranscriptScanService,
+    PromptLedger,
+    LedgerTranscriptScanService,
     SessionsService,
     SessionRewindService,
     SessionPresenceService,
     { provide: BridgeOverlayProvider, useExisting: PromptBridge },
-    { provide: TranscriptScanService, useExisting: JsonlTranscriptScanService },
+    // The JSONL scan, with the prompt ledger's terminal after an exact miss (SPEC §18).
+    { provide: TranscriptScanService, useExisting: LedgerTranscriptScanService },
   ],
   // The live counters (sessions, prompts, streams, ownership) are exported for the daemon's status route and metrics.
   exports: [
@@ -106,6 +111,7 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
     TranscriptScanService,
     RuntimeSettings,
     PromptBridge,
+    PromptLedger,
     SessionRegistry,
     SessionEventBus,
     SessionOwnership,

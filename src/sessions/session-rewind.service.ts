@@ -3,6 +3,7 @@ import { promptNotFound } from '../common/api-errors.js';
 import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { ChatRecordingService } from '../transcript/chat-recording.service.js';
+import { PromptLedger } from '../ledger/prompt-ledger.js';
 import { rewindSnapshotId, snapshotTurnIndex } from './rewind-snapshot-id.js';
 import { SessionsService } from './sessions.service.js';
 
@@ -37,6 +38,7 @@ export class SessionRewindService {
     private readonly bridge: PromptBridge,
     private readonly recorder: ChatRecordingService,
     private readonly events: SessionEventBus,
+    private readonly ledger: PromptLedger,
   ) {}
 
   /** The active chain's turns, oldest first (turn 0 is the first prompt). */
@@ -60,6 +62,8 @@ export class SessionRewindService {
       if (snapshot !== undefined) promptId = prompts[snapshot]?.promptId ?? target;
       targetTurnIndex = prompts.findIndex((prompt) => prompt.promptId === promptId);
       rewound = targetTurnIndex >= 0 && (await this.recorder.rewind(sessionId, promptId));
+      // Before admission reopens and waiters wake: the ledger no longer answers for the prompts left behind.
+      if (rewound) await this.ledger.forgetFrom(sessionId, promptId);
     } finally {
       this.bridge.endRewind(sessionId, rewound);
     }

@@ -35,6 +35,24 @@ export class CreatedSessionDto implements CreatedSession {
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
 }
 
+/** A record of the prompt ledger (SPEC §18), as `load` answers it. */
+export class PromptTerminalDto {
+  @ApiProperty({ enum: [1] }) v!: 1;
+  @ApiProperty() promptId!: string;
+  @ApiProperty({
+    enum: ['completed', 'cancelled', 'error', 'interrupted'],
+    description: '`interrupted`: the daemon died before the prompt settled (settled at `load`, code `daemon_lost`).',
+  })
+  terminal!: 'completed' | 'cancelled' | 'error' | 'interrupted';
+  @ApiPropertyOptional({ description: 'The normalized error code (`error`, `interrupted`); the message is never kept.' })
+  code?: string;
+  @ApiPropertyOptional({
+    description: 'e.g. `end_turn`, `cancelled`; `reconstructed_from_transcript` when reconciled from the transcript.',
+  })
+  stopReason?: string;
+  @ApiProperty({ description: 'When the terminal was recorded, epoch ms.' }) at!: number;
+}
+
 export class RestoredSessionDto extends CreatedSessionDto implements RestoredSession {
   @ApiProperty({ type: 'object', properties: {}, description: 'Always `{}` (the peer reports its agent state here).' })
   state!: Record<string, never>;
@@ -45,7 +63,16 @@ export class RestoredSessionDto extends CreatedSessionDto implements RestoredSes
 }
 
 /** What `load` answers: `resume`'s fields, and the prompt ledger's terminals (SPEC §18). */
-export class LoadedSessionDto extends RestoredSessionDto {}
+export class LoadedSessionDto extends RestoredSessionDto {
+  @ApiPropertyOptional({
+    type: [PromptTerminalDto],
+    description:
+      "The prompt ledger's last 64 terminal records (from its last 256 KiB), oldest first; absent when there are none. " +
+      'A load that makes the session live first settles every prompt a crash left in flight: `completed` with ' +
+      '`stopReason: reconstructed_from_transcript` when the transcript holds its result, else `interrupted` with `code: daemon_lost`.',
+  })
+  promptTerminals?: PromptTerminalDto[];
+}
 
 class ForkedFromDto {
   @ApiProperty({ format: 'uuid' }) sessionId!: string;

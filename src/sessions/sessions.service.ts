@@ -10,6 +10,8 @@ import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { AgentEngine } from '../engines/agent-engine.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { ChatRecordingService } from '../transcript/chat-recording.service.js';
+import { PromptLedger } from '../ledger/prompt-ledger.js';
+import type { LedgerTerminalRecord } from '../ledger/ledger-record.js';
 import { TranscriptIdempotencyKeys } from '../idempotency/transcript-idempotency-keys.js';
 import { SessionOwnership } from './session-ownership.js';
 import { SessionRegistry } from './session-registry.js';
@@ -43,6 +45,7 @@ export class SessionsService implements OnApplicationShutdown {
     private readonly settings: RuntimeSettings,
     private readonly ownership: SessionOwnership,
     private readonly idempotencyKeys: TranscriptIdempotencyKeys,
+    private readonly ledger: PromptLedger,
   ) {
     ownership.onLoss((sessionId) => void this.evict(sessionId));
   }
@@ -75,12 +78,16 @@ export class SessionsService implements OnApplicationShutdown {
   /**
    * `POST /session/:id/load`: makes a persisted session live again (404 when
    * its workspace has no transcript for it) and answers it in the peer's
-   * shape (SPEC §19).
+   * shape (SPEC §19), with the prompt ledger's terminals (SPEC §18).
    */
-  async load(sessionId: string): Promise<RestoredSession> {
+  async load(sessionId: string): Promise<RestoredSession & { promptTerminals?: LedgerTerminalRecord[] }> {
     const { session, attached } = await this.restore(sessionId);
-    // Seam for the prompt ledger (SPEC §18): reconciliation and `promptTerminals` join the load here.
-    return this.describeRestored(session, attached);
+    // A load that made the session live settles the prompts a crash left in flight (SPEC §18);
+    // every load answers the ledger's recent terminals.
+    const promptTerminals = attached
+      ? await this.ledger.recentTerminals(session.id)
+      : await this.ledger.reconcileAndReadTerminals(session.id);
+    return { ...this.describeRestored(session, attached), ...(promptTerminals.length > 0 && { promptTerminals }) };
   }
 
   /** `POST /session/:id/resume`: the load without the prompt ledger's terminals and reconciliation. */
@@ -184,6 +191,7 @@ export class SessionsService implements OnApplicationShutdown {
       this.events.close(session.id);
       await session.close();
       if (owned) await this.recorder.detach(session.id);
+      await this.ledger.detach(session.id);
     } finally {
       if (owned) await this.ownership.release(session.id);
     }

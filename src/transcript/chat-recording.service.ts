@@ -113,6 +113,11 @@ export class ChatRecordingService implements OnApplicationShutdown {
     return this.options.enabled ? this.open.get(sessionId)?.appender.path : undefined;
   }
 
+  /** The uuid of the last record appended to a live session's transcript (what a new record would chain after). */
+  lastUuidOf(sessionId: string): string | undefined {
+    return this.open.get(sessionId)?.lastUuid ?? undefined;
+  }
+
   /**
    * A file beside a live session's transcript (`<sessionId><suffix>`), for
    * what lives with the session (its webhook subscriptions); with recording

@@ -54,13 +54,19 @@ const RETRY_AFTER = { description: 'Seconds before polling again; present while 
  *
  * @publicApi
  */
-export function TurnStatusRoute(path: string, summary: string, errors: ApiErrorCode[], operationId?: string): MethodDecorator {
+export function TurnStatusRoute(
+  path: string,
+  summary: string,
+  errors: ApiErrorCode[],
+  operationId?: string,
+  description?: string,
+): MethodDecorator {
   const models = Object.values(TURN_STATUS_DTOS);
   return applyDecorators(
     Get(path),
     UseGuards(ClientIdGuard),
     UseFilters(ApiExceptionFilter),
-    ApiOperation({ summary, operationId }),
+    ApiOperation({ summary, operationId, ...(description !== undefined && { description }) }),
     ApiParam({ name: 'id', description: 'Session id.', schema: { type: 'string' } }),
     ApiHeader({
       name: DEFAULT_CLIENT_ID_HEADER,

@@ -36,6 +36,7 @@ export class TurnWebhookEvents implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     this.unsubscribe = this.bridge.onTransition((transition) => {
+      if (transition.kind === 'admitted') return; // no webhook event for an admission
       // The subscriptions file is found while the session's transcript is attached (a close detaches it next).
       const file = this.subscriptions.fileOf(transition.sessionId);
       this.handle(transition, file).catch((error: unknown) =>

@@ -1,0 +1,72 @@
+import { inFlightRecord, parseLedgerLine, statusOfTerminal, terminalRecordOf } from './ledger-record.js';
+
+const S = '5c1d2a8e-7f7b-4a44-9a57-1f2e3d4c5b6a';
+
+describe('ledger records (SPEC §18)', () => {
+  it('an admission is in_flight, with the transcript tail when there is one', () => {
+    expect(inFlightRecord('p', 5, 'u-1')).toEqual({ v: 1, promptId: 'p', state: 'in_flight', tailUuid: 'u-1', at: 5 });
+    expect(inFlightRecord('p', 5)).toEqual({ v: 1, promptId: 'p', state: 'in_flight', at: 5 });
+  });
+
+  it('a terminal keeps state, stop reason and the error code — never the message', () => {
+    const error = terminalRecordOf({
+      sessionId: S,
+      promptId: 'p',
+      state: 'error',
+      endedAt: 9,
+      error: { message: 'secret detail of the agent', code: '-32603' },
+    });
+    expect(error).toEqual({ v: 1, promptId: 'p', terminal: 'error', code: '-32603', at: 9 });
+    expect(JSON.stringify(error)).not.toContain('secret');
+    expect(
+      terminalRecordOf({ sessionId: S, promptId: 'p', state: 'completed', stopReason: 'end_turn', endedAt: 3, resultText: 'x' }),
+    ).toEqual({ v: 1, promptId: 'p', terminal: 'completed', stopReason: 'end_turn', at: 3 });
+    expect(terminalRecordOf({ sessionId: S, promptId: 'p', state: 'cancelled', stopReason: 'cancelled', endedAt: 4 })).toEqual({
+      v: 1,
+      promptId: 'p',
+      terminal: 'cancelled',
+      stopReason: 'cancelled',
+      at: 4,
+    });
+  });
+
+  it('parses its own lines and skips anything else', () => {
+    const lines = [inFlightRecord('a', 1, 'u'), { v: 1, promptId: 'a', terminal: 'interrupted', code: 'daemon_lost', at: 2 }];
+    for (const record of lines) expect(parseLedgerLine(JSON.stringify(record))).toEqual(record);
+    for (const bad of [
+      '{"v":1,"promptId":"a","state":"in_fl',
+      '[]',
+      'null',
+      '{"v":2,"promptId":"a","state":"in_flight","at":1}',
+      '{"v":1,"promptId":"","state":"in_flight","at":1}',
+      '{"v":1,"promptId":"a","terminal":"exploded","at":1}',
+      '{"v":1,"promptId":"a","terminal":"completed","at":"1"}',
+    ]) {
+      expect(parseLedgerLine(bad)).toBeUndefined();
+    }
+  });
+
+  it('answers a terminal as the exact route does: interrupted is error/daemon_lost, endedAt is the record time', () => {
+    expect(statusOfTerminal(S, { v: 1, promptId: 'p', terminal: 'interrupted', code: 'daemon_lost', at: 7 })).toEqual({
+      sessionId: S,
+      promptId: 'p',
+      state: 'error',
+      error: { message: expect.any(String), code: 'daemon_lost' },
+      endedAt: 7,
+    });
+    expect(statusOfTerminal(S, { v: 1, promptId: 'p', terminal: 'cancelled', stopReason: 'cancelled', at: 8 })).toEqual({
+      sessionId: S,
+      promptId: 'p',
+      state: 'cancelled',
+      stopReason: 'cancelled',
+      endedAt: 8,
+    });
+    expect(statusOfTerminal(S, { v: 1, promptId: 'p', terminal: 'error', code: 'session_closed', at: 9 })).toMatchObject({
+      state: 'error',
+      error: { message: 'Session closed', code: 'session_closed' },
+    });
+    const long = statusOfTerminal(S, { v: 1, promptId: 'p', terminal: 'error', code: 'x'.repeat(300), at: 9 });
+    expect(long.state === 'error' && long.error.code).toHaveLength(256);
+    expect(statusOfTerminal(S, { v: 1, promptId: 'p', terminal: 'completed', at: 1 })).not.toHaveProperty('queuedAt');
+  });
+});

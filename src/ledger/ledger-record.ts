@@ -1,0 +1,139 @@
+import { TURN_LIMITS } from '../common/limits.js';
+import { truncateCodeUnits } from '../common/truncate-code-units.js';
+import type { SettledTurnStatus } from '../turns/turn-status.js';
+
+/**
+ * How a prompt ended, as the ledger records it (`interrupted`: settled at `load` after the daemon died).
+ *
+ * @publicApi
+ */
+export type LedgerTerminalState = 'completed' | 'cancelled' | 'error' | 'interrupted';
+
+/**
+ * Written when a prompt is admitted (queued ones too).
+ *
+ * @publicApi
+ */
+export interface LedgerInFlightRecord {
+  v: 1;
+  promptId: string;
+  state: 'in_flight';
+  /** The uuid of the transcript's last record at admission. */
+  tailUuid?: string;
+  at: number;
+}
+
+/**
+ * Written at a prompt's first terminal publication, or by reconciliation at `load`.
+ * `error` carries the normalized code only, never the message.
+ *
+ * @publicApi
+ */
+export interface LedgerTerminalRecord {
+  v: 1;
+  promptId: string;
+  terminal: LedgerTerminalState;
+  code?: string;
+  stopReason?: string;
+  at: number;
+}
+
+/** @publicApi */
+export type LedgerRecord = LedgerInFlightRecord | LedgerTerminalRecord;
+
+/** The stop reason of a prompt reconciled as completed because its `turn_result` is in the transcript. */
+export const RECONSTRUCTED_FROM_TRANSCRIPT = 'reconstructed_from_transcript';
+/** The code of a prompt reconciled as lost: the daemon died before it settled. */
+export const DAEMON_LOST = 'daemon_lost';
+
+const TERMINALS: readonly string[] = ['completed', 'cancelled', 'error', 'interrupted'];
+
+const limited = (value: string | undefined) => (value === undefined ? undefined : truncateCodeUnits(value, TURN_LIMITS.identifier).text);
+
+/** The admission record of a prompt. */
+export function inFlightRecord(promptId: string, at: number, tailUuid?: string): LedgerInFlightRecord {
+  return { v: 1, promptId, state: 'in_flight', ...(tailUuid !== undefined && { tailUuid }), at };
+}
+
+/** The terminal record of a published status: its state, `stopReason`, and for an error its code alone. */
+export function terminalRecordOf(status: SettledTurnStatus): LedgerTerminalRecord {
+  const code = status.state === 'error' ? status.error.code : undefined;
+  return {
+    v: 1,
+    promptId: status.promptId,
+    terminal: status.state,
+    ...(code !== undefined && { code }),
+    ...(status.stopReason !== undefined && { stopReason: status.stopReason }),
+    at: status.endedAt,
+  };
+}
+
+/** One ledger line as a record, or `undefined` for anything else (a torn or foreign line is skipped). */
+export function parseLedgerLine(line: string): LedgerRecord | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const record = value as Record<string, unknown>;
+  const { promptId, at } = record;
+  if (record.v !== 1 || typeof promptId !== 'string' || promptId === '' || typeof at !== 'number' || !Number.isFinite(at)) {
+    return undefined;
+  }
+  if (record.state === 'in_flight') {
+    const tailUuid = typeof record.tailUuid === 'string' ? record.tailUuid : undefined;
+    return inFlightRecord(promptId, at, tailUuid);
+  }
+  if (typeof record.terminal !== 'string' || !TERMINALS.includes(record.terminal)) return undefined;
+  const code = typeof record.code === 'string' ? record.code : undefined;
+  const stopReason = typeof record.stopReason === 'string' ? record.stopReason : undefined;
+  return {
+    v: 1,
+    promptId,
+    terminal: record.terminal as LedgerTerminalState,
+    ...(code !== undefined && { code }),
+    ...(stopReason !== undefined && { stopReason }),
+    at,
+  };
+}
+
+export function isTerminalRecord(record: LedgerRecord): record is LedgerTerminalRecord {
+  return 'terminal' in record;
+}
+
+/** Messages of the codes the runtime itself gives; the ledger keeps no message, so others read as below. */
+const MESSAGES: Record<string, string> = {
+  [DAEMON_LOST]: 'The daemon stopped before the prompt settled',
+  session_closed: 'Session closed',
+  prompt_deadline_exceeded: 'Prompt deadline exceeded',
+  forward_failed: 'Prompt forwarding failed',
+};
+const UNKNOWN_MESSAGE = 'Prompt failed (the ledger keeps no message)';
+
+/**
+ * The turn status a ledger terminal answers on the exact route: `interrupted`
+ * reads `error` with code `daemon_lost`; the others their own state, with
+ * `endedAt` the record's time. Persisted-only, so no `queuedAt`.
+ */
+export function statusOfTerminal(sessionId: string, record: LedgerTerminalRecord): SettledTurnStatus {
+  const promptId = limited(record.promptId)!;
+  const stopReason = limited(record.stopReason);
+  const base = { sessionId, promptId, ...(stopReason !== undefined && { stopReason }), endedAt: record.at };
+  switch (record.terminal) {
+    case 'completed':
+    case 'cancelled':
+      return { ...base, state: record.terminal };
+    case 'error':
+    case 'interrupted': {
+      const code = record.terminal === 'interrupted' ? DAEMON_LOST : limited(record.code);
+      const message = (code !== undefined && MESSAGES[code]) || UNKNOWN_MESSAGE;
+      return { ...base, state: 'error', error: { message, ...(code !== undefined && { code }) } };
+    }
+    default: {
+      const exhaustive: never = record.terminal;
+      return exhaustive;
+    }
+  }
+}

@@ -1,0 +1,72 @@
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { SAFE_OPEN } from '../transcript/transcript-snapshot.js';
+import {
+  isTerminalRecord,
+  parseLedgerLine,
+  type LedgerInFlightRecord,
+  type LedgerRecord,
+  type LedgerTerminalRecord,
+} from './ledger-record.js';
+
+/**
+ * How much of a ledger any read looks at: its last 256 KiB (SPEC §18), so a
+ * read costs the same whatever the file's size.
+ */
+export const LEDGER_TAIL_BYTES = 256 * 1024;
+/** Terminals `load` answers, and the fallback of the exact route looks among. */
+export const LEDGER_TERMINALS = 64;
+
+/** The records of a ledger's tail, oldest first, and how many bytes were read to get them. */
+export interface LedgerTail {
+  records: LedgerRecord[];
+  bytesRead: number;
+}
+
+/**
+ * Reads the records in the last `maxBytes` of a ledger: the line the window
+ * cuts into is dropped, and so is any line that does not parse (a torn tail).
+ * A missing file (or one that is not a regular file) reads as empty.
+ */
+export async function readLedgerTail(path: string, maxBytes = LEDGER_TAIL_BYTES): Promise<LedgerTail> {
+  let handle;
+  try {
+    handle = await open(path, constants.O_RDONLY | SAFE_OPEN);
+  } catch {
+    return { records: [], bytesRead: 0 };
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile() || info.size === 0) return { records: [], bytesRead: 0 };
+    const start = Math.max(0, info.size - maxBytes);
+    const buffer = Buffer.alloc(info.size - start);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);
+    let text = buffer.subarray(0, bytesRead).toString('utf8');
+    // The window began inside a line (unless it begins right after a newline): that line is not whole.
+    if (start > 0) text = text.slice(text.indexOf('\n') + 1 || text.length);
+    const records: LedgerRecord[] = [];
+    for (const line of text.split('\n')) {
+      const record = line === '' ? undefined : parseLedgerLine(line);
+      if (record) records.push(record);
+    }
+    return { records, bytesRead };
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/** The last `limit` terminal records, oldest first. */
+export function recentTerminalsOf(records: readonly LedgerRecord[], limit = LEDGER_TERMINALS): LedgerTerminalRecord[] {
+  const terminals = records.filter(isTerminalRecord);
+  return terminals.slice(Math.max(0, terminals.length - limit));
+}
+
+/** Prompts whose latest record is `in_flight`, in admission order: the ones a crash left unsettled. */
+export function danglingPrompts(records: readonly LedgerRecord[]): LedgerInFlightRecord[] {
+  const latest = new Map<string, LedgerRecord>();
+  for (const record of records) {
+    latest.delete(record.promptId);
+    latest.set(record.promptId, record);
+  }
+  return [...latest.values()].filter((record): record is LedgerInFlightRecord => !isTerminalRecord(record));
+}

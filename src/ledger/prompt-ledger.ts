@@ -1,0 +1,232 @@
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Clock } from '../common/clock.js';
+import { PromptBridge, type TurnTransition } from '../bridge/prompt-bridge.js';
+import { CHAT_RECORDING_OPTIONS, ChatRecordingService, type ChatRecordingOptions } from '../transcript/chat-recording.service.js';
+import { TranscriptAppender } from '../transcript/transcript-appender.js';
+import { JsonlTranscriptScanService } from '../transcript/jsonl-transcript-scan.service.js';
+import { companionPath } from '../transcript/transcript-paths.js';
+import { sameFile, TranscriptSnapshot, type FileIdentity } from '../transcript/transcript-snapshot.js';
+import { isSettledStatus } from '../turns/turn-status.js';
+import {
+  DAEMON_LOST,
+  inFlightRecord,
+  isTerminalRecord,
+  RECONSTRUCTED_FROM_TRANSCRIPT,
+  terminalRecordOf,
+  type LedgerRecord,
+  type LedgerTerminalRecord,
+} from './ledger-record.js';
+import { danglingPrompts, readLedgerTail, recentTerminalsOf } from './ledger-tail.js';
+
+/** The ledger's name beside the transcript: `<sessionId>.ledger.jsonl`. */
+export const LEDGER_SUFFIX = '.ledger.jsonl';
+/** Sessions whose parsed tail is kept (a bound, not an index). */
+const MAX_CACHED_SESSIONS = 64;
+/** Dangling prompts looked up in the transcript at one `load`; past it they settle as lost (a crash leaves a queue's worth). */
+const MAX_RECONCILE_LOOKUPS = 64;
+
+interface LedgerFile {
+  path: string;
+  /** Tail of the serialized appends. */
+  tail: Promise<void>;
+  /** Prompts a rewind took off the active chain: the ledger no longer answers for them (in this process). */
+  rewound: Set<string>;
+}
+
+/**
+ * The prompt ledger of SPEC §18: `<sessionId>.ledger.jsonl` beside each live
+ * session's transcript (mode 0600), an `in_flight` record at admission and a
+ * terminal one at the first terminal publication — both taken from the
+ * bridge's one stream of transitions. Appends are serialized per session and
+ * best effort (a failure is logged, never felt by the prompt); each opens the
+ * file, seals a torn last line and closes it again. Reads look at the last
+ * 256 KiB only, and concurrent reads of a session share one.
+ *
+ * @publicApi
+ */
+@Injectable()
+export class PromptLedger implements OnModuleInit {
+  private readonly logger = new Logger('PromptLedger');
+  private readonly files = new Map<string, LedgerFile>();
+  private readonly cache = new Map<string, { identity: FileIdentity; records: LedgerRecord[] }>();
+  private readonly reads = new Map<string, Promise<LedgerRecord[]>>();
+  private readonly reconciling = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly bridge: PromptBridge,
+    private readonly recorder: ChatRecordingService,
+    private readonly transcript: JsonlTranscriptScanService,
+    private readonly clock: Clock,
+    @Inject(CHAT_RECORDING_OPTIONS) private readonly options: ChatRecordingOptions,
+  ) {}
+
+  // Kept for the app's life (the bridge goes with it): a graceful stop ends its sessions after the
+  // modules are destroyed, and the ledger records their session_closed terminals.
+  onModuleInit(): void {
+    this.bridge.onTransition((transition) => this.record(transition));
+  }
+
+  /** Path of a live session's ledger; `undefined` when its transcript is not recorded (recording off). */
+  pathOf(sessionId: string): string | undefined {
+    const transcript = this.recorder.pathOf(sessionId);
+    return transcript && companionPath(transcript, LEDGER_SUFFIX);
+  }
+
+  /** Resolves once every append issued so far for the session has been written (or failed). */
+  async flush(sessionId: string): Promise<void> {
+    await this.files.get(sessionId)?.tail;
+  }
+
+  /** The session leaves this node: its appends are flushed and what is held of it is let go. */
+  async detach(sessionId: string): Promise<void> {
+    await this.flush(sessionId);
+    this.files.delete(sessionId);
+    this.cache.delete(sessionId);
+  }
+
+  /**
+   * The last 64 terminal records of a live session's ledger, oldest first
+   * (from its last 256 KiB) — what `load` answers as `promptTerminals`, and
+   * what a turn list can merge in.
+   */
+  async recentTerminals(sessionId: string): Promise<LedgerTerminalRecord[]> {
+    return recentTerminalsOf(await this.records(sessionId));
+  }
+
+  /** The latest terminal record of a prompt within the ledger's tail (not one a rewind took off the chain). */
+  async terminalOf(sessionId: string, promptId: string): Promise<LedgerTerminalRecord | undefined> {
+    if (this.files.get(sessionId)?.rewound.has(promptId)) return undefined;
+    const records = await this.records(sessionId);
+    for (let i = records.length - 1; i >= 0; i -= 1) {
+      const record = records[i]!;
+      if (record.promptId === promptId) return isTerminalRecord(record) ? record : undefined;
+    }
+    return undefined;
+  }
+
+  /**
+   * Reconciliation at `load` (SPEC §18): every prompt whose latest record is
+   * `in_flight` — and which this process does not know, so a prompt admitted
+   * since the load is never taken for lost — gets a terminal once:
+   * `completed / reconstructed_from_transcript` when the transcript holds its
+   * `turn_result`, else `interrupted / daemon_lost`. Then the recent terminals.
+   */
+  async reconcileAndReadTerminals(sessionId: string): Promise<LedgerTerminalRecord[]> {
+    let reconciling = this.reconciling.get(sessionId);
+    if (!reconciling) {
+      reconciling = this.reconcile(sessionId).finally(() => this.reconciling.delete(sessionId));
+      this.reconciling.set(sessionId, reconciling);
+    }
+    await reconciling;
+    return this.recentTerminals(sessionId);
+  }
+
+  /**
+   * A rewind took `promptId` and every later prompt off the active chain: the
+   * ledger stops answering for them, as the transcript does (in memory; the
+   * file is not touched).
+   */
+  async forgetFrom(sessionId: string, promptId: string): Promise<void> {
+    const file = this.file(sessionId);
+    if (!file) return;
+    await this.flush(sessionId);
+    const records = await this.records(sessionId);
+    const from = records.findIndex((record) => record.promptId === promptId);
+    // A target older than the tail: every prompt in it came later.
+    for (const record of records.slice(Math.max(0, from))) file.rewound.add(record.promptId);
+    file.rewound.add(promptId);
+  }
+
+  // --- internals ---------------------------------------------------------------
+
+  private record(transition: TurnTransition): void {
+    const { sessionId, promptId, status } = transition;
+    if (transition.kind === 'admitted') {
+      this.append(sessionId, inFlightRecord(promptId, status.queuedAt ?? this.clock.now(), this.recorder.lastUuidOf(sessionId)));
+    } else if (transition.kind === 'settled' && isSettledStatus(status)) {
+      this.append(sessionId, terminalRecordOf(status));
+    }
+  }
+
+  private async reconcile(sessionId: string): Promise<void> {
+    await this.flush(sessionId);
+    const known = (promptId: string) =>
+      this.bridge.getLive(sessionId, promptId) !== undefined || this.bridge.getOverlay(sessionId, promptId) !== undefined;
+    const dangling = danglingPrompts(await this.records(sessionId)).filter((record) => !known(record.promptId));
+    let lookups = 0;
+    for (const { promptId } of dangling) {
+      // The transcript alone (the bounded scan of §7): the ledger must not answer for itself.
+      const found =
+        lookups++ < MAX_RECONCILE_LOOKUPS &&
+        (await this.transcript.findTurnResult(sessionId, promptId).then(
+          (record) => record !== undefined,
+          () => false,
+        ));
+      const at = this.clock.now();
+      this.append(
+        sessionId,
+        found
+          ? { v: 1, promptId, terminal: 'completed', stopReason: RECONSTRUCTED_FROM_TRANSCRIPT, at }
+          : { v: 1, promptId, terminal: 'interrupted', code: DAEMON_LOST, at },
+      );
+    }
+    await this.flush(sessionId);
+  }
+
+  /** The parsed tail, re-read only when the file changed; concurrent reads of a session share one. */
+  private records(sessionId: string): Promise<LedgerRecord[]> {
+    let reading = this.reads.get(sessionId);
+    if (!reading) {
+      reading = this.readRecords(sessionId).finally(() => this.reads.delete(sessionId));
+      this.reads.set(sessionId, reading);
+    }
+    return reading;
+  }
+
+  private async readRecords(sessionId: string): Promise<LedgerRecord[]> {
+    const path = this.pathOf(sessionId);
+    if (!path) return [];
+    const identity = await TranscriptSnapshot.identityOf(path);
+    if (!identity) return [];
+    const cached = this.cache.get(sessionId);
+    if (cached && sameFile(cached.identity, identity)) return cached.records;
+    const { records } = await readLedgerTail(path);
+    this.cache.delete(sessionId);
+    this.cache.set(sessionId, { identity, records });
+    if (this.cache.size > MAX_CACHED_SESSIONS) this.cache.delete(this.cache.keys().next().value as string);
+    return records;
+  }
+
+  private file(sessionId: string): LedgerFile | undefined {
+    let file = this.files.get(sessionId);
+    const path = this.pathOf(sessionId);
+    if (!path) return file;
+    if (!file || file.path !== path) {
+      file = { path, tail: file?.tail ?? Promise.resolve(), rewound: new Set() };
+      this.files.set(sessionId, file);
+    }
+    return file;
+  }
+
+  /** Queues one record; the path is taken now, while the session's transcript is attached. */
+  private append(sessionId: string, record: LedgerRecord): void {
+    const file = this.file(sessionId);
+    if (!file) return;
+    const line = JSON.stringify(record);
+    file.tail = file.tail.then(async () => {
+      try {
+        // A node that lost the session's lease writes nothing more (its new owner does).
+        if ((await (this.options.mayWrite?.(sessionId) ?? true)) === false) return;
+        const appender = new TranscriptAppender(file.path);
+        try {
+          await appender.append(line);
+        } finally {
+          await appender.close();
+        }
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException)?.code;
+        this.logger.warn(`ledger append failed for session ${sessionId}: ${(error as Error)?.name ?? 'error'}${code ? ` ${code}` : ''}`);
+      }
+    });
+  }
+}
