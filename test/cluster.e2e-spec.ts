@@ -173,6 +173,37 @@ const UI_ORIGIN = 'http://ui.example';
     expect(seen).toContain('event: turn_complete');
   });
 
+  it('forwards the routes of the qwen serve clients (SPEC §19) to the owner like the others', async () => {
+    const { sessionId, clientId } = await createSession(a);
+    await completedPrompt(a, sessionId, 'one');
+    const id = { 'x-qwen-client-id': clientId };
+    const answers = [
+      await call(`${b.url}/session/${sessionId}/status`, { headers: id }),
+      await call(`${c.url}/session/${sessionId}/heartbeat`, { method: 'POST', headers: { ...json, ...id }, body: '{}' }),
+      await call(`${b.url}/session/${sessionId}/rewind/snapshots`, { headers: id }),
+      await call(`${c.url}/session/${sessionId}/resume`, { method: 'POST' }),
+      await call(`${b.url}/session/${sessionId}/branch`, { method: 'POST', headers: { ...json, ...id }, body: '{}' }),
+    ];
+    expect(answers.map((res) => [res.status, res.headers.get('x-turns-node')])).toEqual([
+      [200, 'node-a'],
+      [200, 'node-a'],
+      [200, 'node-a'],
+      [200, 'node-a'],
+      [201, 'node-a'],
+    ]);
+    const [status, beat, snapshots, resumed, branched] = (await Promise.all(answers.map((res) => res.json()))) as Array<
+      Record<string, unknown>
+    >;
+    expect(status).toMatchObject({ sessionId, clientCount: 1 });
+    expect(beat).toMatchObject({ sessionId, clientId });
+    expect(snapshots).toMatchObject({ snapshots: [{ promptId: `${sessionId}########0`, turnIndex: 0 }] });
+    expect(resumed).toMatchObject({ sessionId, attached: true });
+    // The branch is a session of the owner, leased to it.
+    expect(await admin.hget(`turns:lease:${branched!.sessionId as string}`, 'node')).toBe('node-a');
+    const detached = await call(`${c.url}/session/${sessionId}/detach`, { method: 'POST', headers: id });
+    expect([detached.status, detached.headers.get('x-turns-node')]).toEqual([204, 'node-a']);
+  });
+
   it('without the token nothing is forwarded or looked up: every node answers 401 itself', async () => {
     const { sessionId } = await createSession(a);
     const lookups = async () => Number(/cmdstat_hmget:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1] ?? 0);

@@ -1,6 +1,7 @@
 import { get, type IncomingMessage } from 'node:http';
 import { ADAPTERS, startDaemon, type TestDaemon } from './support/test-daemon.js';
 import type { DaemonConfig } from '../src/daemon/daemon-config.js';
+import type { DaemonOverrides } from '../src/daemon/daemon.module.js';
 
 interface Frame {
   id?: string;
@@ -57,7 +58,8 @@ function readFrames(
 
 describe.each(ADAPTERS)('GET /session/:id/events (%s)', (httpAdapter) => {
   let daemon: TestDaemon;
-  const start = async (config: Partial<DaemonConfig> = {}) => (daemon = await startDaemon({ httpAdapter, ...config }));
+  const start = async (config: Partial<DaemonConfig> = {}, overrides: DaemonOverrides = {}) =>
+    (daemon = await startDaemon({ httpAdapter, ...config }, overrides));
   afterEach(() => daemon.close(true));
 
   /** Waits until the turn route answers a terminal. */
@@ -191,7 +193,7 @@ describe.each(ADAPTERS)('GET /session/:id/events (%s)', (httpAdapter) => {
   });
 
   it('sends a heartbeat comment on an idle stream', async () => {
-    await start({ sseHeartbeatMs: 20 });
+    await start({}, { sseHeartbeatMs: 20 });
     const { sessionId } = await daemon.createSession();
     const { frames } = await readFrames(`${daemon.url}/session/${sessionId}/events`, 3);
     expect(frames.slice(1)).toEqual([{ comment: 'heartbeat' }, { comment: 'heartbeat' }]);

@@ -161,11 +161,6 @@ export const DAEMON_SETTINGS = {
     default: '16',
     doc: 'open event streams per session',
   },
-  sseHeartbeatMs: {
-    name: 'SSE_HEARTBEAT_MS',
-    ...integer(1, MS),
-    doc: 'a heartbeat comment on every event stream this often (default 15000)',
-  },
   maxBodyBytes: { name: 'MAX_BODY_BYTES', ...integer(1_024, 1024 ** 3), default: '4194304', doc: 'largest request body' },
   maxPromptChars: { name: 'MAX_PROMPT_CHARS', ...integer(1, 1024 ** 3), default: '1048576', doc: 'largest prompt, in UTF-16 code units' },
   maxTranscriptBytes: {
