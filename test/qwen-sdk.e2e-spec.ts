@@ -251,6 +251,15 @@ describe.each(ADAPTERS)('@qwen-code/sdk against the daemon (%s)', (httpAdapter) 
     expect(kinds).toEqual(
       expect.arrayContaining(['user_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'agent_message_chunk']),
     );
+    // The agent's update as it sent it: fields the daemon itself does not read (kind) are kept.
+    const toolCall = events.find((e) => (e.data as { update: { sessionUpdate: string } }).update?.sessionUpdate === 'tool_call');
+    expect((toolCall!.data as { update: unknown }).update).toEqual({
+      sessionUpdate: 'tool_call',
+      toolCallId: 'call-1',
+      title: 'List files',
+      kind: 'read',
+      status: 'pending',
+    });
     expect(view.unrecognizedKnownEventCount).toBe(events.filter((e) => e.type === 'replay_complete').length);
     expect(view.sessionId).toBe(session.sessionId);
     expect(await pollTurn(daemon, session.sessionId, admitted.promptId)).toMatchObject({

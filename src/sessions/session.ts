@@ -92,7 +92,11 @@ export class Session {
     const onUpdate = (update: EngineUpdate) => {
       answer.push(update);
       transcript.update(update);
-      events.publish(this.id, 'session_update', { promptId, data: sessionUpdate(this.id, toWireUpdate(update)), originatorClientId });
+      events.publish(this.id, 'session_update', {
+        promptId,
+        data: sessionUpdate(this.id, update.wire ?? toWireUpdate(update)),
+        originatorClientId,
+      });
     };
     let outcome: Omit<TurnOutcome, 'endedAt'>;
     try {
