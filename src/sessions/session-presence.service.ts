@@ -6,7 +6,11 @@ import { SessionEventBus } from '../events/session-event-bus.js';
 import { SessionRegistry } from './session-registry.js';
 import { SessionsService } from './sessions.service.js';
 
-/** `GET /session/:id/status` (SPEC §19). */
+/**
+ * `GET /session/:id/status` (SPEC §19).
+ *
+ * @publicApi
+ */
 export interface SessionStatus {
   sessionId: string;
   workspaceCwd: string;
@@ -22,7 +26,11 @@ export interface SessionStatus {
   eventEpoch: string;
 }
 
-/** `POST /session/:id/heartbeat`. */
+/**
+ * `POST /session/:id/heartbeat`.
+ *
+ * @publicApi
+ */
 export interface Heartbeat {
   sessionId: string;
   clientId?: string;

@@ -7,7 +7,11 @@ import { PromptLedger } from '../ledger/prompt-ledger.js';
 import { rewindSnapshotId, snapshotTurnIndex } from './rewind-snapshot-id.js';
 import { SessionsService } from './sessions.service.js';
 
-/** One turn a rewind can go back to, as the peer lists it. */
+/**
+ * One turn a rewind can go back to, as the peer lists it.
+ *
+ * @publicApi
+ */
 export interface RewindSnapshot {
   /** The peer's snapshot id, `<sessionId>########<turnIndex>`. */
   promptId: string;
@@ -16,7 +20,11 @@ export interface RewindSnapshot {
   timestamp: string;
 }
 
-/** What a rewind did; we rewind the chat only, so no file is ever changed. */
+/**
+ * What a rewind did; we rewind the chat only, so no file is ever changed.
+ *
+ * @publicApi
+ */
 export interface RewindResult {
   rewound: true;
   targetTurnIndex: number;
