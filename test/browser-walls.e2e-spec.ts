@@ -42,6 +42,10 @@ describe.each(ADAPTERS)('browser walls: no web page reaches the daemon (%s)', (h
     ['cancel', 'post', `/session/${session.sessionId}/cancel`],
     ['rewind', 'post', `/session/${session.sessionId}/rewind`],
     ['fork', 'post', `/session/${session.sessionId}/fork`],
+    ['resume a session', 'post', `/session/${session.sessionId}/resume`],
+    ['branch', 'post', `/session/${session.sessionId}/branch`],
+    ['heartbeat', 'post', `/session/${session.sessionId}/heartbeat`],
+    ['detach', 'post', `/session/${session.sessionId}/detach`],
     ['close the session', 'delete', `/session/${session.sessionId}`],
   ];
 
@@ -195,7 +199,7 @@ try {
   const source = new EventSource(${JSON.stringify(daemonUrl)} + '/session/' + sessionId + '/events');
   const events = [];
   const completed = new Promise((resolve) => {
-    for (const type of ['pending_prompt_added', 'pending_prompt_started', 'turn_complete']) {
+    for (const type of ['session_update', 'turn_complete']) {
       source.addEventListener(type, () => {
         events.push(type);
         if (type === 'turn_complete') resolve();
@@ -311,7 +315,7 @@ async function runInChromium(page: PageServer): Promise<Outcome> {
         ok: true,
         state: 'completed',
         resultText: 'hello from the agent',
-        events: expect.arrayContaining(['turn_complete']),
+        events: expect.arrayContaining(['session_update', 'turn_complete']),
       });
     }, 120_000);
 

@@ -184,9 +184,40 @@ const UI_ORIGIN = 'http://ui.example';
       seen += Buffer.from(value).toString('utf8');
     }
     events.abort();
-    expect(seen).toContain('event: pending_prompt_added');
+    expect(seen).toContain('event: session_update');
     expect(seen).toContain(`"promptId":"${promptId}"`);
     expect(seen).toContain('event: turn_complete');
+  });
+
+  it('forwards the routes of the qwen serve clients (SPEC §19) to the owner like the others', async () => {
+    const { sessionId, clientId } = await createSession(a);
+    await completedPrompt(a, sessionId, 'one');
+    const id = { 'x-qwen-client-id': clientId };
+    const answers = [
+      await call(`${b.url}/session/${sessionId}/status`, { headers: id }),
+      await call(`${c.url}/session/${sessionId}/heartbeat`, { method: 'POST', headers: { ...json, ...id }, body: '{}' }),
+      await call(`${b.url}/session/${sessionId}/rewind/snapshots`, { headers: id }),
+      await call(`${c.url}/session/${sessionId}/resume`, { method: 'POST' }),
+      await call(`${b.url}/session/${sessionId}/branch`, { method: 'POST', headers: { ...json, ...id }, body: '{}' }),
+    ];
+    expect(answers.map((res) => [res.status, res.headers.get('x-turns-node')])).toEqual([
+      [200, 'node-a'],
+      [200, 'node-a'],
+      [200, 'node-a'],
+      [200, 'node-a'],
+      [201, 'node-a'],
+    ]);
+    const [status, beat, snapshots, resumed, branched] = (await Promise.all(answers.map((res) => res.json()))) as Array<
+      Record<string, unknown>
+    >;
+    expect(status).toMatchObject({ sessionId, clientCount: 1 });
+    expect(beat).toMatchObject({ sessionId, clientId });
+    expect(snapshots).toMatchObject({ snapshots: [{ promptId: `${sessionId}########0`, turnIndex: 0 }] });
+    expect(resumed).toMatchObject({ sessionId, attached: true });
+    // The branch is a session of the owner, leased to it.
+    expect(await admin.hget(`turns:lease:${branched!.sessionId as string}`, 'node')).toBe('node-a');
+    const detached = await call(`${c.url}/session/${sessionId}/detach`, { method: 'POST', headers: id });
+    expect([detached.status, detached.headers.get('x-turns-node')]).toEqual([204, 'node-a']);
   });
 
   it('without the token nothing is forwarded or looked up: every node answers 401 itself', async () => {

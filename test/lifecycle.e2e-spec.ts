@@ -36,12 +36,23 @@ describe.each(ADAPTERS)('restart, rewind, fork and deadlines (%s)', (httpAdapter
     expect(before.body).toEqual({ error: expect.any(String), code: 'session_not_found', sessionId });
 
     const loaded = await daemon.http.post(`/session/${sessionId}/load`).expect(200);
-    expect(loaded.body).toMatchObject({ sessionId, workspaceCwd: dataDir, clientId: expect.stringMatching(/^client_/) });
+    expect(loaded.body).toEqual({
+      sessionId,
+      workspaceCwd: dataDir,
+      attached: false,
+      clientId: expect.stringMatching(/^client_/),
+      createdAt: expect.any(String),
+      state: {},
+      hasActivePrompt: false,
+      hasRunningBackgroundTasks: false,
+      lastEventId: 0,
+      eventEpoch: expect.any(String),
+      promptTerminals: [
+        { v: 1, promptId: first, terminal: 'completed', stopReason: 'end_turn', at: expect.any(Number) },
+        { v: 1, promptId: second, terminal: 'completed', stopReason: 'end_turn', at: expect.any(Number) },
+      ],
+    });
     // The prompt ledger's terminals, oldest first (SPEC §18).
-    expect(loaded.body.promptTerminals).toEqual([
-      { v: 1, promptId: first, terminal: 'completed', stopReason: 'end_turn', at: expect.any(Number) },
-      { v: 1, promptId: second, terminal: 'completed', stopReason: 'end_turn', at: expect.any(Number) },
-    ]);
     const found = (await daemon.http.get(`/session/${sessionId}/turns/${first}`).expect(200)).body;
     expect(found).toEqual({
       sessionId,
@@ -117,7 +128,10 @@ describe.each(ADAPTERS)('restart, rewind, fork and deadlines (%s)', (httpAdapter
     const a = await completeTurn(daemon, sessionId, 'a');
     const b = await completeTurn(daemon, sessionId, 'b');
     const c = await completeTurn(daemon, sessionId, 'c');
-    await daemon.http.post(`/session/${sessionId}/rewind`).send({ promptId: b }).expect(200, { rewound: true });
+    await daemon.http
+      .post(`/session/${sessionId}/rewind`)
+      .send({ promptId: b })
+      .expect(200, { rewound: true, targetTurnIndex: 1, filesChanged: [], filesFailed: [] });
     await daemon.http.get(`/session/${sessionId}/turns/${b}`).expect(404);
     await daemon.http.get(`/session/${sessionId}/turns/${c}`).expect(404);
     // The overlay was cleared: a is now read from the transcript (no queuedAt).

@@ -58,10 +58,17 @@ describe('AcpEngine', () => {
       const session = await new AcpEngine(FIXTURE).openSession({ sessionId: 'persisted-id', cwd: '/tmp', resume: true });
       const updates: EngineUpdate[] = [];
       await expect(session.prompt(request('env TURNS_TOKEN', (u) => updates.push(u)))).resolves.toEqual({ stopReason: 'end_turn' });
-      expect(updates).toEqual([{ kind: 'message', text: 'TURNS_TOKEN=<unset>' }]);
+      expect(updates).toEqual([
+        {
+          kind: 'message',
+          text: 'TURNS_TOKEN=<unset>',
+          // The agent's own update rides along, for the event stream (SPEC §19).
+          wire: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'TURNS_TOKEN=<unset>' } },
+        },
+      ]);
       updates.length = 0;
       await session.prompt(request('whoami', (u) => updates.push(u)));
-      expect(updates).toEqual([{ kind: 'message', text: 'persisted-id' }]);
+      expect(updates).toEqual([expect.objectContaining({ kind: 'message', text: 'persisted-id' })]);
       await session.close();
     } finally {
       delete process.env.TURNS_TOKEN;

@@ -95,7 +95,8 @@ class AgentProcess {
     const app = client()
       .onNotification('session/update', ({ params }) => {
         const update = mapAcpUpdate(params.update as Parameters<typeof mapAcpUpdate>[0]);
-        if (update) updates.get(params.sessionId)?.(update);
+        // The stream carries the agent's own update; the mapped one feeds the answer and the transcript.
+        if (update) updates.get(params.sessionId)?.({ ...update, wire: params.update as Record<string, unknown> });
       })
       // Headless: allow once where the agent offers it, else decline.
       .onRequest('session/request_permission', ({ params }) => {

@@ -18,6 +18,7 @@ import { SessionRunner } from './session-runner.js';
 import { SessionWatchers } from './session-watchers.js';
 import { TurnActivityCounter, type CountedUpdate } from './turn-activity.js';
 import { liveStatus, settledStatus, type TerminalFields } from './turn-status-projection.js';
+import { pendingPromptAdded, pendingPromptCompleted, pendingPromptStarted, terminalEvent } from './turn-events.js';
 
 /**
  * A prompt's move the bridge tells its observers of (webhooks, the prompt
@@ -119,6 +120,10 @@ export class PromptBridge extends BridgeOverlayProvider {
       published: false,
       ...(tracingEnabled() && { traceContext: captureContext(span) }),
     };
+    // The resume point of the admission's answer: every event of this prompt comes after it.
+    const lastEventId = this.events.lastEventId(sessionId);
+    // Only a prompt that waits behind another is announced as pending (SPEC §19).
+    entry.waited = queue.running !== undefined || queue.queued.length > 0;
     queue.queued.push(entry);
     TURNS_CHANNELS.promptAdmitted.publish({ sessionId });
     if (this.observers.size > 0)
@@ -128,8 +133,8 @@ export class PromptBridge extends BridgeOverlayProvider {
       entry.deadline = setTimeout(() => this.expire(sessionId, entry), deadline);
       entry.deadline.unref?.();
     }
-    const added = this.announce(sessionId, 'pending_prompt_added', entry, { text: entry.promptText, queuedAt: entry.queuedAt });
-    const admitted = { promptId: entry.promptId, lastEventId: added.id, eventEpoch: this.events.epoch };
+    if (entry.waited) this.announce(sessionId, 'pending_prompt_added', entry, pendingPromptAdded(sessionId, entry));
+    const admitted = { promptId: entry.promptId, lastEventId, eventEpoch: this.events.epochOf(sessionId) };
     if (idempotency) {
       const { key, fingerprint } = idempotency;
       const clientId = originatorClientId !== undefined ? { clientId: originatorClientId } : {};
@@ -137,7 +142,7 @@ export class PromptBridge extends BridgeOverlayProvider {
         key,
         fingerprint,
         ...clientId,
-        lastEventId: added.id,
+        lastEventId,
         eventEpoch: admitted.eventEpoch,
         admittedAt: entry.queuedAt,
       };
@@ -157,7 +162,7 @@ export class PromptBridge extends BridgeOverlayProvider {
     const entry = queue?.find(promptId);
     if (!queue || !entry || entry.removed) return false;
     entry.removed = true;
-    this.announce(sessionId, 'prompt_cancelled', entry);
+    this.announce(sessionId, 'prompt_cancelled', entry, { sessionId, promptId });
     if (entry === queue.running) entry.abort.abort();
     else this.publish(sessionId, queue, entry, { state: 'cancelled', stopReason: 'cancelled', endedAt: this.clock.now() });
     return true;
@@ -168,7 +173,7 @@ export class PromptBridge extends BridgeOverlayProvider {
     const entry = this.queues.get(sessionId)?.running;
     if (!entry || entry.abort.signal.aborted) return;
     entry.abort.abort();
-    this.announce(sessionId, 'prompt_cancelled', entry);
+    this.announce(sessionId, 'prompt_cancelled', entry, { sessionId, promptId: entry.promptId });
   }
 
   /** Every queued or running prompt gets an `error` terminal (`session_closed`). */
@@ -367,7 +372,7 @@ export class PromptBridge extends BridgeOverlayProvider {
     TURNS_CHANNELS.promptStarted.publish({ queueWaitMs: entry.startedAt - entry.queuedAt });
     entry.span = startSpan('turns.prompt.execute', SpanKind.INTERNAL, entry.traceContext);
     entry.span?.setAttributes({ 'turns.session_id': sessionId, 'turns.prompt_id': entry.promptId });
-    this.announce(sessionId, 'pending_prompt_started', entry, { startedAt: entry.startedAt });
+    if (entry.waited) this.announce(sessionId, 'pending_prompt_started', entry, pendingPromptStarted(sessionId, entry));
     this.notify(sessionId);
     if (this.observers.size > 0)
       this.transition({ kind: 'started', sessionId, promptId: entry.promptId, status: liveStatus(sessionId, entry) });
@@ -440,8 +445,16 @@ export class PromptBridge extends BridgeOverlayProvider {
       entry.span = undefined;
     }
     queue.overlay.set(entry.promptId, { status, combined: false });
-    this.announce(sessionId, status.state === 'error' ? 'turn_error' : 'turn_complete', entry, status);
-    this.announce(sessionId, 'pending_prompt_completed', entry, { state: status.state });
+    const wire = terminalEvent(status);
+    this.announce(sessionId, wire.type, entry, wire.data);
+    if (entry.waited) {
+      this.announce(
+        sessionId,
+        'pending_prompt_completed',
+        entry,
+        pendingPromptCompleted(sessionId, entry.promptId, entry.startedAt !== undefined),
+      );
+    }
     this.notify(sessionId);
     this.transition({ kind: 'settled', sessionId, promptId: entry.promptId, status });
   }

@@ -14,6 +14,8 @@ export interface LiveEntry {
   readonly originatorClientId?: string;
   readonly abort: AbortController;
   startedAt?: number;
+  /** It was admitted behind another prompt, so its queue events are sent (SPEC §19). */
+  waited?: boolean;
   /** Removal was requested; a running entry stays running until the Session settles. */
   removed: boolean;
   /** The terminal latch: set once, by whichever path publishes first. */

@@ -32,6 +32,23 @@ describe('ClientIdGuard', () => {
     expect(lookup.isClientRegistered).not.toHaveBeenCalled();
   });
 
+  it('tells a malformed client id from an unregistered one by its message (same code)', () => {
+    const guard = new ClientIdGuard(new Lookup(), options);
+    const refusal = (clientId: string) => {
+      try {
+        guard.canActivate(context({ params: { id: 'live' }, headers: { 'x-qwen-client-id': clientId } }));
+      } catch (error) {
+        return error as { code: string; message: string };
+      }
+      throw new Error('accepted');
+    };
+    const malformed = refusal('a b');
+    const unregistered = refusal('client_other');
+    expect([malformed.code, unregistered.code]).toEqual(['invalid_client_id', 'invalid_client_id']);
+    expect(malformed.message).toMatch(/malformed/);
+    expect(unregistered.message).toMatch(/not registered/);
+  });
+
   it('leaves the accepted client id on the request, and lets anonymous requests through', () => {
     const guard = new ClientIdGuard(new Lookup(), options);
     const request: Record<string, unknown> = { params: { id: 'live' }, headers: { 'x-qwen-client-id': 'client_ok' } };

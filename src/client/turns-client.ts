@@ -1,4 +1,4 @@
-import type { SessionEvent } from '../common/session-event.js';
+import type { SessionEvent, SessionStreamMarker } from '../common/session-event.js';
 import type { AdmittedPrompt, CreatedSession, PendingPrompt } from '../common/wire-types.js';
 import type { PromptBlock } from '../common/turn-fields.js';
 import type { TurnState } from '../common/turn-state.js';
@@ -84,6 +84,8 @@ export interface ListTurnsOptions {
 export interface EventsOptions {
   /** Resume after this event id (otherwise from now). */
   lastEventId?: string;
+  /** The session epoch `lastEventId` belongs to (`eventEpoch` of an admission or a load); sent as `X-Qwen-Event-Epoch`. */
+  epoch?: string;
   signal?: AbortSignal;
 }
 
@@ -333,12 +335,15 @@ export class TurnsClient {
   }
 
   /**
-   * The session's events as they come, typed; reconnects with
-   * `Last-Event-ID` after the server's `retry` delay when the stream drops,
-   * until `signal` aborts or the session answers an error.
+   * The session's events as they come, typed, with the markers that open a
+   * stream (`replay_complete`, `state_resync_required`: no `id`); reconnects
+   * with `Last-Event-ID` and the epoch the stream named after the server's
+   * `retry` delay when the stream drops, until `signal` aborts or the session
+   * answers an error.
    */
-  async *events(sessionId: string, options: EventsOptions = {}): AsyncGenerator<SessionEvent> {
+  async *events(sessionId: string, options: EventsOptions = {}): AsyncGenerator<SessionEvent | SessionStreamMarker> {
     let lastEventId = options.lastEventId;
+    let epoch = options.epoch;
     let retryMs = 3_000;
     for (;;) {
       if (options.signal?.aborted) return;
@@ -346,7 +351,11 @@ export class TurnsClient {
       try {
         response = await this.request('GET', `/session/${this.id(sessionId)}/events`, undefined, {
           signal: options.signal,
-          headers: { Accept: 'text/event-stream', ...(lastEventId !== undefined && { 'Last-Event-ID': lastEventId }) },
+          headers: {
+            Accept: 'text/event-stream',
+            ...(lastEventId !== undefined && { 'Last-Event-ID': lastEventId }),
+            ...(lastEventId !== undefined && epoch !== undefined && { 'X-Qwen-Event-Epoch': epoch }),
+          },
           stream: true,
         });
       } catch {
@@ -359,9 +368,11 @@ export class TurnsClient {
         const body = await response.json().catch(() => undefined);
         throw new TurnsApiError(response.status, (body as { code?: string } | undefined)?.code, body);
       }
-      const queue: SessionEvent[] = [];
+      // A cursor is of the epoch the stream names; a new epoch (a restart) is told by state_resync_required.
+      epoch = response.headers.get('x-qwen-event-epoch') ?? epoch;
+      const queue: Array<SessionEvent | SessionStreamMarker> = [];
       const parser = new SseParser(
-        (event) => queue.push(JSON.parse(event.data) as SessionEvent),
+        (event) => queue.push(JSON.parse(event.data) as SessionEvent | SessionStreamMarker),
         (ms) => (retryMs = ms),
         (id) => (lastEventId = id),
       );

@@ -99,6 +99,12 @@ export const ERROR_CATALOGUE = {
     example: { sessionId: SID, snapshotSize: 300000000, maxBytes: 268435456 },
   },
   internal_error: { status: 500, message: 'Internal server error' },
+  fork_directive_unsupported: {
+    status: 501,
+    message:
+      "A fork directive (the peer's background fork agent) is not supported; POST /session/:id/branch, or /fork without one, clones the session",
+    example: { sessionId: SID },
+  },
   prompt_queue_full: {
     status: 503,
     message: 'Too many pending prompts for this session',
@@ -157,7 +163,8 @@ export const promptNotFound = (sessionId: string, promptId: string): ApiExceptio
 export const sessionBusy = (sessionId: string): ApiException => apiError('session_busy', { sessionId });
 export const invalidRequest = (message: string): ApiException => apiError('invalid_request', {}, { message });
 export const clientIdRequired = (): ApiException => apiError('invalid_client_id', {}, { message: 'A client id is required' });
-export const malformedClientId = (): ApiException => apiError('invalid_client_id');
+export const malformedClientId = (): ApiException =>
+  apiError('invalid_client_id', {}, { message: 'Client id is malformed: 1 to 128 of A-Z a-z 0-9 . _ : -' });
 export const unregisteredClientId = (sessionId: string, clientId: string): ApiException =>
   apiError('invalid_client_id', { sessionId, clientId }, { message: 'Client id is not registered on this session' });
 export const promptQueueFull = (sessionId: string, limit: number, pendingCount: number): ApiException =>

@@ -11,7 +11,9 @@ export type SessionEventType =
   | 'turn_complete'
   | 'turn_error'
   | 'prompt_cancelled'
-  | 'session_rewound';
+  | 'session_rewound'
+  | 'replay_complete'
+  | 'state_resync_required';
 
 /**
  * One SSE frame's `data`, as sent on the wire.
@@ -25,5 +27,18 @@ export interface SessionEvent {
   promptId?: string;
   data: unknown;
   originatorClientId?: string;
+  _meta: { serverTimestamp: number };
+}
+
+/**
+ * A frame that opens a stream (`replay_complete`, `state_resync_required`):
+ * not an event of the session, so it has no id of its own.
+ *
+ * @publicApi
+ */
+export interface SessionStreamMarker {
+  v: 1;
+  type: 'replay_complete' | 'state_resync_required';
+  data: Record<string, unknown>;
   _meta: { serverTimestamp: number };
 }

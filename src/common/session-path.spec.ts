@@ -33,9 +33,11 @@ describe('sessionIdOf', () => {
 });
 
 describe('isLoadRequest', () => {
-  it('is POST /session/:id/load only', () => {
+  it('is POST /session/:id/load or /resume only', () => {
     expect(isLoadRequest('POST', `/session/${ID}/load`)).toBe(true);
     expect(isLoadRequest('POST', `/session/${ID}/load?x=1`)).toBe(true);
+    expect(isLoadRequest('POST', `/session/${ID}/resume`)).toBe(true);
+    expect(isLoadRequest('POST', `/session/${ID}/resumes`)).toBe(false);
     expect(isLoadRequest('GET', `/session/${ID}/load`)).toBe(false);
     expect(isLoadRequest('POST', `/session/${ID}/loader`)).toBe(false);
     expect(isLoadRequest('POST', `/session/${ID}/prompt`)).toBe(false);

@@ -1,7 +1,7 @@
 import { SESSION_ID_PATTERN } from './limits.js';
 
 const SESSION_PATH = /^\/session\/([^/?#]+)(?:[/?#]|$)/;
-const LOAD_PATH = /^\/session\/[^/?#]+\/load(?:[?#]|$)/;
+const LOAD_PATH = /^\/session\/[^/?#]+\/(?:load|resume)(?:[?#]|$)/;
 
 /**
  * The session a request URL addresses (`/session/<uuid>` and everything
@@ -14,7 +14,7 @@ export function sessionIdOf(url: string | undefined): string | undefined {
   return id !== undefined && SESSION_ID_PATTERN.test(id) ? id : undefined;
 }
 
-/** True for `POST /session/:id/load`, which claims a session no node owns. */
+/** True for `POST /session/:id/load` and `/resume`, which claim a session no node owns. */
 export function isLoadRequest(method: string | undefined, url: string | undefined): boolean {
   return method === 'POST' && url !== undefined && LOAD_PATH.test(url);
 }

@@ -16,6 +16,29 @@ export interface CreatedSession {
 }
 
 /**
+ * What `POST /session/:id/load` and `/resume` answer (SPEC §19): the session,
+ * whether a prompt is pending, and where its event stream stands.
+ *
+ * @publicApi
+ */
+export interface RestoredSession extends CreatedSession {
+  state: Record<string, never>;
+  hasActivePrompt: boolean;
+  hasRunningBackgroundTasks: false;
+  lastEventId: number;
+  eventEpoch: string;
+}
+
+/**
+ * What `POST /session/:id/branch` answers: the new session, never attached.
+ *
+ * @publicApi
+ */
+export interface BranchedSession extends CreatedSession {
+  forkedFrom: { sessionId: string };
+}
+
+/**
  * What `POST /session/:id/prompt` answers.
  *
  * @publicApi

@@ -44,6 +44,7 @@ const ALLOWED_HEADERS = [
   'If-None-Match',
   'Prefer',
   'Last-Event-ID',
+  'X-Qwen-Event-Epoch',
   'Idempotency-Key',
 ].join(', ');
 /** The answer headers a client reads (`nest-turn-status/client` among them). */
@@ -54,6 +55,7 @@ const EXPOSED_HEADERS = [
   'X-Turns-Node',
   'X-Turns-Via',
   'X-Qwen-Event-Epoch',
+  'X-Qwen-SSE-Stream-Id',
   'Idempotent-Replayed',
   'X-Request-Id',
 ].join(', ');

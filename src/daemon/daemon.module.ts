@@ -33,6 +33,8 @@ export interface DaemonOverrides {
   engine?: AgentEngine;
   clock?: Clock;
   scanLimits?: Partial<TranscriptScanLimits>;
+  /** How often every event stream gets its `: heartbeat` comment, in ms (tests shorten it). @default 15000 */
+  sseHeartbeatMs?: number;
   /** Who owns the sessions of a single daemon (cluster mode brings its own). @default every session this process starts */
   ownership?: SessionOwnership;
   /** DNS for webhook hosts (the SSRF guard checks what it answers). @default the system resolver */
@@ -71,6 +73,7 @@ export class DaemonModule {
       maxSessions: config.maxSessions,
       maxSseStreams: config.maxSseStreams,
       maxSseStreamsPerSession: config.maxSseStreamsPerSession,
+      sseHeartbeatMs: overrides.sseHeartbeatMs,
       maxPromptChars: config.maxPromptChars,
       maxTranscriptBytes: config.maxTranscriptBytes,
       maxIdempotencyKeys: config.maxIdempotencyKeys,

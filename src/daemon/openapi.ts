@@ -42,7 +42,7 @@ const CLIENT_ID_HEADER: ParameterObject = {
  * everywhere but on the operations that opt out (`security: []`, i.e.
  * `/health`), and their `401`; the browser walls' `403` on every operation
  * and `415` on every one that may carry a body; the client id header on
- * every session route (but `load`, which issues one); request bodies as
+ * every session route (but `load` and `resume`, which issue one); request bodies as
  * their validation enforces them, and the wait bound of this configuration.
  * Its `servers` are relative unless a host names them, and its operationIds
  * are part of the contract (docs/routes.md).
@@ -81,7 +81,7 @@ export function buildOpenApiDocument(app: INestApplication, options: OpenApiDocu
       // The wait bound is the running daemon's (TURNS_MAX_WAIT_MS), not a constant.
       for (const parameter of parameters)
         if (parameter.name === 'waitMs' && parameter.schema) Object.assign(parameter.schema, { maximum: maxWaitMs });
-      const takesClientId = path.startsWith('/session/{id}') && !path.endsWith('/load');
+      const takesClientId = path.startsWith('/session/{id}') && !/\/(?:load|resume)$/.test(path);
       if (takesClientId && !parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === DEFAULT_CLIENT_ID_HEADER)) {
         parameters.push(CLIENT_ID_HEADER);
       }

@@ -21,6 +21,17 @@ export const FEATURES = [
   'session_turn_list',
   'idempotency_keys',
   'turn_webhooks',
+  // The peer's unconditional tags for what this daemon serves too (SPEC §19).
+  'client_identity',
+  'non_blocking_prompt',
+  'session_create',
+  'session_close',
+  'session_status',
+  'session_resume',
+  'session_branch',
+  'health',
+  'capabilities',
+  'daemon_status',
 ] as const;
 
 /** The daemon's configuration, for what `/capabilities` reports beyond the runtime. */
@@ -54,6 +65,7 @@ export class SystemController {
         ...FEATURES,
         // The prompt ledger lives beside the transcript: without recording there is none (SPEC §18).
         ...(this.settings.chatRecording ? ['session_turn_ledger'] : []),
+        ...(promptDeadlineMs !== undefined ? ['prompt_absolute_deadline'] : []),
         ...(this.config.redisUrl ? ['cluster'] : []),
       ],
       workspaceCwd: this.settings.primary.cwd,

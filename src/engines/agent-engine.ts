@@ -1,15 +1,18 @@
 import type { PromptBlock } from '../common/turn-fields.js';
 
 /**
- * One streamed piece of a turn, in the engine-neutral shape the Session records.
+ * One streamed piece of a turn, in the engine-neutral shape the Session
+ * records; `wire` is the ACP update as the agent sent it, which the event
+ * stream then carries unchanged (SPEC §19).
  *
  * @publicApi
  */
-export type EngineUpdate =
+export type EngineUpdate = (
   | { kind: 'message'; text: string }
   | { kind: 'thought'; text: string }
   | { kind: 'tool_call'; toolCallId: string; title: string; status?: string; rawInput?: unknown }
-  | { kind: 'tool_call_update'; toolCallId: string; status?: string; output?: string };
+  | { kind: 'tool_call_update'; toolCallId: string; status?: string; output?: string }
+) & { wire?: Record<string, unknown> };
 
 /**
  * What the Session hands an engine for one prompt.

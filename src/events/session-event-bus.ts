@@ -2,14 +2,17 @@ import { Injectable, Optional, type BeforeApplicationShutdown } from '@nestjs/co
 import { tooManyStreams } from '../common/api-errors.js';
 import { RuntimeSettings } from '../runtime/runtime-settings.js';
 import { randomUUID } from 'node:crypto';
-import { Observable, Subject, concat, from } from 'rxjs';
+import { Observable, Subject, concat, defer, from, map, of } from 'rxjs';
 import { Clock } from '../common/clock.js';
-import type { SessionEvent, SessionEventType } from '../common/session-event.js';
+import type { SessionEvent, SessionEventType, SessionStreamMarker } from '../common/session-event.js';
+import { planResume } from './resume-plan.js';
 
 /** Events kept per session for `Last-Event-ID` replay. */
 export const EVENT_RING_SIZE = 1_000;
 
 interface SessionStream {
+  /** Names this session's id space: a new one each time the session becomes live. */
+  epoch: string;
   nextId: number;
   ring: SessionEvent[];
   subject: Subject<SessionEvent>;
@@ -18,15 +21,26 @@ interface SessionStream {
 }
 
 /**
+ * One frame a stream sends: an event (SSE `id` = its id) or a marker of the
+ * stream's opening (SSE `id` = the position the client then stands at).
+ *
+ * @publicApi
+ */
+export interface StreamFrame {
+  sseId: number;
+  frame: SessionEvent | SessionStreamMarker;
+}
+
+/**
  * Per-session event streams with monotonically increasing ids and a bounded
- * replay ring. `epoch` names this process's id space: ids restart with it, so
- * a client that sees a new epoch must not trust its `Last-Event-ID`.
+ * replay ring. Each session has its own epoch, a new one whenever it becomes
+ * live (after a restart or a close and load): ids restart with it, so a
+ * client that sees a new epoch must not trust its `Last-Event-ID`.
  *
  * @publicApi
  */
 @Injectable()
 export class SessionEventBus implements BeforeApplicationShutdown {
-  readonly epoch = randomUUID();
   private readonly streams = new Map<string, SessionStream>();
   private openStreams = 0;
 
@@ -66,11 +80,52 @@ export class SessionEventBus implements BeforeApplicationShutdown {
     return this.stream(sessionId).nextId - 1;
   }
 
+  /** When the session's newest event still in the ring was published (epoch ms). */
+  newestEventAt(sessionId: string): number | undefined {
+    return this.streams.get(sessionId)?.ring.at(-1)?._meta.serverTimestamp;
+  }
+
+  /** The epoch of the session's id space. */
+  epochOf(sessionId: string): string {
+    return this.stream(sessionId).epoch;
+  }
+
   /** Events after `afterId` still in the ring, then live ones. */
   subscribe(sessionId: string, afterId?: number): Observable<SessionEvent> {
     const stream = this.stream(sessionId);
     const replay = afterId === undefined ? [] : stream.ring.filter((event) => event.id > afterId);
     return concat(from(replay), stream.subject.asObservable());
+  }
+
+  /**
+   * A client's stream as SPEC §19 opens it, decided when subscribed (so no
+   * event falls between the replay and the live part): a replay after
+   * `lastEventId` closed by `replay_complete` (when it replayed anything), or `state_resync_required`
+   * when the cursor is of another epoch or older than the ring; then live events.
+   */
+  resume(sessionId: string, lastEventId?: number, epoch?: string): Observable<StreamFrame> {
+    return defer(() => {
+      const stream = this.stream(sessionId);
+      const newest = stream.nextId - 1;
+      const earliestAvailableId = stream.ring[0]?.id ?? stream.nextId;
+      const plan = planResume({ epoch: stream.epoch, lastEventId: newest, earliestAvailableId }, lastEventId, epoch);
+      const live = stream.subject.pipe(map((event): StreamFrame => ({ sseId: event.id, frame: event })));
+      if (plan.kind === 'live') return live;
+      if (plan.kind === 'resync') {
+        const { reason, lastDeliveredId } = plan;
+        return concat(of(this.marker(newest, 'state_resync_required', { reason, lastDeliveredId, earliestAvailableId })), live);
+      }
+      const replay = stream.ring.filter((event) => event.id > plan.afterId);
+      // Nothing to replay: the client is live at once, and no marker is sent.
+      if (replay.length === 0) return live;
+      const lastReplayedEventId = replay.at(-1)?.id ?? plan.afterId;
+      const complete = this.marker(lastReplayedEventId, 'replay_complete', {
+        lastReplayedEventId,
+        lastEventId: newest,
+        replayedCount: replay.length,
+      });
+      return concat(from(replay.map((event): StreamFrame => ({ sseId: event.id, frame: event }))), of(complete), live);
+    });
   }
 
   /**
@@ -106,10 +161,14 @@ export class SessionEventBus implements BeforeApplicationShutdown {
     this.streams.delete(sessionId);
   }
 
+  private marker(sseId: number, type: SessionStreamMarker['type'], data: Record<string, unknown>): StreamFrame {
+    return { sseId, frame: { v: 1, type, data, _meta: { serverTimestamp: this.clock.now() } } };
+  }
+
   private stream(sessionId: string): SessionStream {
     let stream = this.streams.get(sessionId);
     if (!stream) {
-      stream = { nextId: 1, ring: [], subject: new Subject(), streams: 0 };
+      stream = { epoch: randomUUID(), nextId: 1, ring: [], subject: new Subject(), streams: 0 };
       this.streams.set(sessionId, stream);
     }
     return stream;

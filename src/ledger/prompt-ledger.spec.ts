@@ -7,6 +7,7 @@ import { tempDir } from '../../test/support/test-daemon.js';
 import { PromptBridge, type TurnTransition } from '../bridge/prompt-bridge.js';
 import { RuntimeModule } from '../runtime/runtime.module.js';
 import { SessionsService } from '../sessions/sessions.service.js';
+import { SessionRewindService } from '../sessions/session-rewind.service.js';
 import { ScriptedEngine } from '../testing/scripted-engine.js';
 import { ChatRecordingService } from '../transcript/chat-recording.service.js';
 import { TurnsModule } from '../turns/turns.module.js';
@@ -18,6 +19,7 @@ const text = (t: string) => [{ type: 'text' as const, text: t }];
 interface Runtime {
   module: TestingModule;
   sessions: SessionsService;
+  rewinds: SessionRewindService;
   bridge: PromptBridge;
   ledger: PromptLedger;
   recorder: ChatRecordingService;
@@ -34,6 +36,7 @@ async function startRuntime(dir = tempDir(), workspace = dir): Promise<Runtime> 
   return {
     module,
     sessions: module.get(SessionsService),
+    rewinds: module.get(SessionRewindService),
     bridge: module.get(PromptBridge),
     ledger: module.get(PromptLedger),
     recorder: module.get(ChatRecordingService),
@@ -179,7 +182,7 @@ describe('PromptLedger (SPEC §18)', () => {
 
     const before = readFileSync(path);
     expect((await rt.ledger.settledPrompts(sessionId)).map((t) => t.promptId)).toEqual([promptId]);
-    await rt.sessions.rewind(sessionId, promptId);
+    await rt.rewinds.rewind(sessionId, promptId);
     expect(readFileSync(path)).toEqual(before);
     expect(await rt.ledger.settledPrompts(sessionId)).toEqual([]);
     // The rewound prompt left the chain: the ledger answers for it no more, as the transcript does not.

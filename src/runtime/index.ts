@@ -16,14 +16,16 @@ export { RuntimeSettings } from './runtime-settings.js';
 export { PromptBridge, type TurnTransition } from '../bridge/prompt-bridge.js';
 export { SessionRunner, type SessionPrompt } from '../bridge/session-runner.js';
 export { SessionsService } from '../sessions/sessions.service.js';
+export { SessionRewindService, type RewindSnapshot, type RewindResult } from '../sessions/session-rewind.service.js';
+export { SessionPresenceService, type SessionStatus, type Heartbeat } from '../sessions/session-presence.service.js';
 export { SessionOwnership, LocalSessionOwnership, type ClusterState } from '../sessions/session-ownership.js';
 export type { Workspace } from '../sessions/workspace.js';
 export { JsonlTranscriptScanService, type TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
 export { PromptLedger } from '../ledger/prompt-ledger.js';
 export { LedgerTranscriptScanService } from '../ledger/ledger-transcript-scan.service.js';
 export type { LedgerRecord, LedgerInFlightRecord, LedgerTerminalRecord, LedgerTerminalState } from '../ledger/ledger-record.js';
-export { SessionEventBus } from '../events/session-event-bus.js';
-export type { SessionEvent, SessionEventType } from '../common/session-event.js';
+export { SessionEventBus, type StreamFrame } from '../events/session-event-bus.js';
+export type { SessionEvent, SessionEventType, SessionStreamMarker } from '../common/session-event.js';
 export {
   AgentEngine,
   type EngineSession,

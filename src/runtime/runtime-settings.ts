@@ -25,6 +25,7 @@ export class RuntimeSettings {
   readonly maxSessions: number;
   readonly maxSseStreams: number;
   readonly maxSseStreamsPerSession: number;
+  readonly sseHeartbeatMs: number;
   readonly maxPromptChars: number;
   readonly maxTranscriptBytes: number;
   readonly idempotency: IdempotencyLimits;
@@ -41,6 +42,7 @@ export class RuntimeSettings {
     this.maxSessions = options.maxSessions ?? 1_000;
     this.maxSseStreams = options.maxSseStreams ?? 1_000;
     this.maxSseStreamsPerSession = options.maxSseStreamsPerSession ?? 16;
+    this.sseHeartbeatMs = options.sseHeartbeatMs ?? 15_000;
     this.maxPromptChars = options.maxPromptChars ?? 1024 * 1024;
     this.maxTranscriptBytes = options.maxTranscriptBytes ?? TRANSCRIPT_SCAN_LIMITS.maxSnapshotBytes;
     this.idempotency = {

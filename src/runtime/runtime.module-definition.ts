@@ -39,6 +39,8 @@ export interface RuntimeModuleOptions {
   /** Open SSE streams at once, and per session; more → `503 too_many_streams`. @default 1000, 16 */
   maxSseStreams?: number;
   maxSseStreamsPerSession?: number;
+  /** A `: heartbeat` comment is sent on every event stream this often, in ms. @default 15000 */
+  sseHeartbeatMs?: number;
   /** Largest prompt, counted as the UTF-16 code units of its blocks' text and data; larger → `413 prompt_too_large`. @default 1 Mi */
   maxPromptChars?: number;
   /** Rewind, fork and load refuse a larger transcript (`413 transcript_too_large`). @default 256 MiB */

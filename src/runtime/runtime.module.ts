@@ -8,6 +8,8 @@ import { EventsController } from '../events/events.controller.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { SessionRegistry } from '../sessions/session-registry.js';
 import { SessionsController } from '../sessions/sessions.controller.js';
+import { SessionRewindService } from '../sessions/session-rewind.service.js';
+import { SessionPresenceService } from '../sessions/session-presence.service.js';
 import { SessionsService } from '../sessions/sessions.service.js';
 import { SessionOwnership } from '../sessions/session-ownership.js';
 import { CHAT_RECORDING_OPTIONS, ChatRecordingService, type ChatRecordingOptions } from '../transcript/chat-recording.service.js';
@@ -97,6 +99,8 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
     PromptLedger,
     LedgerTranscriptScanService,
     SessionsService,
+    SessionRewindService,
+    SessionPresenceService,
     { provide: BridgeOverlayProvider, useExisting: PromptBridge },
     // The JSONL scan, with the prompt ledger's terminal after an exact miss (SPEC §18).
     { provide: TranscriptScanService, useExisting: LedgerTranscriptScanService },

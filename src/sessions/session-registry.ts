@@ -8,6 +8,8 @@ interface LiveSession {
   readonly session: Session;
   /** Client ids issued for this session. */
   readonly clients: Set<string>;
+  /** When each client last sent a heartbeat (epoch ms). */
+  readonly lastSeen: Map<string, number>;
 }
 
 /**
@@ -24,7 +26,7 @@ export class SessionRegistry extends SessionRunner {
   }
 
   add(session: Session): void {
-    this.sessions.set(session.id, { session, clients: new Set() });
+    this.sessions.set(session.id, { session, clients: new Set(), lastSeen: new Map() });
   }
 
   remove(sessionId: string): void {
@@ -43,6 +45,26 @@ export class SessionRegistry extends SessionRunner {
   /** Registers a client id issued for this session before (by an earlier process, as its transcript shows). */
   restoreClientId(sessionId: string, clientId: string): void {
     this.sessions.get(sessionId)?.clients.add(clientId);
+  }
+
+  /** Records a client's heartbeat; false when the id is not registered on the session. */
+  touch(sessionId: string, clientId: string, at: number): boolean {
+    const live = this.sessions.get(sessionId);
+    if (!live?.clients.has(clientId)) return false;
+    live.lastSeen.set(clientId, at);
+    return true;
+  }
+
+  /** Unregisters a client id (a detach): its later requests are refused as unregistered. */
+  detachClient(sessionId: string, clientId: string): void {
+    const live = this.sessions.get(sessionId);
+    live?.clients.delete(clientId);
+    live?.lastSeen.delete(clientId);
+  }
+
+  /** Client ids registered on the session. */
+  clientCount(sessionId: string): number {
+    return this.sessions.get(sessionId)?.clients.size ?? 0;
   }
 
   /** A live session of the workspace, for `sessionScope: "single"`. */

@@ -1,4 +1,6 @@
-import type { CreatedSession } from '../common/wire-types.js';
+import type { BranchedSession, CreatedSession, RestoredSession } from '../common/wire-types.js';
+import type { Heartbeat, SessionStatus } from './session-presence.service.js';
+import type { RewindResult, RewindSnapshot } from './session-rewind.service.js';
 import { ApiProperty, ApiPropertyOptional } from '../common/swagger.js';
 import { IsIn, IsString, MaxLength, MinLength } from 'class-validator';
 import { IsOmittable } from '../common/is-omittable.decorator.js';
@@ -51,10 +53,17 @@ export class PromptTerminalDto {
   @ApiProperty({ description: 'When the terminal was recorded, epoch ms.' }) at!: number;
 }
 
-export class LoadedSessionDto {
-  @ApiProperty({ format: 'uuid' }) sessionId!: string;
-  @ApiProperty() workspaceCwd!: string;
-  @ApiProperty() clientId!: string;
+export class RestoredSessionDto extends CreatedSessionDto implements RestoredSession {
+  @ApiProperty({ type: 'object', properties: {}, description: 'Always `{}` (the peer reports its agent state here).' })
+  state!: Record<string, never>;
+  @ApiProperty({ description: 'A prompt is queued or running.' }) hasActivePrompt!: boolean;
+  @ApiProperty({ enum: [false] }) hasRunningBackgroundTasks!: false;
+  @ApiProperty({ description: 'Newest event id of the session: the Last-Event-ID to resume its stream from.' }) lastEventId!: number;
+  @ApiProperty({ description: "The session's event epoch (send it back as X-Qwen-Event-Epoch)." }) eventEpoch!: string;
+}
+
+/** What `load` answers: `resume`'s fields, and the prompt ledger's terminals (SPEC §18). */
+export class LoadedSessionDto extends RestoredSessionDto {
   @ApiPropertyOptional({
     type: [PromptTerminalDto],
     description:
@@ -65,19 +74,80 @@ export class LoadedSessionDto {
   promptTerminals?: PromptTerminalDto[];
 }
 
+class ForkedFromDto {
+  @ApiProperty({ format: 'uuid' }) sessionId!: string;
+}
+
+export class BranchSessionDto {
+  @ApiPropertyOptional({ description: 'A name for the branch (accepted; this daemon keeps no display names).' })
+  @IsOmittable()
+  @IsString()
+  @MaxLength(256)
+  name?: string;
+}
+
+export class BranchedSessionDto extends CreatedSessionDto implements BranchedSession {
+  @ApiProperty({ enum: [false] }) declare attached: false;
+  @ApiProperty({ type: ForkedFromDto }) forkedFrom!: { sessionId: string };
+}
+
+export class ForkSessionDto {
+  @ApiPropertyOptional({
+    description: "The peer's background fork agent; not run here: a body with a directive is refused (501 fork_directive_unsupported).",
+  })
+  @IsOmittable()
+  @IsString()
+  directive?: string;
+}
+
+export class RewindSnapshotDto implements RewindSnapshot {
+  @ApiProperty({ example: '5c1d2a8e-7f7b-4a44-9a57-1f2e3d4c5b6a########0', description: 'The snapshot id POST /rewind takes.' })
+  promptId!: string;
+  @ApiProperty({ description: 'Turn on the active chain, 0 for the first prompt.' }) turnIndex!: number;
+  @ApiProperty({ format: 'date-time' }) timestamp!: string;
+}
+
+export class RewindSnapshotsDto {
+  @ApiProperty({ type: [RewindSnapshotDto] }) snapshots!: RewindSnapshotDto[];
+}
+
+export class SessionStatusDto implements SessionStatus {
+  @ApiProperty({ format: 'uuid' }) sessionId!: string;
+  @ApiProperty() workspaceCwd!: string;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+  @ApiProperty({ description: 'Client ids registered on the session.' }) clientCount!: number;
+  @ApiProperty() hasActivePrompt!: boolean;
+  @ApiProperty({ enum: [false] }) hasRunningBackgroundTasks!: false;
+  @ApiProperty({ description: 'Prompts queued or running.' }) pendingPromptCount!: number;
+  @ApiProperty() lastEventId!: number;
+  @ApiProperty() eventEpoch!: string;
+}
+
+export class HeartbeatDto implements Heartbeat {
+  @ApiProperty({ format: 'uuid' }) sessionId!: string;
+  @ApiPropertyOptional({ description: 'Absent for an anonymous caller.' }) clientId?: string;
+  @ApiProperty({ description: 'Epoch ms.' }) lastSeenAt!: number;
+}
+
 export class ForkedSessionDto {
   @ApiProperty({ format: 'uuid' }) sessionId!: string;
   @ApiProperty() clientId!: string;
 }
 
 export class RewindDto {
-  @ApiProperty({ description: 'The prompt whose turn, and everything after it, leaves the active chain.' })
+  @ApiProperty({
+    description: "The prompt whose turn, and everything after it, leaves the active chain: its promptId or the peer's snapshot id.",
+  })
   @IsString()
   @MinLength(1)
   @MaxLength(256)
   promptId!: string;
 }
 
-export class RewoundDto {
+export class RewoundDto implements RewindResult {
   @ApiProperty({ enum: [true] }) rewound!: true;
+  @ApiProperty({ description: 'Turn index of the rewound prompt.' }) targetTurnIndex!: number;
+  @ApiProperty({ type: [String], description: 'Always empty: a rewind changes the chat only.' }) filesChanged!: string[];
+  @ApiProperty({ type: [String], description: 'Always empty.' }) filesFailed!: string[];
 }

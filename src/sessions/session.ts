@@ -8,6 +8,7 @@ import type { SessionPrompt } from '../bridge/session-runner.js';
 import type { TurnOutcome } from '../common/turn-outcome.js';
 import { TurnTranscriptWriter } from './turn-transcript-writer.js';
 import type { Workspace } from './workspace.js';
+import { sessionUpdate } from '../bridge/turn-events.js';
 
 export interface SessionDependencies {
   engine: AgentEngine;
@@ -79,12 +80,24 @@ export class Session {
     const transcript = new TurnTranscriptWriter(this.deps.recorder, this.id, promptId);
     const answer = new FinalAnswerAccumulator();
     await transcript.user(input.prompt, input.idempotency);
+    // The prompt is echoed as the ACP user message, as the peer's stream shows it.
+    for (const content of input.prompt) {
+      events.publish(this.id, 'session_update', {
+        promptId,
+        data: sessionUpdate(this.id, { sessionUpdate: 'user_message_chunk', content }),
+        originatorClientId,
+      });
+    }
 
     const onUpdate = (update: EngineUpdate) => {
       answer.push(update);
       input.onUpdate?.(update);
       transcript.update(update);
-      events.publish(this.id, 'session_update', { promptId, data: toWireUpdate(update), originatorClientId });
+      events.publish(this.id, 'session_update', {
+        promptId,
+        data: sessionUpdate(this.id, update.wire ?? toWireUpdate(update)),
+        originatorClientId,
+      });
     };
     let outcome: Omit<TurnOutcome, 'endedAt'>;
     try {

@@ -2,8 +2,8 @@ import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { RuntimeSettings } from '../runtime/runtime-settings.js';
 import { randomUUID } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
-import { apiError, promptNotFound, sessionNotFound, tooManySessions } from '../common/api-errors.js';
-import type { CreatedSession } from '../common/wire-types.js';
+import { apiError, sessionNotFound, tooManySessions } from '../common/api-errors.js';
+import type { BranchedSession, CreatedSession, RestoredSession } from '../common/wire-types.js';
 import { Clock } from '../common/clock.js';
 import { SESSION_ID_PATTERN } from '../common/limits.js';
 import { PromptBridge } from '../bridge/prompt-bridge.js';
@@ -76,15 +76,29 @@ export class SessionsService implements OnApplicationShutdown {
   }
 
   /**
-   * Makes a persisted session live again; 404 when its workspace has no
-   * transcript for it. A load that made it live settles the prompts a crash
-   * left in flight (SPEC §18); every load answers the ledger's recent terminals.
+   * `POST /session/:id/load`: makes a persisted session live again (404 when
+   * its workspace has no transcript for it) and answers it in the peer's
+   * shape (SPEC §19), with the prompt ledger's terminals (SPEC §18).
    */
-  async load(
-    sessionId: string,
-  ): Promise<{ sessionId: string; workspaceCwd: string; clientId: string; promptTerminals?: LedgerTerminalRecord[] }> {
+  async load(sessionId: string): Promise<RestoredSession & { promptTerminals?: LedgerTerminalRecord[] }> {
+    const { session, attached } = await this.restore(sessionId);
+    // A load that made the session live settles the prompts a crash left in flight (SPEC §18);
+    // every load answers the ledger's recent terminals.
+    const promptTerminals = attached
+      ? await this.ledger.recentTerminals(session.id)
+      : await this.ledger.reconcileAndReadTerminals(session.id);
+    return { ...this.describeRestored(session, attached), ...(promptTerminals.length > 0 && { promptTerminals }) };
+  }
+
+  /** `POST /session/:id/resume`: the load without the prompt ledger's terminals and reconciliation. */
+  async resume(sessionId: string): Promise<RestoredSession> {
+    const { session, attached } = await this.restore(sessionId);
+    return this.describeRestored(session, attached);
+  }
+
+  private async restore(sessionId: string): Promise<{ session: Session; attached: boolean }> {
     let session = this.registry.get(sessionId);
-    const loaded = !session;
+    const attached = session !== undefined;
     if (!session) {
       const workspace = SESSION_ID_PATTERN.test(sessionId) ? await this.workspaceWithTranscript(sessionId) : undefined;
       if (!workspace) {
@@ -96,15 +110,7 @@ export class SessionsService implements OnApplicationShutdown {
       session = await this.start(sessionId, workspace, true);
       await this.restoreIdempotencyKeys(sessionId);
     }
-    const promptTerminals = loaded
-      ? await this.ledger.reconcileAndReadTerminals(session.id)
-      : await this.ledger.recentTerminals(session.id);
-    return {
-      sessionId: session.id,
-      workspaceCwd: session.workspace.cwd,
-      clientId: this.registry.issueClientId(session.id),
-      ...(promptTerminals.length > 0 && { promptTerminals }),
-    };
+    return { session, attached };
   }
 
   /**
@@ -131,29 +137,20 @@ export class SessionsService implements OnApplicationShutdown {
     if (session) await this.end(session, 'lost');
   }
 
-  async rewind(sessionId: string, promptId: string): Promise<void> {
-    this.require(sessionId);
-    // Admissions wait out the rewind, so no prompt lands on the branch being left.
-    this.bridge.beginRewind(sessionId);
-    let rewound = false;
-    try {
-      rewound = await this.recorder.rewind(sessionId, promptId);
-      // Before admission reopens and waiters wake: the ledger no longer answers for the prompts left behind.
-      if (rewound) await this.ledger.forgetFrom(sessionId, promptId);
-    } finally {
-      this.bridge.endRewind(sessionId, rewound);
-    }
-    if (!rewound) throw promptNotFound(sessionId, promptId);
-    this.events.publish(sessionId, 'session_rewound', { promptId, data: { promptId } });
+  /** `POST /session/:id/fork`: a new live session cloned from the active chain (SPEC §7). */
+  async fork(sessionId: string): Promise<{ sessionId: string; clientId: string }> {
+    const { sessionId: forkId, clientId } = await this.branch(sessionId);
+    return { sessionId: forkId, clientId };
   }
 
-  async fork(sessionId: string): Promise<{ sessionId: string; clientId: string }> {
+  /** `POST /session/:id/branch`: the same clone, in the peer's shape (SPEC §19). */
+  async branch(sessionId: string): Promise<BranchedSession> {
     const source = this.require(sessionId);
     this.assertRoomForSession();
     const forkId = randomUUID();
     await this.claimed(forkId, () => this.recorder.fork(sessionId, forkId, source.workspace.cwd));
     const session = this.addSession(forkId, source.workspace, true);
-    return { sessionId: session.id, clientId: this.registry.issueClientId(session.id) };
+    return { ...this.describe(session, false), forkedFrom: { sessionId } };
   }
 
   /**
@@ -267,6 +264,17 @@ export class SessionsService implements OnApplicationShutdown {
     );
     this.registry.add(session);
     return session;
+  }
+
+  private describeRestored(session: Session, attached: boolean): RestoredSession {
+    return {
+      ...this.describe(session, attached),
+      state: {},
+      hasActivePrompt: this.bridge.pendingPrompts(session.id).length > 0,
+      hasRunningBackgroundTasks: false,
+      lastEventId: this.events.lastEventId(session.id),
+      eventEpoch: this.events.epochOf(session.id),
+    };
   }
 
   private describe(session: Session, attached: boolean): CreatedSession {

@@ -5,6 +5,9 @@ import { ExpectedUuid } from './expected-uuid.js';
 import { LineTooLargeError } from './transcript-errors.js';
 import type { TranscriptSnapshot } from './transcript-snapshot.js';
 
+/** Bytes every `user` record holds, so other lines are not parsed. */
+const USER_TYPE = Buffer.from('"type":"user"');
+
 export interface PageLimits {
   records: number;
   bytes: number;
@@ -102,6 +105,27 @@ export class ActiveChain {
       needle: jsonTextBytes(promptId),
       accept: (record) => record.type === 'user' && record.promptId === promptId,
     });
+  }
+
+  /**
+   * The prompts of the chain's `user` records, oldest first, with the time
+   * each was recorded: the turns a rewind can go back to. Holds one small
+   * entry per prompt, never a record.
+   */
+  async userPrompts(maxLineBytes: number): Promise<Array<{ promptId: string; timestamp: string }>> {
+    const prompts: Array<{ promptId: string; timestamp: string }> = [];
+    const seen = new Set<string>();
+    const expected = ExpectedUuid.of(undefined);
+    for await (const line of this.snapshot.linesBefore(this.snapshot.size, maxLineBytes, true)) {
+      if (!line.follow(expected)) continue;
+      const record = line.includes(USER_TYPE) ? line.record : undefined;
+      if (record?.type === 'user' && typeof record.promptId === 'string' && !seen.has(record.promptId)) {
+        seen.add(record.promptId);
+        prompts.push({ promptId: record.promptId, timestamp: record.timestamp });
+      }
+      if (expected.pastRoot) break;
+    }
+    return prompts.reverse();
   }
 
   /** The uuid of the last record that parses within the last `withinBytes`: where appends continue. */

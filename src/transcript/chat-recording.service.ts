@@ -199,6 +199,14 @@ export class ChatRecordingService implements OnApplicationShutdown {
     return record !== undefined;
   }
 
+  /** The prompts on the session's active chain, oldest first (none without a transcript). */
+  async activePrompts(sessionId: string): Promise<Array<{ promptId: string; timestamp: string }>> {
+    const transcript = this.open.get(sessionId);
+    if (!transcript) return [];
+    await this.flush(sessionId);
+    return (await this.withChain(sessionId, transcript.appender.path, (chain) => chain.userPrompts(CHAIN_PAGE_BYTES))) ?? [];
+  }
+
   /** Writes a new session's transcript from the source's active chain (see {@link ActiveChain.copyTo}), and records it. */
   async fork(sourceId: string, targetId: string, workspace: string): Promise<void> {
     const source = this.open.get(sourceId);

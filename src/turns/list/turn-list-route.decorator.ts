@@ -1,5 +1,14 @@
 import { applyDecorators, Get, UseFilters, UseGuards } from '@nestjs/common';
-import { ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiExtraModels,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiQuery,
+  ApiResponse,
+  getSchemaPath,
+} from '../../common/swagger.js';
 import { ClientIdGuard } from '../../client-id/client-id.guard.js';
 import { DEFAULT_CLIENT_ID_HEADER } from '../../client-id/client-id-options.js';
 import { ApiErrorResponses } from '../../common/api-error-responses.decorator.js';

@@ -1,0 +1,89 @@
+import { Injectable } from '@nestjs/common';
+import { Clock } from '../common/clock.js';
+import { unregisteredClientId } from '../common/api-errors.js';
+import { PromptBridge } from '../bridge/prompt-bridge.js';
+import { SessionEventBus } from '../events/session-event-bus.js';
+import { SessionRegistry } from './session-registry.js';
+import { SessionsService } from './sessions.service.js';
+
+/**
+ * `GET /session/:id/status` (SPEC §19).
+ *
+ * @publicApi
+ */
+export interface SessionStatus {
+  sessionId: string;
+  workspaceCwd: string;
+  /** ISO 8601. */
+  createdAt: string;
+  /** ISO 8601: the session's newest event, or its creation. */
+  updatedAt: string;
+  clientCount: number;
+  hasActivePrompt: boolean;
+  hasRunningBackgroundTasks: false;
+  pendingPromptCount: number;
+  lastEventId: number;
+  eventEpoch: string;
+}
+
+/**
+ * `POST /session/:id/heartbeat`.
+ *
+ * @publicApi
+ */
+export interface Heartbeat {
+  sessionId: string;
+  clientId?: string;
+  /** Epoch ms. */
+  lastSeenAt: number;
+}
+
+/**
+ * The clients of a live session as the peer's clients see them: its status,
+ * their heartbeats and their detach.
+ *
+ * @publicApi
+ */
+@Injectable()
+export class SessionPresenceService {
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly registry: SessionRegistry,
+    private readonly bridge: PromptBridge,
+    private readonly events: SessionEventBus,
+    private readonly clock: Clock,
+  ) {}
+
+  status(sessionId: string): SessionStatus {
+    const session = this.sessions.require(sessionId);
+    const pending = this.bridge.pendingPrompts(sessionId).length;
+    const updatedAt = this.events.newestEventAt(sessionId) ?? session.createdAt;
+    return {
+      sessionId,
+      workspaceCwd: session.workspace.cwd,
+      createdAt: new Date(session.createdAt).toISOString(),
+      updatedAt: new Date(updatedAt).toISOString(),
+      clientCount: this.registry.clientCount(sessionId),
+      hasActivePrompt: pending > 0,
+      hasRunningBackgroundTasks: false,
+      pendingPromptCount: pending,
+      lastEventId: this.events.lastEventId(sessionId),
+      eventEpoch: this.events.epochOf(sessionId),
+    };
+  }
+
+  /** Records that the client is still there (an anonymous caller is only answered). */
+  heartbeat(sessionId: string, clientId: string | undefined): Heartbeat {
+    this.sessions.require(sessionId);
+    const lastSeenAt = this.clock.now();
+    if (clientId === undefined) return { sessionId, lastSeenAt };
+    if (!this.registry.touch(sessionId, clientId, lastSeenAt)) throw unregisteredClientId(sessionId, clientId);
+    return { sessionId, clientId, lastSeenAt };
+  }
+
+  /** Unregisters the client id; the session stays live (it ends only by a close). */
+  detach(sessionId: string, clientId: string | undefined): void {
+    this.sessions.require(sessionId);
+    if (clientId !== undefined) this.registry.detachClient(sessionId, clientId);
+  }
+}
