@@ -1,7 +1,14 @@
 import 'reflect-metadata';
 import { Logger, type INestApplication } from '@nestjs/common';
 import { createServer } from 'node:net';
-import { ConfigError, DaemonUsageError, loadDaemonConfig, type LoadedDaemonConfig } from './daemon-config.js';
+import {
+  ConfigError,
+  DaemonUsageError,
+  parseDaemonFlags,
+  readDaemonConfig,
+  settingNamer,
+  type LoadedDaemonConfig,
+} from './daemon-config.js';
 import { createApp } from './create-app.js';
 import { tracingEnabled } from '../telemetry/tracing.js';
 
@@ -60,17 +67,22 @@ function exitOnSignals(app: INestApplication): void {
  */
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   let config;
+  let flags;
   try {
-    config = loadDaemonConfig(process.env, argv);
+    flags = parseDaemonFlags(argv);
+    config = readDaemonConfig(flags, process.env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     fail(error.message, error instanceof DaemonUsageError ? 4 : 2);
   }
-  await serve(config);
+  await serve(config, settingNamer(flags));
 }
 
-/** Starts the daemon of a loaded configuration (the `serve` command); a start failure exits with code 1 and one line. */
-export async function serve(config: LoadedDaemonConfig): Promise<void> {
+/**
+ * Starts the daemon of a loaded configuration (the `serve` command); a start failure exits with code 1 and one
+ * line, naming the setting to change as `nameOf` does (the flag when one was given, else the variable).
+ */
+export async function serve(config: LoadedDaemonConfig, nameOf = settingNamer()): Promise<void> {
   let app: INestApplication;
   try {
     await assertPortFree(config.host, config.port);
@@ -79,9 +91,9 @@ export async function serve(config: LoadedDaemonConfig): Promise<void> {
     await app.listen(config.port, config.host);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') fail(`port ${config.port} is in use; set TURNS_PORT`);
-    if (code === 'EADDRNOTAVAIL') fail(`cannot bind ${config.host}; set TURNS_HOST`);
-    if (code === 'EACCES') fail(`no permission to bind ${config.host}:${config.port}; set TURNS_PORT`);
+    if (code === 'EADDRINUSE') fail(`port ${config.port} is in use; set ${nameOf('port')}`);
+    if (code === 'EADDRNOTAVAIL') fail(`cannot bind ${config.host}; set ${nameOf('host')}`);
+    if (code === 'EACCES') fail(`no permission to bind ${config.host}:${config.port}; set ${nameOf('port')}`);
     fail(`could not start: ${(error as Error).message ?? String(error)}`);
   }
   // The bound address (a real port when TURNS_PORT=0). The token is never logged; only whether one is required.
