@@ -10,6 +10,7 @@ import {
   type LoadedDaemonConfig,
 } from './daemon-config.js';
 import { createApp } from './create-app.js';
+import { ShutdownSignal } from './shutdown-signal.js';
 import { tracingEnabled } from '../telemetry/tracing.js';
 
 /** How long a graceful shutdown may take before the process exits anyway. */
@@ -37,13 +38,14 @@ function fail(message: string, code = 1): never {
 /**
  * SIGINT/SIGTERM close the app — event streams end, agents stop, the recorder
  * flushes — and exit; if that takes longer than 5 s, or a second signal
- * arrives, the process exits at once.
+ * arrives, the process exits at once (see {@link ShutdownSignal}).
  */
 function exitOnSignals(app: INestApplication): void {
-  let stopping = false;
+  const signals = new ShutdownSignal();
   const stop = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(130);
-    stopping = true;
+    const step = signals.receive(signal);
+    if (step === 'repeat') return;
+    if (step === 'exit now') process.exit(130);
     new Logger('Daemon').log(`${signal}: shutting down`);
     setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
     const server = app.getHttpServer() as { closeAllConnections?: () => void };
