@@ -91,7 +91,10 @@ describe('file handles under forced garbage collection', () => {
 
   it('leaves no FileHandle to the collector while transcripts are appended and read, across a restart', async () => {
     const first = await start();
-    const sessions = await Promise.all([1, 2, 3, 4].map(async () => (await first.call('POST', '/session', {})).body.sessionId as string));
+    const sessions = await Promise.all(
+      [1, 2, 3, 4].map(async () => (await first.call('POST', '/session', { sessionScope: 'thread' })).body.sessionId as string),
+    );
+    expect(new Set(sessions).size).toBe(4);
     const prompts = new Map<string, string[]>();
     await Promise.all(
       sessions.map(async (sessionId) => {
