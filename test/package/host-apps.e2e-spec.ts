@@ -211,7 +211,8 @@ describe('the packed package in host apps', () => {
         timeout: 30_000,
       });
     expect(cli('--version')).toMatchObject({ status: 0, stdout: `${PACKAGE_VERSION}\n` });
-    expect(cli('promtp', 'hi')).toMatchObject({ status: 4, stderr: expect.stringMatching(/^error: Unexpected argument 'promtp'/) });
+    const typo = expect.stringMatching(/^error: unknown command 'promtp' \(Did you mean prompt\?\)/);
+    expect(cli('promtp', 'hi')).toMatchObject({ status: 4, stderr: typo });
     expect(cli('serve', '--port')).toMatchObject({ status: 4 });
     expect(cli('serve')).toMatchObject({
       status: 1,
