@@ -111,6 +111,8 @@ describe('nest-turn-status command line', () => {
     const typo = await cli('promtp', 'hi');
     expect(typo.code).toBe(4);
     expect(typo.stderr).toMatch(/^error: unknown command 'promtp' \(Did you mean prompt\?\) .*--help/);
+    // After `serve`, a word is a stray argument of the daemon, not a command.
+    expect(await cli('serve', 'promtp')).toMatchObject({ code: 4, stderr: expect.stringMatching(/^error: Unexpected argument 'promtp'/) });
     const taken = createServer().listen(0, '127.0.0.1');
     await once(taken, 'listening');
     const port = String((taken.address() as AddressInfo).port);

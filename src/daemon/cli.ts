@@ -219,8 +219,9 @@ export async function runCli(
     .allowExcessArguments()
     .action(async (_flags: unknown, command: Command) => {
       const stray = command.args[0];
-      // A word where the command goes is a mistyped command: commander's own "(Did you mean …?)".
-      if (stray !== undefined && stray === argv[0]) command.error(unknownCommand(program, stray), { exitCode: EXIT.usage });
+      // A word where the command goes (serve not named) is a mistyped command: commander's own "(Did you mean …?)".
+      const typo = stray !== undefined && stray === argv[0] && argv[0] !== command.name();
+      if (typo) command.error(unknownCommand(program, stray), { exitCode: EXIT.usage });
       if (stray !== undefined) command.error(`error: Unexpected argument '${stray}'`, { exitCode: EXIT.usage });
       const flags = flagsOf(command);
       let config: LoadedDaemonConfig;
