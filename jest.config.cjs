@@ -13,7 +13,8 @@ const swc = (syntax) => [
 ];
 
 module.exports = {
-  testEnvironment: 'node',
+  // The Node environment, failing a file that leaves a FileHandle open (test/support/file-handle-environment.cjs).
+  testEnvironment: '<rootDir>/test/support/file-handle-environment.cjs',
   roots: ['<rootDir>/src', '<rootDir>/test'],
   testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
   // The host apps' own suites run inside those apps (test/package/host-apps.e2e-spec.ts).

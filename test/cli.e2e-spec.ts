@@ -34,9 +34,13 @@ describe('nest-turn-status command line', () => {
   });
 
   async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    return run(args, { TURNS_URL: url });
+  }
+
+  async function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
     try {
       const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], {
-        env: { ...process.env, TURNS_URL: url },
+        env: { ...process.env, ...env },
         timeout: 60_000,
       });
       return { code: 0, stdout, stderr };
@@ -100,6 +104,26 @@ describe('nest-turn-status command line', () => {
       expect({ args, code: run.code }).toEqual({ args, code: 4 });
       expect(run.stderr).toMatch(/^error: .*--help/);
       expect(run.stdout).not.toContain('listening');
+    }
+  });
+
+  it('suggests the command a typo meant, and names the setting a port in use came from (flag or variable)', async () => {
+    const typo = await cli('promtp', 'hi');
+    expect(typo.code).toBe(4);
+    expect(typo.stderr).toMatch(/^error: unknown command 'promtp' \(Did you mean prompt\?\) .*--help/);
+    // After `serve`, a word is a stray argument of the daemon, not a command.
+    expect(await cli('serve', 'promtp')).toMatchObject({ code: 4, stderr: expect.stringMatching(/^error: Unexpected argument 'promtp'/) });
+    const taken = createServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const port = String((taken.address() as AddressInfo).port);
+    try {
+      const env = { TURNS_DATA_DIR: dataDir, TURNS_WORKSPACES: dataDir };
+      const byFlag = await run(['serve', '--port', port], env);
+      expect(byFlag).toMatchObject({ code: 1, stderr: `nest-turn-status: port ${port} is in use; set --port\n` });
+      const byVariable = await run(['serve'], { ...env, TURNS_PORT: port });
+      expect(byVariable).toMatchObject({ code: 1, stderr: `nest-turn-status: port ${port} is in use; set TURNS_PORT\n` });
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
     }
   });
 

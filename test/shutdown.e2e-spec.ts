@@ -1,7 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { compileSources } from './support/compiled.js';
 import { startDaemonProcess } from './support/daemon-process.js';
 import { ADAPTERS } from './support/test-daemon.js';
@@ -81,10 +84,90 @@ describe.each(ADAPTERS)('daemon shutdown (%s)', (httpAdapter) => {
     const events = new AbortController();
     const stream = await fetch(`${url}/session/${session.sessionId}/events`, { signal: events.signal });
     await stream.body!.getReader().read();
+    // A different signal: the same one twice at once is one delivered twice (src/daemon/shutdown-signal.ts).
     child.kill('SIGINT');
-    child.kill('SIGINT');
+    child.kill('SIGTERM');
     const code = await exited;
     events.abort();
     expect([0, 130]).toContain(code);
+  });
+});
+
+/** `npm start` as a user runs it: a signal to npm (or a Ctrl-C to its terminal) stops the daemon, leaving no child on the port. */
+describe('npm start', () => {
+  jest.setTimeout(120_000);
+  const ROOT = join(__dirname, '..');
+  let project: string;
+  let dataDir: string;
+  beforeAll(() => {
+    // The repo's own start script, over a build of its own (prestart, the build, is skipped with --ignore-scripts).
+    project = join(compileSources('npm-start/dist'), '..');
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'npm-start', private: true, type: 'module', scripts }));
+  });
+  /** What a failing case may leave running: npm's process group and the daemon. */
+  const started: number[] = [];
+  beforeEach(() => (dataDir = mkdtempSync(join(tmpdir(), 'turns-npm-start-'))));
+  afterEach(() => {
+    for (const pid of started.splice(0)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function npmStart() {
+    const env = { ...process.env, TURNS_PORT: '0', TURNS_LOG: '', TURNS_DATA_DIR: dataDir, TURNS_WORKSPACES: dataDir };
+    // A process group of its own, as a terminal gives a foreground job.
+    const npm = spawn('npm', ['start', '--ignore-scripts'], { cwd: project, env, detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    started.push(-npm.pid!);
+    const exited = once(npm, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    const lines: string[] = [];
+    const listening = await new Promise<{ pid: number; port: number }>((resolve, reject) => {
+      createInterface({ input: npm.stdout! }).on('line', (line) => {
+        lines.push(line);
+        const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(line)?.[1];
+        if (port) resolve({ pid: (JSON.parse(line) as { pid: number }).pid, port: Number(port) });
+      });
+      void exited.then(([code]) => reject(new Error(`npm start exited early with ${code}: ${lines.join('\n')}`)));
+    });
+    return { npm, exited, lines, ...listening };
+  }
+
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const refused = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => (socket.destroy(), resolve(false)));
+      socket.once('error', () => resolve(true));
+    });
+
+  it.each([
+    ['SIGTERM sent to npm', 'SIGTERM', false],
+    ['SIGINT sent to npm', 'SIGINT', false],
+    // Ctrl-C: the terminal signals the whole group, and npm forwards it too.
+    ['a Ctrl-C (SIGINT to the process group)', 'SIGINT', true],
+  ] as const)('%s shuts the daemon down gracefully and frees the port', async (_case, signal, group) => {
+    const { npm, exited, lines, pid, port } = await npmStart();
+    started.push(pid);
+    expect(pid).not.toBe(npm.pid); // the daemon is npm's child (through the shell's exec)
+    process.kill(group ? -npm.pid! : npm.pid!, signal);
+    // Bounded: a daemon left behind (the bug) keeps npm waiting.
+    const timeout = new Promise<['npm did not exit']>((resolve) => setTimeout(() => resolve(['npm did not exit']), 15_000).unref());
+    const [code] = await Promise.race([exited, timeout]);
+    expect(code).toBe(0); // the daemon's own graceful exit, passed on by npm (130 when forced)
+    expect(lines.filter((line) => line.includes(`${signal}: shutting down`))).toHaveLength(1);
+    expect(alive(pid)).toBe(false);
+    expect(await refused(port)).toBe(true);
   });
 });

@@ -2,7 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { PACKAGE_VERSION } from '../common/package-version.js';
 import { ownRequire } from '../common/own-require.js';
 import { missingPackages, SERVE_PACKAGES, serveNeedsMessage } from './serve-packages.js';
-import { addDaemonOptions, ConfigError, flagsOf, readDaemonConfig, type LoadedDaemonConfig } from './daemon-config.js';
+import { addDaemonOptions, ConfigError, flagsOf, readDaemonConfig, settingNamer, type LoadedDaemonConfig } from './daemon-config.js';
 import {
   TurnsApiError,
   TurnsClient,
@@ -35,6 +35,24 @@ function missingPackage(error: unknown): string | undefined {
 function milliseconds(value: string): string {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('a whole number of milliseconds');
   return value;
+}
+
+/**
+ * Commander's message for an unknown command, with its suggestion, on one line. The default command (`serve`)
+ * takes every word commander does not know, so the message is asked of a copy of the command list.
+ */
+function unknownCommand(program: Command, word: string): string {
+  const names = new Command()
+    .exitOverride()
+    .showSuggestionAfterError()
+    .configureOutput({ writeErr: () => undefined });
+  for (const command of program.commands) names.command(command.name()).aliases(command.aliases());
+  try {
+    names.parse([word], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) return error.message.replaceAll('\n', ' ').trim();
+  }
+  return `error: unknown command '${word}'`;
 }
 
 interface Io {
@@ -229,17 +247,22 @@ export async function runCli(
     // A stray word (a mistyped command lands here, as the default) is named as such.
     .allowExcessArguments()
     .action(async (_flags: unknown, command: Command) => {
-      if (command.args.length > 0) command.error(`error: Unexpected argument '${command.args[0]}'`, { exitCode: EXIT.usage });
+      const stray = command.args[0];
+      // A word where the command goes (serve not named) is a mistyped command: commander's own "(Did you mean …?)".
+      const typo = stray !== undefined && stray === argv[0] && argv[0] !== command.name();
+      if (typo) command.error(unknownCommand(program, stray), { exitCode: EXIT.usage });
+      if (stray !== undefined) command.error(`error: Unexpected argument '${stray}'`, { exitCode: EXIT.usage });
+      const flags = flagsOf(command);
       let config: LoadedDaemonConfig;
       try {
-        config = readDaemonConfig(flagsOf(command), io.env);
+        config = readDaemonConfig(flags, io.env);
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
         io.stderr.write(`nest-turn-status: ${error.message}\n`);
         code = EXIT.badSetting;
         return;
       }
-      let serve: (config: LoadedDaemonConfig) => Promise<void>;
+      let serve: typeof import('./main.js').serve;
       try {
         ({ serve } = await import('./main.js'));
       } catch (error) {
@@ -254,7 +277,7 @@ export async function runCli(
         code = EXIT.error;
         return;
       }
-      await serve(config);
+      await serve(config, settingNamer(flags));
       code = -1; // the daemon keeps running
     });
 

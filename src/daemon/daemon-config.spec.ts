@@ -1,4 +1,4 @@
-import { ConfigError, isLoopback, loadDaemonConfig } from './daemon-config.js';
+import { ConfigError, isLoopback, loadDaemonConfig, parseDaemonFlags, settingNamer } from './daemon-config.js';
 
 describe('loadDaemonConfig', () => {
   it('has offline defaults', () => {
@@ -128,6 +128,17 @@ describe('loadDaemonConfig', () => {
     );
     expect(() => loadDaemonConfig({}, ['--no-such-flag'])).toThrow(ConfigError);
     expect(loadDaemonConfig({}, ['--max-sessions', '3']).maxSessions).toBe(3);
+  });
+
+  it('names a setting by the flag the command line gave, else by its variable', () => {
+    const named = settingNamer(parseDaemonFlags(['--port', '5000', '--data-dir', '/tmp/d']));
+    expect([named('port'), named('dataDir'), named('host'), named('maxSessions')]).toEqual([
+      '--port',
+      '--data-dir',
+      'TURNS_HOST',
+      'TURNS_MAX_SESSIONS',
+    ]);
+    expect(settingNamer()('port')).toBe('TURNS_PORT');
   });
 
   it('is a single daemon unless TURNS_REDIS_URL is set; cluster settings alone are refused', () => {

@@ -77,6 +77,14 @@ export function flagsOf(command: Command): Partial<Record<Key, string>> {
 }
 
 /**
+ * How a message names a setting: by the flag when `flags` gave it (`--port`), else by its variable
+ * (`TURNS_PORT`), so the operator is told to change what they actually set.
+ */
+export function settingNamer(flags: Partial<Record<Key, string>> = {}): (key: Key) => string {
+  return (key) => (flags[key] ? flagOf(DAEMON_SETTINGS[key]) : variableOf(DAEMON_SETTINGS[key]));
+}
+
+/**
  * The daemon's flags (`--data-dir DIR`, …) by setting; anything else on the
  * command line — an unknown flag, a missing value, a stray word — throws a
  * {@link DaemonUsageError}.

@@ -1,8 +1,16 @@
 import 'reflect-metadata';
 import { Logger, type INestApplication } from '@nestjs/common';
 import { createServer } from 'node:net';
-import { ConfigError, DaemonUsageError, loadDaemonConfig, type LoadedDaemonConfig } from './daemon-config.js';
+import {
+  ConfigError,
+  DaemonUsageError,
+  parseDaemonFlags,
+  readDaemonConfig,
+  settingNamer,
+  type LoadedDaemonConfig,
+} from './daemon-config.js';
 import { createApp } from './create-app.js';
+import { ShutdownSignal } from './shutdown-signal.js';
 import { tracingEnabled } from '../telemetry/tracing.js';
 
 /** How long a graceful shutdown may take before the process exits anyway. */
@@ -30,13 +38,14 @@ function fail(message: string, code = 1): never {
 /**
  * SIGINT/SIGTERM close the app — event streams end, agents stop, the recorder
  * flushes — and exit; if that takes longer than 5 s, or a second signal
- * arrives, the process exits at once.
+ * arrives, the process exits at once (see {@link ShutdownSignal}).
  */
 function exitOnSignals(app: INestApplication): void {
-  let stopping = false;
+  const signals = new ShutdownSignal();
   const stop = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(130);
-    stopping = true;
+    const step = signals.receive(signal);
+    if (step === 'repeat') return;
+    if (step === 'exit now') process.exit(130);
     new Logger('Daemon').log(`${signal}: shutting down`);
     setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
     const server = app.getHttpServer() as { closeAllConnections?: () => void };
@@ -60,17 +69,22 @@ function exitOnSignals(app: INestApplication): void {
  */
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   let config;
+  let flags;
   try {
-    config = loadDaemonConfig(process.env, argv);
+    flags = parseDaemonFlags(argv);
+    config = readDaemonConfig(flags, process.env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     fail(error.message, error instanceof DaemonUsageError ? 4 : 2);
   }
-  await serve(config);
+  await serve(config, settingNamer(flags));
 }
 
-/** Starts the daemon of a loaded configuration (the `serve` command); a start failure exits with code 1 and one line. */
-export async function serve(config: LoadedDaemonConfig): Promise<void> {
+/**
+ * Starts the daemon of a loaded configuration (the `serve` command); a start failure exits with code 1 and one
+ * line, naming the setting to change as `nameOf` does (the flag when one was given, else the variable).
+ */
+export async function serve(config: LoadedDaemonConfig, nameOf = settingNamer()): Promise<void> {
   let app: INestApplication;
   try {
     await assertPortFree(config.host, config.port);
@@ -79,9 +93,9 @@ export async function serve(config: LoadedDaemonConfig): Promise<void> {
     await app.listen(config.port, config.host);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') fail(`port ${config.port} is in use; set TURNS_PORT`);
-    if (code === 'EADDRNOTAVAIL') fail(`cannot bind ${config.host}; set TURNS_HOST`);
-    if (code === 'EACCES') fail(`no permission to bind ${config.host}:${config.port}; set TURNS_PORT`);
+    if (code === 'EADDRINUSE') fail(`port ${config.port} is in use; set ${nameOf('port')}`);
+    if (code === 'EADDRNOTAVAIL') fail(`cannot bind ${config.host}; set ${nameOf('host')}`);
+    if (code === 'EACCES') fail(`no permission to bind ${config.host}:${config.port}; set ${nameOf('port')}`);
     fail(`could not start: ${(error as Error).message ?? String(error)}`);
   }
   // The bound address (a real port when TURNS_PORT=0). The token is never logged; only whether one is required.

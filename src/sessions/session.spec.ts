@@ -21,6 +21,8 @@ describe('Session', () => {
     sessionId = randomUUID();
     await recorder.attach(sessionId, workspace.cwd);
   });
+  // The transcript handle the recorder keeps open is closed with it.
+  afterEach(() => recorder.closeAll());
 
   function session(): Session {
     const clock = new SystemClock();

@@ -27,9 +27,20 @@ describe('ChatRecordingService', () => {
       .split('\n')
       .map((l) => JSON.parse(l));
 
+  // Every recorder a test makes is closed after it: a transcript handle left open is a leak (an error on Node 26).
+  const recorders: ChatRecordingService[] = [];
+  const make = (options: Partial<ChatRecordingOptions> = {}) => {
+    const made = new ChatRecordingService({ dataDir, enabled: true, ...options }, new SystemClock());
+    recorders.push(made);
+    return made;
+  };
+
   beforeEach(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'rec-'));
-    recorder = new ChatRecordingService({ dataDir, enabled: true }, new SystemClock());
+    recorder = make();
+  });
+  afterEach(async () => {
+    await Promise.all(recorders.splice(0).map((r) => r.closeAll()));
   });
 
   it('lays files out as <dataDir>/<workspace>/chats/<sessionId>.jsonl', () => {
@@ -63,14 +74,14 @@ describe('ChatRecordingService', () => {
     const id = randomUUID();
     await recorder.attach(id, workspace);
     const first = await recorder.append(id, { type: 'user', promptId: 'p' });
-    const again = new ChatRecordingService({ dataDir, enabled: true }, new SystemClock());
+    const again = make();
     await again.attach(id, workspace);
     const next = await again.append(id, { type: 'assistant' });
     expect(next?.parentUuid).toBe(first!.uuid);
   });
 
   it('writes nothing when disabled, and reports a failed append as undefined', async () => {
-    const off = new ChatRecordingService({ dataDir, enabled: false }, new SystemClock());
+    const off = make({ enabled: false });
     const id = randomUUID();
     await off.attach(id, workspace);
     await expect(off.append(id, { type: 'user' })).resolves.toBeUndefined();
@@ -78,7 +89,7 @@ describe('ChatRecordingService', () => {
     expect(off.pathOf(id)).toBeUndefined(); // so a scan does no I/O either
 
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    const broken = new ChatRecordingService({ dataDir: '/dev/null/not-a-dir', enabled: true }, new SystemClock());
+    const broken = make({ dataDir: '/dev/null/not-a-dir' });
     await broken.attach(id, workspace);
     await expect(
       broken.append(id, { type: 'user', message: { role: 'user', parts: [{ text: 'secret prompt' }] } }),
@@ -92,7 +103,7 @@ describe('ChatRecordingService', () => {
     const id = randomUUID();
     let answer: (allowed: boolean) => void = () => undefined;
     const verdicts: Array<boolean | Promise<boolean>> = [true, new Promise((resolve) => (answer = resolve)), false, true];
-    const fenced = new ChatRecordingService({ dataDir, enabled: true, mayWrite: () => verdicts.shift()! }, new SystemClock());
+    const fenced = make({ mayWrite: () => verdicts.shift()! });
     await fenced.attach(id, workspace);
     const writes = ['one', 'two', 'three', 'four'].map((text) =>
       fenced.append(id, { type: 'user', message: { role: 'user', parts: [{ text }] } }),
@@ -137,6 +148,23 @@ describe('ChatRecordingService', () => {
     expect(closes[2]).toHaveBeenCalledTimes(1);
   });
 
+  it.each([
+    ['closeAll', (r: ChatRecordingService) => r.closeAll()],
+    ['detach', (r: ChatRecordingService, id: string) => r.detach(id)],
+  ])('leaves no transcript handle open when an append is queued while %s waits for the writes', async (_name, stop) => {
+    const id = randomUUID();
+    await recorder.attach(id, workspace);
+    const appender = (recorder as unknown as { open: Map<string, { appender: object }> }).open.get(id)!.appender;
+    const first = recorder.append(id, { type: 'user', promptId: 'a' });
+    const stopping = stop(recorder, id);
+    const late = recorder.append(id, { type: 'assistant', promptId: 'a' });
+    await Promise.all([first, stopping, late]);
+    expect((appender as { handle?: unknown }).handle).toBeUndefined();
+    // The queued write either made it before the close or wrote nothing; never a record after the close.
+    const written = read(id);
+    expect(written.length === 1 || written[1]!.uuid === (await late)?.uuid).toBe(true);
+  });
+
   it('rewinds by appending a system/rewind record parented before the prompt', async () => {
     const id = randomUUID();
     await recorder.attach(id, workspace);
@@ -172,12 +200,19 @@ describe('ChatRecordingService', () => {
 describe('ChatRecordingService under crashes and hostile files', () => {
   const workspace = '/srv/project';
   let dataDir: string;
-  const make = (options: Partial<ChatRecordingOptions> = {}) =>
-    new ChatRecordingService({ dataDir, enabled: true, ...options }, new SystemClock());
+  const recorders: ChatRecordingService[] = [];
+  const make = (options: Partial<ChatRecordingOptions> = {}) => {
+    const made = new ChatRecordingService({ dataDir, enabled: true, ...options }, new SystemClock());
+    recorders.push(made);
+    return made;
+  };
   const lines = (path: string) => readFileSync(path, 'utf8').split('\n');
 
   beforeEach(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'rec-crash-'));
+  });
+  afterEach(async () => {
+    await Promise.all(recorders.splice(0).map((r) => r.closeAll()));
   });
 
   it('starts a new line after a torn final line, and the chain continues from the last record that parsed', async () => {

@@ -143,7 +143,8 @@ export class ChatRecordingService implements OnApplicationShutdown {
         ...entry,
       };
       try {
-        await transcript.appender.append(JSON.stringify(record));
+        // false: a detach, abandon or closeAll closed the transcript while this write waited.
+        if (!(await transcript.appender.append(JSON.stringify(record)))) return undefined;
       } catch (error) {
         TURNS_CHANNELS.recorderAppendFailed.publish({ sessionId });
         const code = (error as NodeJS.ErrnoException).code;

@@ -48,6 +48,22 @@ describe('TranscriptAppender', () => {
     expect(readFileSync(path, 'utf8')).toBe('{"n":1}\n{"n"\n{"n":3}\n');
   });
 
+  it('a close while a write is still opening the file closes that handle too; later appends write nothing', async () => {
+    const path = join(dir, 't.jsonl');
+    const appender = new TranscriptAppender(path);
+    const handleOf = () => (appender as unknown as { handle?: { fd: number } }).handle;
+    const write = appender.append('{"n":1}'); // still opening the file when close is called
+    const close = appender.close();
+    await expect(write).resolves.toBe(true);
+    const opened = handleOf();
+    await close;
+    expect(handleOf()).toBeUndefined();
+    expect(opened?.fd ?? -1).toBe(-1);
+    await expect(appender.append('{"n":2}')).resolves.toBe(false);
+    expect(handleOf()).toBeUndefined();
+    expect(readFileSync(path, 'utf8')).toBe('{"n":1}\n');
+  });
+
   it('refuses a symlink or a directory in place of the transcript', async () => {
     const target = join(dir, 'victim.txt');
     writeFileSync(target, 'precious\n');

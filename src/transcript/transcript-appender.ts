@@ -8,7 +8,7 @@ const NEWLINE = 0x0a;
 
 /**
  * Appends lines to one transcript through a handle kept open between writes.
- * Callers serialize their calls (the recorder's queue does).
+ * Appends and the close run one at a time, in call order.
  *
  * Crash safety: the file is opened without following symlinks or blocking on
  * FIFOs, only as a regular file, and when it ends in a torn line (a crash or
@@ -16,24 +16,52 @@ const NEWLINE = 0x0a;
  * one skipped line. A failed write closes the handle: the next append opens
  * the file again and repairs a tail that write may have torn. No fsync, as
  * before: a record is durable when the OS writes it back.
+ *
+ * {@link close} is final and waits for the write under way: a handle that
+ * write is still opening is closed too, never left to the garbage collector
+ * (an uncaught error on Node 26).
  */
 export class TranscriptAppender {
   private handle?: FileHandle;
+  private closed = false;
+  /** The write or close under way; the next one starts after it. */
+  private busy: Promise<unknown> = Promise.resolve();
 
   constructor(readonly path: string) {}
 
-  /** Writes `line` and its newline; throws the file error (the handle is closed then). */
-  async append(line: string): Promise<void> {
+  /**
+   * Writes `line` and its newline; `false` when the appender is closed (nothing written). Throws the file
+   * error (the handle is closed then, and the next append opens the file again).
+   */
+  append(line: string): Promise<boolean> {
+    const write = this.busy.then(() => this.write(line));
+    this.busy = write.catch(() => undefined);
+    return write;
+  }
+
+  /** Closes the transcript once the appends called before it are done; later appends write nothing. */
+  close(): Promise<void> {
+    const close = this.busy.then(() => {
+      this.closed = true;
+      return this.release();
+    });
+    this.busy = close;
+    return close;
+  }
+
+  private async write(line: string): Promise<boolean> {
+    if (this.closed) return false;
     try {
       this.handle ??= await openRepaired(this.path);
       await this.handle.write(`${line}\n`);
+      return true;
     } catch (error) {
-      await this.close();
+      await this.release();
       throw error;
     }
   }
 
-  async close(): Promise<void> {
+  private async release(): Promise<void> {
     const handle = this.handle;
     this.handle = undefined;
     await handle?.close().catch(() => undefined);
