@@ -2,8 +2,9 @@
  * What the docs' TypeScript snippets take for granted, written once for the snippet test.
  *
  * Markdown snippets are whole files; the only things they import that a reader has and the
- * scratch project does not are the host's own classes (`./my-runtime`) and its `AppModule`
- * (`../src/app.module`, as a `nest new` e2e imports it). Here those are the testing kit's.
+ * scratch project does not are the host's own classes (`./my-runtime`), its `AppModule`
+ * (`../src/app.module`, as a `nest new` e2e imports it) and the controller and service `nest new`
+ * puts beside it. Here the first two are the testing kit's, the last two empty stand-ins.
  */
 export const SUPPORT_FILES: Record<string, string> = {
   'src/my-runtime.ts': `import { Module } from '@nestjs/common';
@@ -26,6 +27,17 @@ export class MyEngineDepsModule {}
   exports: [BridgeOverlayProvider, TranscriptScanService],
 })
 export class MyRuntimeModule {}
+`,
+  // What `nest new` generates beside its AppModule (docs/install.md mounts TurnsModule in that one).
+  'src/app.controller.ts': `import { Controller } from '@nestjs/common';
+
+@Controller()
+export class AppController {}
+`,
+  'src/app.service.ts': `import { Injectable } from '@nestjs/common';
+
+@Injectable()
+export class AppService {}
 `,
   'src/app.module.ts': `import { Module } from '@nestjs/common';
 import { TurnsModule } from 'nest-turn-status';
