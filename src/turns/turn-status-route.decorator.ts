@@ -54,6 +54,25 @@ const PREFERENCE_APPLIED = {
 const RETRY_AFTER = { description: 'Seconds before polling again; present while queued or running.', schema: { type: 'integer' as const } };
 
 /**
+ * What every route under `session/:id/turns` shares: the GET, the session and
+ * client-id check, the error filter, and the documentation of both.
+ */
+export function SessionTurnRoute(path: string): MethodDecorator {
+  return applyDecorators(
+    Get(path),
+    UseGuards(ClientIdGuard),
+    UseFilters(ApiExceptionFilter),
+    ApiParam({ name: 'id', description: 'Session id.', schema: { type: 'string' } }),
+    ApiHeader({
+      name: DEFAULT_CLIENT_ID_HEADER,
+      required: false,
+      description: 'Client id issued by POST /session.',
+      schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+    }),
+  );
+}
+
+/**
  * One turn status route: GET, guarded by {@link ClientIdGuard}, with the HTTP
  * conventions of the turn routes (`Cache-Control`, `ETag` → 304,
  * `Retry-After`) and its OpenAPI description — the status as a `oneOf` union
@@ -72,17 +91,8 @@ export function TurnStatusRoute(
 ): MethodDecorator {
   const models = Object.values(TURN_STATUS_DTOS);
   return applyDecorators(
-    Get(path),
-    UseGuards(ClientIdGuard),
-    UseFilters(ApiExceptionFilter),
+    SessionTurnRoute(path),
     ApiOperation({ summary, operationId, ...(description !== undefined && { description }) }),
-    ApiParam({ name: 'id', description: 'Session id.', schema: { type: 'string' } }),
-    ApiHeader({
-      name: DEFAULT_CLIENT_ID_HEADER,
-      required: false,
-      description: 'Client id issued by POST /session.',
-      schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
-    }),
     ApiHeader({
       name: 'If-None-Match',
       required: false,

@@ -1,20 +1,9 @@
-import { applyDecorators, Get, UseFilters, UseGuards } from '@nestjs/common';
-import {
-  ApiExtraModels,
-  ApiHeader,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiQuery,
-  ApiResponse,
-  getSchemaPath,
-} from '../../common/swagger.js';
-import { ClientIdGuard } from '../../client-id/client-id.guard.js';
-import { DEFAULT_CLIENT_ID_HEADER } from '../../client-id/client-id-options.js';
+import { applyDecorators } from '@nestjs/common';
+import { ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, getSchemaPath } from '../../common/swagger.js';
 import { ApiErrorResponses } from '../../common/api-error-responses.decorator.js';
-import { ApiExceptionFilter } from '../../common/api-exception.filter.js';
 import { TURN_STATES } from '../../common/turn-state.js';
 import { TURN_STATUS_DTOS } from '../turn-status.dto.js';
+import { SessionTurnRoute } from '../turn-status-route.decorator.js';
 import { TURN_LIST_LIMITS } from './turn-page.js';
 
 const SESSION = '5c1d2a8e-7f7b-4a44-9a57-1f2e3d4c5b6a';
@@ -52,21 +41,12 @@ const EXAMPLE = {
 export function TurnListRoute(): MethodDecorator {
   const models = Object.entries(TURN_STATUS_DTOS).filter(([state]) => state !== 'idle');
   return applyDecorators(
-    Get(),
-    UseGuards(ClientIdGuard),
-    UseFilters(ApiExceptionFilter),
+    SessionTurnRoute(''),
     ApiOperation({
       summary: "The session's turns, newest first, each as GET /session/{id}/turns/{promptId} answers it now",
       description:
         'From the same bounded sources as the exact route (live queue, overlay, the transcript scan window): a turn beyond them is not listed. Answers at once (no wait).',
       operationId: 'listTurns',
-    }),
-    ApiParam({ name: 'id', description: 'Session id.', schema: { type: 'string' } }),
-    ApiHeader({
-      name: DEFAULT_CLIENT_ID_HEADER,
-      required: false,
-      description: 'Client id issued by POST /session.',
-      schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
     }),
     ApiHeader({
       name: 'If-None-Match',
