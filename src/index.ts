@@ -58,4 +58,4 @@ export { normalizeTurnError, type TurnError } from './common/normalize-turn-erro
 export { limitTurnFields, promptTextOf, type PromptBlock } from './common/turn-fields.js';
 export type { TurnOutcome } from './common/turn-outcome.js';
 export type { CreatedSession, AdmittedPrompt, PendingPrompt } from './common/wire-types.js';
-export type { SessionEvent, SessionEventType } from './common/session-event.js';
+export type { SessionEvent, SessionEventData, SessionEventKind, SessionEventType } from './common/session-event.js';

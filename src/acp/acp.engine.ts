@@ -12,6 +12,7 @@ import {
   type EngineTurnRequest,
   type EngineTurnResult,
   type EngineUpdate,
+  type EngineUpdateWire,
 } from '../engines/agent-engine.js';
 
 /** Variables of the daemon that an agent process must not see. */
@@ -96,7 +97,7 @@ class AgentProcess {
       .onNotification('session/update', ({ params }) => {
         const update = mapAcpUpdate(params.update as Parameters<typeof mapAcpUpdate>[0]);
         // The stream carries the agent's own update; the mapped one feeds the answer and the transcript.
-        if (update) updates.get(params.sessionId)?.({ ...update, wire: params.update as Record<string, unknown> });
+        if (update) updates.get(params.sessionId)?.({ ...update, wire: params.update as EngineUpdateWire });
       })
       // Headless: allow once where the agent offers it, else decline.
       .onRequest('session/request_permission', ({ params }) => {

@@ -246,7 +246,7 @@ describe('PromptBridge', () => {
     const overlays: unknown[] = [];
     const originalPublish = events.publish.bind(events);
     jest.spyOn(events, 'publish').mockImplementation((sid, type, fields) => {
-      if (type === 'turn_error') overlays.push({ promptId: fields?.promptId, error: (fields?.data as { error: unknown }).error });
+      if (type === 'turn_error') overlays.push({ promptId: fields?.promptId, error: (fields.data as { error?: unknown }).error });
       return originalPublish(sid, type, fields);
     });
     b.closeSession('s');

@@ -6,6 +6,7 @@ import { TERMINAL_OVERLAY_SIZE } from '../common/limits.js';
 import { limitPromptText, promptChars, promptTextOf, type PromptBlock } from '../common/turn-fields.js';
 import type { TurnOutcome } from '../common/turn-outcome.js';
 import type { AdmittedPrompt, PendingPrompt } from '../common/wire-types.js';
+import type { SessionEventData, SessionEventKind } from '../common/session-event.js';
 import type { AdmissionIdempotency } from '../idempotency/idempotency.interceptor.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { captureContext, endSpan, SpanKind, startSpan, tracingEnabled, withSpan, type TurnSpan } from '../telemetry/tracing.js';
@@ -459,7 +460,7 @@ export class PromptBridge extends BridgeOverlayProvider {
     this.transition({ kind: 'settled', sessionId, promptId: entry.promptId, status });
   }
 
-  private announce(sessionId: string, type: Parameters<SessionEventBus['publish']>[1], entry: LiveEntry, data?: unknown) {
+  private announce<T extends SessionEventKind>(sessionId: string, type: T, entry: LiveEntry, data: SessionEventData[T]) {
     return this.events.publish(sessionId, type, { promptId: entry.promptId, data, originatorClientId: entry.originatorClientId });
   }
 }

@@ -1,4 +1,5 @@
 import { limitPromptText } from '../common/turn-fields.js';
+import type { SessionEventData } from '../common/session-event.js';
 import type { SettledTurnStatus } from '../turns/turn-status.js';
 
 /** What an event of a prompt is made from. */
@@ -29,7 +30,9 @@ export function pendingPromptCompleted(sessionId: string, promptId: string, star
  * `sessionId, promptId, stopReason`, or `turn_error` with `message` and
  * `code` beside the status's own `error`.
  */
-export function terminalEvent(status: SettledTurnStatus): { type: 'turn_complete' | 'turn_error'; data: Record<string, unknown> } {
+export function terminalEvent(
+  status: SettledTurnStatus,
+): { type: 'turn_complete'; data: SessionEventData['turn_complete'] } | { type: 'turn_error'; data: SessionEventData['turn_error'] } {
   if (status.state === 'error') {
     return { type: 'turn_error', data: { ...status, message: status.error.message, code: status.error.code ?? 'error' } };
   }
@@ -38,6 +41,6 @@ export function terminalEvent(status: SettledTurnStatus): { type: 'turn_complete
 }
 
 /** `session_update.data`: the ACP notification, wrapped with its session (SPEC §19). */
-export function sessionUpdate(sessionId: string, update: Record<string, unknown>) {
+export function sessionUpdate(sessionId: string, update: SessionEventData['session_update']['update']): SessionEventData['session_update'] {
   return { sessionId, update };
 }

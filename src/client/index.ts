@@ -27,5 +27,12 @@ export type {
 export type { TurnState } from '../common/turn-state.js';
 export type { TurnError } from '../common/normalize-turn-error.js';
 export type { PromptBlock } from '../common/turn-fields.js';
-export type { SessionEvent, SessionEventType, SessionStreamMarker } from '../common/session-event.js';
+export type {
+  SessionEvent,
+  SessionEventData,
+  SessionEventKind,
+  SessionEventType,
+  SessionStreamMarker,
+  SessionStreamMarkerData,
+} from '../common/session-event.js';
 export type { CreatedSession, AdmittedPrompt, PendingPrompt } from '../common/wire-types.js';

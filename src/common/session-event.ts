@@ -16,19 +16,49 @@ export type SessionEventType =
   | 'state_resync_required';
 
 /**
- * One SSE frame's `data`, as sent on the wire.
+ * The `data` of each event type, as SPEC §19 sends it (the peer's shapes;
+ * `turn_complete` and `turn_error` carry the whole turn status besides).
  *
  * @publicApi
  */
-export interface SessionEvent {
-  id: number;
-  v: 1;
-  type: SessionEventType;
-  promptId?: string;
-  data: unknown;
-  originatorClientId?: string;
-  _meta: { serverTimestamp: number };
+export interface SessionEventData {
+  /** The agent's ACP update as it sent it, wrapped with its session; the prompt is echoed as a `user_message_chunk`. */
+  session_update: { sessionId: string; update: { sessionUpdate: string; [field: string]: unknown } };
+  pending_prompt_added: { sessionId: string; promptId: string; text: string; queuedAt: number };
+  pending_prompt_started: { sessionId: string; promptId: string; text: string };
+  pending_prompt_completed: { sessionId: string; promptId: string; state: 'completed' | 'removed' };
+  turn_complete: { sessionId: string; promptId: string; stopReason: string; state: 'completed' | 'cancelled'; [field: string]: unknown };
+  turn_error: { sessionId: string; promptId: string; message: string; code: string; state: 'error'; [field: string]: unknown };
+  prompt_cancelled: { sessionId: string; promptId: string };
+  session_rewound: { sessionId: string; promptId: string; targetTurnIndex: number; filesChanged: string[]; filesFailed: string[] };
 }
+
+/** The `data` of each stream marker. @publicApi */
+export interface SessionStreamMarkerData {
+  replay_complete: { lastReplayedEventId: number; lastEventId: number; replayedCount: number };
+  state_resync_required: { reason: 'epoch_reset' | 'ring_evicted'; lastDeliveredId: number; earliestAvailableId: number };
+}
+
+/** A type of event of the session (not a marker). @publicApi */
+export type SessionEventKind = keyof SessionEventData;
+
+/**
+ * One SSE frame's `data`, as sent on the wire: a union on `type`, so
+ * `if (event.type === 'turn_complete') event.data.stopReason` narrows.
+ *
+ * @publicApi
+ */
+export type SessionEvent = {
+  [T in SessionEventKind]: {
+    id: number;
+    v: 1;
+    type: T;
+    promptId?: string;
+    data: SessionEventData[T];
+    originatorClientId?: string;
+    _meta: { serverTimestamp: number };
+  };
+}[SessionEventKind];
 
 /**
  * A frame that opens a stream (`replay_complete`, `state_resync_required`):
@@ -36,9 +66,6 @@ export interface SessionEvent {
  *
  * @publicApi
  */
-export interface SessionStreamMarker {
-  v: 1;
-  type: 'replay_complete' | 'state_resync_required';
-  data: Record<string, unknown>;
-  _meta: { serverTimestamp: number };
-}
+export type SessionStreamMarker = {
+  [T in keyof SessionStreamMarkerData]: { v: 1; type: T; data: SessionStreamMarkerData[T]; _meta: { serverTimestamp: number } };
+}[keyof SessionStreamMarkerData];

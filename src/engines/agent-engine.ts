@@ -12,7 +12,13 @@ export type EngineUpdate = (
   | { kind: 'thought'; text: string }
   | { kind: 'tool_call'; toolCallId: string; title: string; status?: string; rawInput?: unknown }
   | { kind: 'tool_call_update'; toolCallId: string; status?: string; output?: string }
-) & { wire?: Record<string, unknown> };
+) & { wire?: EngineUpdateWire };
+
+/** The ACP update as the agent sent it: its kind, and whatever else it carries. */
+export interface EngineUpdateWire {
+  sessionUpdate: string;
+  [field: string]: unknown;
+}
 
 /**
  * What the Session hands an engine for one prompt.

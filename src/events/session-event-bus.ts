@@ -4,7 +4,13 @@ import { RuntimeSettings } from '../runtime/runtime-settings.js';
 import { randomUUID } from 'node:crypto';
 import { Observable, Subject, concat, defer, from, map, of } from 'rxjs';
 import { Clock } from '../common/clock.js';
-import type { SessionEvent, SessionEventType, SessionStreamMarker } from '../common/session-event.js';
+import type {
+  SessionEvent,
+  SessionEventData,
+  SessionEventKind,
+  SessionStreamMarker,
+  SessionStreamMarkerData,
+} from '../common/session-event.js';
 import { planResume } from './resume-plan.js';
 
 /** Events kept per session for `Last-Event-ID` replay. */
@@ -49,21 +55,22 @@ export class SessionEventBus implements BeforeApplicationShutdown {
     @Optional() private readonly settings?: RuntimeSettings,
   ) {}
 
-  publish(
+  publish<T extends SessionEventKind>(
     sessionId: string,
-    type: SessionEventType,
-    fields: { promptId?: string; data?: unknown; originatorClientId?: string } = {},
+    type: T,
+    fields: { promptId?: string; data: SessionEventData[T]; originatorClientId?: string },
   ): SessionEvent {
     const stream = this.stream(sessionId);
-    const event: SessionEvent = {
+    // TypeScript cannot pair a generic `type` with its `data` inside the union; the signature does.
+    const event = {
       id: stream.nextId++,
       v: 1,
       type,
       ...(fields.promptId !== undefined && { promptId: fields.promptId }),
-      data: fields.data ?? {},
+      data: fields.data,
       ...(fields.originatorClientId !== undefined && { originatorClientId: fields.originatorClientId }),
       _meta: { serverTimestamp: this.clock.now() },
-    };
+    } as SessionEvent;
     stream.ring.push(event);
     if (stream.ring.length > EVENT_RING_SIZE) stream.ring.shift();
     stream.subject.next(event);
@@ -161,8 +168,8 @@ export class SessionEventBus implements BeforeApplicationShutdown {
     this.streams.delete(sessionId);
   }
 
-  private marker(sseId: number, type: SessionStreamMarker['type'], data: Record<string, unknown>): StreamFrame {
-    return { sseId, frame: { v: 1, type, data, _meta: { serverTimestamp: this.clock.now() } } };
+  private marker<T extends keyof SessionStreamMarkerData>(sseId: number, type: T, data: SessionStreamMarkerData[T]): StreamFrame {
+    return { sseId, frame: { v: 1, type, data, _meta: { serverTimestamp: this.clock.now() } } as SessionStreamMarker };
   }
 
   private stream(sessionId: string): SessionStream {

@@ -25,7 +25,14 @@ export { PromptLedger } from '../ledger/prompt-ledger.js';
 export { LedgerTranscriptScanService } from '../ledger/ledger-transcript-scan.service.js';
 export type { LedgerRecord, LedgerInFlightRecord, LedgerTerminalRecord, LedgerTerminalState } from '../ledger/ledger-record.js';
 export { SessionEventBus, type StreamFrame } from '../events/session-event-bus.js';
-export type { SessionEvent, SessionEventType, SessionStreamMarker } from '../common/session-event.js';
+export type {
+  SessionEvent,
+  SessionEventData,
+  SessionEventKind,
+  SessionEventType,
+  SessionStreamMarker,
+  SessionStreamMarkerData,
+} from '../common/session-event.js';
 export {
   AgentEngine,
   type EngineSession,

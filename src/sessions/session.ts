@@ -6,6 +6,10 @@ import type { SessionEventBus } from '../events/session-event-bus.js';
 import type { ChatRecordingService } from '../transcript/chat-recording.service.js';
 import type { SessionPrompt } from '../bridge/session-runner.js';
 import type { TurnOutcome } from '../common/turn-outcome.js';
+import type { SessionEventData } from '../common/session-event.js';
+
+/** An ACP session update as the stream carries it. */
+type WireUpdate = SessionEventData['session_update']['update'];
 import { TurnTranscriptWriter } from './turn-transcript-writer.js';
 import type { Workspace } from './workspace.js';
 import { sessionUpdate } from '../bridge/turn-events.js';
@@ -18,7 +22,7 @@ export interface SessionDependencies {
 }
 
 /** The ACP `session/update` shape of an engine update, for SSE subscribers. */
-function toWireUpdate(update: EngineUpdate): Record<string, unknown> {
+function toWireUpdate(update: EngineUpdate): WireUpdate {
   switch (update.kind) {
     case 'message':
       return { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: update.text } };
