@@ -7,15 +7,13 @@ import { ApiOkResponse, ApiTags, ApiHeader, ApiOperation, ApiProduces } from '..
 import { randomUUID } from 'node:crypto';
 import { concat, finalize, map, of, type Observable } from 'rxjs';
 import { ClientIdGuard } from '../client-id/client-id.guard.js';
-import { RuntimeSettings } from '../runtime/runtime-settings.js';
+import { RuntimeSettings, SSE_HEARTBEAT_MS } from '../runtime/runtime-settings.js';
 import { SessionEventBus } from './session-event-bus.js';
 import { parseLastEventId } from './last-event-id.js';
 import { withHeartbeat } from './with-heartbeat.js';
 
 /** Reconnection delay advertised to EventSource clients. */
 const RETRY_MS = 3000;
-/** A comment this often keeps proxies from cutting an idle stream (SPEC §19). */
-export const SSE_HEARTBEAT_MS = 15_000;
 
 const STREAM_DESCRIPTION = [
   "text/event-stream. Headers `X-Qwen-Event-Epoch` (this session's epoch) and `X-Qwen-SSE-Stream-Id` (a UUID per stream).",

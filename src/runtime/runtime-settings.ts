@@ -6,6 +6,9 @@ import { workspaceKey } from '../transcript/chat-recording.service.js';
 import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
 import type { RuntimeModuleOptions } from './runtime.module-definition.js';
 
+/** A comment this often keeps proxies from cutting an idle SSE stream (SPEC §19). */
+export const SSE_HEARTBEAT_MS = 15_000;
+
 /**
  * The runtime's effective configuration: {@link RuntimeModuleOptions} with
  * every default applied. Injectable, so a host can report what is in force
@@ -42,7 +45,7 @@ export class RuntimeSettings {
     this.maxSessions = options.maxSessions ?? 1_000;
     this.maxSseStreams = options.maxSseStreams ?? 1_000;
     this.maxSseStreamsPerSession = options.maxSseStreamsPerSession ?? 16;
-    this.sseHeartbeatMs = options.sseHeartbeatMs ?? 15_000;
+    this.sseHeartbeatMs = options.sseHeartbeatMs ?? SSE_HEARTBEAT_MS;
     this.maxPromptChars = options.maxPromptChars ?? 1024 * 1024;
     this.maxTranscriptBytes = options.maxTranscriptBytes ?? TRANSCRIPT_SCAN_LIMITS.maxSnapshotBytes;
     this.idempotency = {
