@@ -26,7 +26,11 @@ describe('the SSRF refusal', () => {
       expect(message).toContain(flagOf(setting));
       expect(message).toContain('webhooks.allow');
       // The 400 body carries it as the reason.
-      expect((await refusal(url)).toApiError().getResponse()).toMatchObject({ code: 'webhook_url_forbidden', reason: message });
+      expect((await refusal(url)).toApiError().getResponse()).toMatchObject({
+        code: 'webhook_url_forbidden',
+        reason: message,
+        error: `The webhook URL was refused: ${message}`,
+      });
     }
   });
 

@@ -13,7 +13,8 @@ export interface CheckedTarget {
 export class ForbiddenWebhookUrl extends Error {
   override readonly name = 'ForbiddenWebhookUrl';
   toApiError() {
-    return apiError('webhook_url_forbidden', { reason: this.message });
+    // The message says why (an unresolvable host is not a malformed URL); `reason` carries the same for programs.
+    return apiError('webhook_url_forbidden', { reason: this.message }, { message: `The webhook URL was refused: ${this.message}` });
   }
 }
 
