@@ -223,8 +223,13 @@ describe('rewound prompts after the session leaves and comes back (SPEC §7, §1
   async function expectOnlyChainAnswered(rt: Runtime, sessionId: string, kept: string, rewound: string[], after: string): Promise<void> {
     for (const promptId of rewound) {
       await expect(rt.ledger.terminalOf(sessionId, promptId)).resolves.toBeUndefined();
+      await expect(rt.polls.getTurn(sessionId, promptId)).rejects.toMatchObject({ code: 'prompt_not_found' });
     }
     expect((await rt.ledger.settledPrompts(sessionId)).map((t) => t.promptId)).toEqual([kept, after]);
+    const listed = (await rt.polls.listTurns(sessionId, { limit: 50 })).turns.map((t) => ('promptId' in t ? t.promptId : undefined));
+    expect(listed).toEqual(expect.arrayContaining([kept, after]));
+    expect(listed).not.toEqual(expect.arrayContaining([rewound[0]]));
+    expect(listed).not.toEqual(expect.arrayContaining([rewound[1]]));
     await expect(rt.ledger.terminalOf(sessionId, after)).resolves.toMatchObject({ terminal: 'completed' });
   }
 
