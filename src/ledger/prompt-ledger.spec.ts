@@ -237,7 +237,10 @@ describe('rewound prompts after the session leaves and comes back (SPEC §7, §1
     const { rt, sessionId, kept, rewound, after } = await rewoundSession();
     await rt.sessions.close(sessionId);
     await rt.sessions.load(sessionId);
+    // The load read the rewinds: the polls' ledger answers below walk no transcript.
+    const walks = jest.spyOn(rt.recorder, 'rewindFacts');
     await expectOnlyChainAnswered(rt, sessionId, kept, rewound, after);
+    expect(walks).not.toHaveBeenCalled();
   });
 
   it('a restart over the same data dir, then resume: the rewound prompts stay unanswered', async () => {

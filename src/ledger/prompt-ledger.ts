@@ -160,6 +160,15 @@ export class PromptLedger implements OnModuleInit {
     file.rewound.add(promptId);
   }
 
+  /**
+   * Reads, as a session becomes live here (`load`, `resume`), which prompts
+   * earlier processes rewound, so that a poll's later ledger answer needs no
+   * walk of the transcript (a poll that comes first does the same read once).
+   */
+  async readRewinds(sessionId: string): Promise<void> {
+    await this.rewound(sessionId, await this.view(sessionId));
+  }
+
   // --- internals ---------------------------------------------------------------
 
   /**
