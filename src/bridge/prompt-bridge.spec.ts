@@ -101,6 +101,53 @@ describe('PromptBridge', () => {
     expect(active).toHaveBeenCalledTimes(2);
   });
 
+  it('a poll that shows new activity wakes the activity watchers, later and not inside the poll', async () => {
+    jest.useFakeTimers();
+    const b = bridge();
+    const { promptId } = b.admit('s', text('work'));
+    const run = dispatched[0]!.input;
+    const active = jest.fn();
+    b.watchActivity('s', active);
+    const started = b.getLive('s', promptId)!;
+    clock.time += 200;
+    run.onUpdate!({ kind: 'message', text: 'a' });
+    // The second is up; a plain poll reads first, before the watchers' timer fires.
+    clock.time += 800;
+    const shown = b.getLive('s', promptId)!;
+    expect(shown).not.toBe(started);
+    expect(shown).toMatchObject({ activity: { events: 1 } });
+    expect(active).not.toHaveBeenCalled();
+    jest.runAllTicks();
+    await Promise.resolve();
+    expect(active).toHaveBeenCalledTimes(1);
+    // The timer then finds nothing new to show: no second wake-up for the same activity.
+    jest.advanceTimersByTime(1_000);
+    expect(active).toHaveBeenCalledTimes(1);
+    expect(b.getLive('s', promptId)).toBe(shown);
+  });
+
+  it('a watcher added after an update no one watched wakes when that activity is shown', () => {
+    jest.useFakeTimers();
+    const b = bridge();
+    const { promptId } = b.admit('s', text('work'));
+    const run = dispatched[0]!.input;
+    b.getLive('s', promptId);
+    clock.time += 200;
+    run.onUpdate!({ kind: 'message', text: 'a' });
+    expect(jest.getTimerCount()).toBe(0);
+    clock.time += 300;
+    const active = jest.fn();
+    b.watchActivity('s', active);
+    expect(active).not.toHaveBeenCalled();
+    clock.time += 499;
+    jest.advanceTimersByTime(499);
+    expect(active).not.toHaveBeenCalled();
+    clock.time += 1;
+    jest.advanceTimersByTime(1);
+    expect(active).toHaveBeenCalledTimes(1);
+    expect(b.getLive('s', promptId)).toMatchObject({ activity: { events: 1 } });
+  });
+
   it('runs prompts one at a time in FIFO order', async () => {
     const b = bridge();
     const ids = ['a', 'b', 'c'].map((t) => b.admit('s', text(t)).promptId);

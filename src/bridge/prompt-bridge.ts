@@ -294,7 +294,12 @@ export class PromptBridge extends BridgeOverlayProvider {
   }
 
   override watchActivity(sessionId: string, listener: () => void): () => void {
-    return this.activityWatchers.add(sessionId, listener);
+    const stop = this.activityWatchers.add(sessionId, listener);
+    // Updates that came while no one watched armed no timer: the new watcher wakes when they are shown.
+    for (const entry of this.queues.get(sessionId)?.pending() ?? []) {
+      if (entry.counter && !entry.published) this.armActivity(sessionId, entry);
+    }
+    return stop;
   }
 
   /** Observes every prompt's admission, start and terminal, in every session (synchronously, as they happen). */
@@ -308,7 +313,11 @@ export class PromptBridge extends BridgeOverlayProvider {
   /** The live status of an entry, reused until it starts or its activity is refreshed (so its bytes are serialized once). */
   private liveOf(sessionId: string, entry: LiveEntry): LiveTurnStatus | undefined {
     if (entry.published) return undefined;
-    if (entry.counter?.refresh(this.clock.now())) entry.status = undefined;
+    if (entry.counter?.refresh(this.clock.now())) {
+      entry.status = undefined;
+      // The poll showed new activity: the held requests that watch it re-read it — later, never inside this read.
+      queueMicrotask(() => this.activityWatchers.notify(sessionId));
+    }
     if (entry.status?.state !== (entry.startedAt === undefined ? 'queued' : 'running')) {
       entry.status = liveStatus(sessionId, { ...entry, activity: entry.counter?.shown });
     }
@@ -335,7 +344,12 @@ export class PromptBridge extends BridgeOverlayProvider {
       this.activityWatchers.notify(sessionId);
       return;
     }
-    const delay = counter.pendingIn(now);
+    this.armActivity(sessionId, entry);
+  }
+
+  /** One timer per prompt, while someone watches activity and some is not shown yet. */
+  private armActivity(sessionId: string, entry: LiveEntry): void {
+    const delay = entry.counter!.pendingIn(this.clock.now());
     if (delay === undefined || entry.activityTimer || !this.activityWatchers.has(sessionId)) return;
     entry.activityTimer = setTimeout(() => {
       entry.activityTimer = undefined;

@@ -2,7 +2,15 @@ import { appendFileSync, mkdtempSync, openSync, closeSync, writeFileSync, writeS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inFlightRecord, type LedgerTerminalRecord } from './ledger-record.js';
-import { danglingPrompts, latestByPrompt, LEDGER_TAIL_BYTES, readLedgerTail, recentTerminalsOf } from './ledger-tail.js';
+import {
+  danglingPrompts,
+  latestByPrompt,
+  LEDGER_TAIL_BYTES,
+  readLedgerTail,
+  recentTerminalsOf,
+  rewoundPrompts,
+  tailUuidsOf,
+} from './ledger-tail.js';
 
 const line = (record: object) => `${JSON.stringify(record)}\n`;
 const done = (promptId: string, at: number): LedgerTerminalRecord => ({
@@ -57,5 +65,34 @@ describe('the ledger tail', () => {
     expect(terminals).toHaveLength(64);
     expect(terminals[0]!.promptId).toBe('p36');
     expect(terminals.at(-1)!.promptId).toBe('p99');
+  });
+});
+
+describe('rewoundPrompts', () => {
+  // p1 and p4 on the chain; p2 a rewind's target; p3 admitted on the branch p2 began; q cancelled while queued; lost never settled.
+  const records = [
+    inFlightRecord('p1', 1),
+    done('p1', 2),
+    inFlightRecord('p2', 3, 'u-p1'),
+    done('p2', 4),
+    inFlightRecord('p3', 5, 'u-p2'),
+    done('p3', 6),
+    inFlightRecord('q', 7, 'u-rewind'),
+    inFlightRecord('p4', 8, 'u-rewind'),
+    done('p4', 9),
+    inFlightRecord('lost', 10, 'u-p4'),
+  ];
+  const facts = { onChain: new Set(['u-p1', 'u-rewind', 'u-p4']), prompts: new Set(['p1', 'p4']), rewindTargets: new Set(['p2']) };
+
+  it('a rewind target and a prompt admitted after a record the chain left are rewound; nothing else is', () => {
+    expect([...rewoundPrompts(records, facts)]).toEqual(['p2', 'p3']);
+  });
+
+  it('a prompt on the chain is never rewound, whatever its tail', () => {
+    expect(rewoundPrompts(records, { ...facts, prompts: new Set(['p1', 'p2', 'p3', 'p4']) }).size).toBe(0);
+  });
+
+  it('asks the chain about each in-flight tail once', () => {
+    expect([...tailUuidsOf(records)]).toEqual(['u-p1', 'u-p2', 'u-rewind', 'u-p4']);
   });
 });

@@ -75,3 +75,39 @@ export function latestByPrompt(records: readonly LedgerRecord[]): Map<string, Le
 export function danglingPrompts(latest: ReadonlyMap<string, LedgerRecord>): LedgerInFlightRecord[] {
   return [...latest.values()].filter((record): record is LedgerInFlightRecord => !isTerminalRecord(record));
 }
+
+/** What the transcript's active chain says, as {@link rewoundPrompts} needs it. */
+export interface ChainFacts {
+  /** Which of the asked record uuids (the in-flight records' `tailUuid`) are on the chain. */
+  onChain: ReadonlySet<string>;
+  /** Prompts with a `user` record on the chain. */
+  prompts: ReadonlySet<string>;
+  /** Prompts the chain's `system/rewind` records went back to. */
+  rewindTargets: ReadonlySet<string>;
+}
+
+/**
+ * The ledger's prompts a rewind took off the active chain, as the transcript
+ * says after a restart: not on the chain, and either a rewind's target or
+ * admitted after a record the chain no longer holds (the chain's head at
+ * admission, so a prompt admitted on a branch later left). A prompt that
+ * never reached the transcript (cancelled while queued, lost) keeps its answer.
+ */
+export function rewoundPrompts(records: readonly LedgerRecord[], facts: ChainFacts): Set<string> {
+  const rewound = new Set<string>();
+  for (const record of records) {
+    if (facts.prompts.has(record.promptId)) continue;
+    const tailUuid = isTerminalRecord(record) ? undefined : record.tailUuid;
+    if (facts.rewindTargets.has(record.promptId) || (tailUuid !== undefined && !facts.onChain.has(tailUuid))) {
+      rewound.add(record.promptId);
+    }
+  }
+  return rewound;
+}
+
+/** The `tailUuid`s of the in-flight records: what {@link rewoundPrompts} asks the chain about. */
+export function tailUuidsOf(records: readonly LedgerRecord[]): Set<string> {
+  const uuids = new Set<string>();
+  for (const record of records) if (!isTerminalRecord(record) && record.tailUuid !== undefined) uuids.add(record.tailUuid);
+  return uuids;
+}

@@ -15,7 +15,7 @@ import {
   type LedgerRecord,
   type LedgerTerminalRecord,
 } from './ledger-record.js';
-import { danglingPrompts, latestByPrompt, readLedgerTail, recentTerminalsOf } from './ledger-tail.js';
+import { danglingPrompts, latestByPrompt, readLedgerTail, recentTerminalsOf, rewoundPrompts, tailUuidsOf } from './ledger-tail.js';
 
 /** The ledger's name beside the transcript: `<sessionId>.ledger.jsonl`. */
 export const LEDGER_SUFFIX = '.ledger.jsonl';
@@ -38,8 +38,10 @@ interface LedgerFile {
   tail: Promise<void>;
   /** Appends written so far: a parsed tail is current while this has not moved (this process is the ledger's one writer). */
   version: number;
-  /** Prompts a rewind took off the active chain: the ledger no longer answers for them (in this process). */
+  /** Prompts a rewind took off the active chain: the ledger no longer answers for them. */
   rewound: Set<string>;
+  /** The rewinds of earlier processes, read once from the transcript when the session became live here. */
+  rebuilt?: Promise<void>;
 }
 
 /**
@@ -110,17 +112,18 @@ export class PromptLedger implements OnModuleInit {
    * the exact route answers from, for a list of turns to merge in (SPEC §20).
    */
   async settledPrompts(sessionId: string): Promise<LedgerTerminalRecord[]> {
-    const rewound = this.files.get(sessionId)?.rewound;
-    const { latest } = await this.view(sessionId);
-    return [...latest.values()].filter(
-      (record): record is LedgerTerminalRecord => isTerminalRecord(record) && !rewound?.has(record.promptId),
+    const view = await this.view(sessionId);
+    const rewound = await this.rewound(sessionId, view);
+    return [...view.latest.values()].filter(
+      (record): record is LedgerTerminalRecord => isTerminalRecord(record) && !rewound.has(record.promptId),
     );
   }
 
   /** The latest terminal record of a prompt within the ledger's tail (not one a rewind took off the chain). */
   async terminalOf(sessionId: string, promptId: string): Promise<LedgerTerminalRecord | undefined> {
-    if (this.files.get(sessionId)?.rewound.has(promptId)) return undefined;
-    const record = (await this.view(sessionId)).latest.get(promptId);
+    const view = await this.view(sessionId);
+    if ((await this.rewound(sessionId, view)).has(promptId)) return undefined;
+    const record = view.latest.get(promptId);
     return record && isTerminalRecord(record) ? record : undefined;
   }
 
@@ -157,7 +160,37 @@ export class PromptLedger implements OnModuleInit {
     file.rewound.add(promptId);
   }
 
+  /**
+   * Reads, as a session becomes live here (`load`, `resume`), which prompts
+   * earlier processes rewound, so that a poll's later ledger answer needs no
+   * walk of the transcript (a poll that comes first does the same read once).
+   */
+  async readRewinds(sessionId: string): Promise<void> {
+    await this.rewound(sessionId, await this.view(sessionId));
+  }
+
   // --- internals ---------------------------------------------------------------
+
+  /**
+   * The rewound prompts: those of this process's rewinds, and — read once per
+   * live session, so a repeated poll costs no I/O — those the transcript's
+   * active chain says earlier processes rewound (a failed read rebuilds none).
+   */
+  private async rewound(sessionId: string, view: LedgerView): Promise<ReadonlySet<string>> {
+    const file = this.file(sessionId);
+    if (!file) return new Set();
+    if (view.records.length > 0) {
+      file.rebuilt ??= this.recorder.rewindFacts(sessionId, tailUuidsOf(view.records)).then(
+        (facts) => {
+          if (facts) for (const promptId of rewoundPrompts(view.records, facts)) file.rewound.add(promptId);
+        },
+        (error: unknown) =>
+          this.logger.warn(`ledger could not read the rewinds of session ${sessionId}: ${(error as Error)?.name ?? 'error'}`),
+      );
+      await file.rebuilt;
+    }
+    return file.rewound;
+  }
 
   private record(transition: TurnTransition): void {
     const { sessionId, promptId, status } = transition;

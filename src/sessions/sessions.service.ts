@@ -82,6 +82,7 @@ export class SessionsService implements OnApplicationShutdown {
    */
   async load(sessionId: string): Promise<RestoredSession & { promptTerminals?: LedgerTerminalRecord[] }> {
     const { session, attached } = await this.restore(sessionId);
+    if (!attached) await this.ledger.readRewinds(session.id);
     // A load that made the session live settles the prompts a crash left in flight (SPEC §18);
     // every load answers the ledger's recent terminals.
     const promptTerminals = attached
@@ -93,6 +94,7 @@ export class SessionsService implements OnApplicationShutdown {
   /** `POST /session/:id/resume`: the load without the prompt ledger's terminals and reconciliation. */
   async resume(sessionId: string): Promise<RestoredSession> {
     const { session, attached } = await this.restore(sessionId);
+    if (!attached) await this.ledger.readRewinds(session.id);
     return this.describeRestored(session, attached);
   }
 

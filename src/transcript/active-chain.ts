@@ -1,5 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
-import { isTurnResult, parseRecord, type TranscriptRecord } from './transcript-record.js';
+import { isTurnResult, parseRecord, REWIND_SUBTYPE, type TranscriptRecord } from './transcript-record.js';
 import { jsonTextBytes, type SnapshotLine } from './snapshot-line.js';
 import { ExpectedUuid } from './expected-uuid.js';
 import { LineTooLargeError } from './transcript-errors.js';
@@ -7,6 +7,8 @@ import type { TranscriptSnapshot } from './transcript-snapshot.js';
 
 /** Bytes every `user` record holds, so other lines are not parsed. */
 const USER_TYPE = Buffer.from('"type":"user"');
+/** Bytes every `system/rewind` record holds. */
+const REWIND_BYTES = Buffer.from(`"subtype":"${REWIND_SUBTYPE}"`);
 
 export interface PageLimits {
   records: number;
@@ -126,6 +128,31 @@ export class ActiveChain {
       if (expected.pastRoot) break;
     }
     return prompts.reverse();
+  }
+
+  /**
+   * What the chain says of the given record uuids and of rewinds, in one
+   * backward walk: which of `uuids` are on it, the prompts of its `user`
+   * records, and the prompts its `system/rewind` records went back to. Holds
+   * one small entry per prompt or asked uuid, never a record.
+   */
+  async rewindFacts(
+    uuids: ReadonlySet<string>,
+    maxLineBytes: number,
+  ): Promise<{ onChain: Set<string>; prompts: Set<string>; rewindTargets: Set<string> }> {
+    const facts = { onChain: new Set<string>(), prompts: new Set<string>(), rewindTargets: new Set<string>() };
+    const expected = ExpectedUuid.of(undefined);
+    for await (const line of this.snapshot.linesBefore(this.snapshot.size, maxLineBytes, true)) {
+      if (!line.follow(expected)) continue;
+      const uuid = uuids.size > 0 ? line.links()?.uuid : undefined;
+      if (uuid !== undefined && uuids.has(uuid)) facts.onChain.add(uuid);
+      const record = line.includes(USER_TYPE) || line.includes(REWIND_BYTES) ? line.record : undefined;
+      if (record?.type === 'user' && typeof record.promptId === 'string') facts.prompts.add(record.promptId);
+      const target = record?.type === 'system' && record.subtype === REWIND_SUBTYPE ? record.systemPayload?.promptId : undefined;
+      if (typeof target === 'string') facts.rewindTargets.add(target);
+      if (expected.pastRoot) break;
+    }
+    return facts;
   }
 
   /** The uuid of the last record that parses within the last `withinBytes`: where appends continue. */

@@ -208,6 +208,14 @@ export class ChatRecordingService implements OnApplicationShutdown {
     return (await this.withChain(sessionId, transcript.appender.path, (chain) => chain.userPrompts(CHAIN_PAGE_BYTES))) ?? [];
   }
 
+  /** What the live session's active chain says of `uuids` and of rewinds (see {@link ActiveChain.rewindFacts}); none without a transcript. */
+  async rewindFacts(sessionId: string, uuids: ReadonlySet<string>): Promise<Awaited<ReturnType<ActiveChain['rewindFacts']>> | undefined> {
+    const transcript = this.open.get(sessionId);
+    if (!transcript) return undefined;
+    await this.flush(sessionId);
+    return this.withChain(sessionId, transcript.appender.path, (chain) => chain.rewindFacts(uuids, CHAIN_PAGE_BYTES));
+  }
+
   /** Writes a new session's transcript from the source's active chain (see {@link ActiveChain.copyTo}), and records it. */
   async fork(sourceId: string, targetId: string, workspace: string): Promise<void> {
     const source = this.open.get(sourceId);
