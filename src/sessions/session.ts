@@ -6,37 +6,16 @@ import type { SessionEventBus } from '../events/session-event-bus.js';
 import type { ChatRecordingService } from '../transcript/chat-recording.service.js';
 import type { SessionPrompt } from '../bridge/session-runner.js';
 import type { TurnOutcome } from '../common/turn-outcome.js';
-import type { SessionEventData } from '../common/session-event.js';
-
-/** An ACP session update as the stream carries it. */
-type WireUpdate = SessionEventData['session_update']['update'];
 import { TurnTranscriptWriter } from './turn-transcript-writer.js';
 import type { Workspace } from './workspace.js';
 import { sessionUpdate } from '../bridge/turn-events.js';
+import { streamedUpdate } from './streamed-update.js';
 
 export interface SessionDependencies {
   engine: AgentEngine;
   recorder: ChatRecordingService;
   events: SessionEventBus;
   clock: Clock;
-}
-
-/** The ACP `session/update` shape of an engine update, for SSE subscribers. */
-function toWireUpdate(update: EngineUpdate): WireUpdate {
-  switch (update.kind) {
-    case 'message':
-      return { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: update.text } };
-    case 'thought':
-      return { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: update.text } };
-    case 'tool_call':
-      return { sessionUpdate: 'tool_call', toolCallId: update.toolCallId, title: update.title, status: update.status };
-    case 'tool_call_update':
-      return { sessionUpdate: 'tool_call_update', toolCallId: update.toolCallId, status: update.status };
-    default: {
-      const exhaustive: never = update;
-      return exhaustive;
-    }
-  }
 }
 
 /**
@@ -99,7 +78,7 @@ export class Session {
       transcript.update(update);
       events.publish(this.id, 'session_update', {
         promptId,
-        data: sessionUpdate(this.id, update.wire ?? toWireUpdate(update)),
+        data: sessionUpdate(this.id, streamedUpdate(update)),
         originatorClientId,
       });
     };
