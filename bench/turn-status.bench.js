@@ -405,6 +405,7 @@ async function benchOperations(httpAdapter) {
  * on one adapter: `/health` and the settled exact and `current` polls, each
  * in ROUNDS rounds, as new ÷ old req/s (median). Request log off, as above.
  */
+const MISSING_PROMPT = randomUUID();
 async function benchAgainstRef(httpAdapter, root) {
   const start = async (bin) => {
     const daemon = await daemonWithSettledPrompt([bin], httpAdapter, { TURNS_LOG: 'warn' });
@@ -413,6 +414,8 @@ async function benchAgainstRef(httpAdapter, root) {
       health: daemon.at('/health'),
       exact: daemon.exact,
       current: daemon.at(`/session/${daemon.sessionId}/turns/current`),
+      // A repeated miss (404) of one unknown prompt: the transcript unchanged, the prompt ledger (if any) consulted.
+      repeatedMiss: daemon.at(`/session/${daemon.sessionId}/turns/${MISSING_PROMPT}`),
     };
   };
   const daemons = [];
@@ -420,7 +423,7 @@ async function benchAgainstRef(httpAdapter, root) {
     daemons.push(await start(join(root, 'dist/daemon/bin.js')), await start('dist/daemon/bin.js'));
     const [old, mine] = daemons;
     const ratios = {};
-    for (const key of ['health', 'exact', 'current']) {
+    for (const key of ['health', 'exact', 'current', 'repeatedMiss']) {
       const list = [];
       for (let round = 0; round < ROUNDS; round += 1) {
         await sleep(300);
@@ -533,7 +536,7 @@ async function againstRef() {
   const root = buildRef(BASELINE_REF);
   if (!root) return console.log(`\n(${BASELINE_REF} was not built: no git history for it here, or its build failed)`);
   try {
-    const row = (r) => ['health', 'exact', 'current'].map((key) => `${key} ${r[key].toFixed(3)}`).join(', ');
+    const row = (r) => ['health', 'exact', 'current', 'repeatedMiss'].map((key) => `${key} ${r[key].toFixed(3)}`).join(', ');
     const rows = {};
     for (const adapter of ['express', 'fastify']) rows[adapter] = await benchAgainstRef(adapter, root);
     console.log(
