@@ -1,6 +1,6 @@
 // Lint, and the package's layering: each layer (an `exports` subpath) may
 // import only the layers above it —
-//   root (turns, client-id, common, telemetry) → client → runtime (with idempotency/, webhooks/) → acp → cluster → daemon
+//   root (turns, client-id, common, errors, validation, wire, http, telemetry) → client → runtime (with idempotency/, webhooks/) → acp → cluster → daemon
 // (webhooks/verify, the Nest-free receiver, takes only types from the root),
 // (metrics and logging sit under the daemon, which alone mounts them), and the
 // root loads no agent SDK, no HTTP platform, no prom-client, pino or OpenTelemetry.
@@ -24,7 +24,17 @@ const RUNTIME_FOLDERS = ['runtime', 'bridge', 'sessions', 'transcript', 'ledger'
 const LAYERS = [
   {
     name: 'root',
-    files: ['src/index.ts', 'src/turns/**/*.ts', 'src/client-id/**/*.ts', 'src/common/**/*.ts', 'src/telemetry/**/*.ts'],
+    files: [
+      'src/index.ts',
+      'src/turns/**/*.ts',
+      'src/client-id/**/*.ts',
+      'src/common/**/*.ts',
+      'src/errors/**/*.ts',
+      'src/validation/**/*.ts',
+      'src/wire/**/*.ts',
+      'src/http/**/*.ts',
+      'src/telemetry/**/*.ts',
+    ],
     folders: folders(...RUNTIME_FOLDERS, 'acp', 'cluster', 'daemon', 'client', 'status', 'metrics', 'logging', 'testing'),
     packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES, ...OPERATIONS_PACKAGES, ...TRACING_PACKAGES],
   },
@@ -44,7 +54,7 @@ const LAYERS = [
       ...PLATFORMS,
       ...CLUSTER_PACKAGES,
     ],
-    typesOnly: '(^|/)(turns|common)/',
+    typesOnly: '(^|/)(turns|common|wire)/',
   },
   {
     name: 'runtime',
@@ -75,7 +85,7 @@ const LAYERS = [
       ...OPERATIONS_PACKAGES,
       ...TRACING_PACKAGES,
     ],
-    typesOnly: '(^|/)(turns|common)/',
+    typesOnly: '(^|/)(turns|common|wire)/',
   },
   {
     name: 'acp',

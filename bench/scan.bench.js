@@ -37,7 +37,7 @@ async function scannerOf(root, turns = [[2_000, 200]]) {
   const { ChatRecordingService } = await load('transcript/chat-recording.service.js');
   const { JsonlTranscriptScanService } = await load('transcript/jsonl-transcript-scan.service.js');
   const { SystemClock } = await load('common/clock.js');
-  const { TRANSCRIPT_SCAN_LIMITS } = await load('common/limits.js');
+  const { TRANSCRIPT_SCAN_LIMITS } = await load('turns/rules/limits.js');
   const limits = { ...TRANSCRIPT_SCAN_LIMITS, maxSnapshotBytes: 512 * 1024 * 1024 };
   const dataDir = mkdtempSync(join(tmpdir(), 'turns-scan-'));
   temporary.push(dataDir);

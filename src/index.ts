@@ -25,7 +25,7 @@ export {
   ErrorTurnStatusDto,
   TurnErrorDto,
 } from './turns/turn-status.dto.js';
-export { TURN_STATES, TERMINAL_TURN_STATES, isTerminalState, type TurnState, type TerminalTurnState } from './common/turn-state.js';
+export { TURN_STATES, TERMINAL_TURN_STATES, isTerminalState, type TurnState, type TerminalTurnState } from './turns/rules/turn-state.js';
 export {
   isLiveStatus,
   isSettledStatus,
@@ -47,15 +47,21 @@ export { ClientId } from './client-id/client-id.decorator.js';
 export { ClientIdOptions, DEFAULT_CLIENT_ID_HEADER } from './client-id/client-id-options.js';
 export { SessionClientLookup } from './client-id/session-client-lookup.js';
 
-export { ApiException } from './common/api-exception.js';
-export { ApiExceptionFilter } from './common/api-exception.filter.js';
-export { ErrorResponseDto } from './common/error-response.dto.js';
-export { ERROR_CATALOGUE, API_ERRORS, apiError, type ApiErrorCode, type ErrorCatalogueEntry } from './common/api-errors.js';
+export { ApiException } from './errors/api-exception.js';
+export { ApiExceptionFilter } from './errors/api-exception.filter.js';
+export { ErrorResponseDto } from './errors/error-response.dto.js';
+export { ERROR_CATALOGUE, API_ERRORS, apiError, type ApiErrorCode, type ErrorCatalogueEntry } from './errors/api-errors.js';
 export { Clock, SystemClock } from './common/clock.js';
-export { TURN_LIMITS, TERMINAL_OVERLAY_SIZE, TRANSCRIPT_SCAN_LIMITS, RESULT_TEXT_TRUNCATED, CLIENT_ID_PATTERN } from './common/limits.js';
-export { truncateCodeUnits } from './common/truncate-code-units.js';
-export { normalizeTurnError, type TurnError } from './common/normalize-turn-error.js';
-export { limitTurnFields, promptTextOf, type PromptBlock } from './common/turn-fields.js';
-export type { TurnOutcome } from './common/turn-outcome.js';
-export type { CreatedSession, AdmittedPrompt, PendingPrompt } from './common/wire-types.js';
-export type { SessionEvent, SessionEventData, SessionEventKind, SessionEventType } from './common/session-event.js';
+export {
+  TURN_LIMITS,
+  TERMINAL_OVERLAY_SIZE,
+  TRANSCRIPT_SCAN_LIMITS,
+  RESULT_TEXT_TRUNCATED,
+  CLIENT_ID_PATTERN,
+} from './turns/rules/limits.js';
+export { truncateCodeUnits } from './turns/rules/truncate-code-units.js';
+export { normalizeTurnError, type TurnError } from './turns/rules/normalize-turn-error.js';
+export { limitTurnFields, promptTextOf, type PromptBlock } from './turns/rules/turn-fields.js';
+export type { TurnOutcome } from './turns/rules/turn-outcome.js';
+export type { CreatedSession, AdmittedPrompt, PendingPrompt } from './wire/wire-types.js';
+export type { SessionEvent, SessionEventData, SessionEventKind, SessionEventType } from './wire/session-event.js';

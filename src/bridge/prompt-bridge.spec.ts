@@ -1,7 +1,7 @@
 import { ManualClock } from '../../test/support/manual-clock.js';
-import type { TurnOutcome } from '../common/turn-outcome.js';
+import type { TurnOutcome } from '../turns/rules/turn-outcome.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
-import type { SessionEventType } from '../common/session-event.js';
+import type { SessionEventType } from '../wire/session-event.js';
 import { effectiveDeadlineMs } from './bridge-options.js';
 import { PromptBridge } from './prompt-bridge.js';
 import { SessionRunner, type SessionPrompt } from './session-runner.js';

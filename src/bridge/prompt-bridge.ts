@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { promptQueueFull, promptTooLarge, sessionBusy, sessionNotFound } from '../common/api-errors.js';
+import { promptQueueFull, promptTooLarge, sessionBusy, sessionNotFound } from '../errors/api-errors.js';
 import { Clock } from '../common/clock.js';
-import { TERMINAL_OVERLAY_SIZE } from '../common/limits.js';
-import { limitPromptText, promptChars, promptTextOf, type PromptBlock } from '../common/turn-fields.js';
-import type { TurnOutcome } from '../common/turn-outcome.js';
-import type { AdmittedPrompt, PendingPrompt } from '../common/wire-types.js';
-import type { SessionEventData, SessionEventKind } from '../common/session-event.js';
+import { TERMINAL_OVERLAY_SIZE } from '../turns/rules/limits.js';
+import { limitPromptText, promptChars, promptTextOf, type PromptBlock } from '../turns/rules/turn-fields.js';
+import type { TurnOutcome } from '../turns/rules/turn-outcome.js';
+import type { AdmittedPrompt, PendingPrompt } from '../wire/wire-types.js';
+import type { SessionEventData, SessionEventKind } from '../wire/session-event.js';
 import type { AdmissionIdempotency } from '../idempotency/idempotency.interceptor.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { captureContext, endSpan, SpanKind, startSpan, tracingEnabled, withSpan, type TurnSpan } from '../telemetry/tracing.js';

@@ -1,4 +1,4 @@
-import type { PromptBlock } from '../common/turn-fields.js';
+import type { PromptBlock } from '../turns/rules/turn-fields.js';
 import type { TurnSpan } from '../telemetry/tracing.js';
 import type { LiveTurnStatus } from '../turns/turn-status.js';
 import type { RecordedIdempotency } from '../transcript/transcript-record.js';

@@ -1,8 +1,8 @@
-import type { AdmittedPrompt, PendingPrompt } from '../common/wire-types.js';
+import type { AdmittedPrompt, PendingPrompt } from '../wire/wire-types.js';
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '../common/swagger.js';
 import { plainToInstance } from 'class-transformer';
 import { ArrayNotEmpty, Equals, IsArray, IsInt, IsPositive, IsString, ValidateBy, validateSync } from 'class-validator';
-import { IsOmittable } from '../common/is-omittable.decorator.js';
+import { IsOmittable } from '../validation/is-omittable.decorator.js';
 
 /** A text block: `{type:"text", text}` (ACP's shape). */
 export class TextPromptBlockDto {

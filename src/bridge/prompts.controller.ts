@@ -1,13 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards, UseFilters, UsePipes } from '@nestjs/common';
-import { ApiExceptionFilter } from '../common/api-exception.filter.js';
-import { createValidationPipe } from '../common/validation.pipe.js';
+import { ApiExceptionFilter } from '../errors/api-exception.filter.js';
+import { createValidationPipe } from '../validation/validation.pipe.js';
 import { ApiAcceptedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags, ApiOperation } from '../common/swagger.js';
 import { ClientId } from '../client-id/client-id.decorator.js';
 import { ClientIdGuard } from '../client-id/client-id.guard.js';
-import type { PromptBlock } from '../common/turn-fields.js';
-import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
+import type { PromptBlock } from '../turns/rules/turn-fields.js';
+import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import { AdmittedPromptDto, PendingPromptsDto, PromptRequestDto, RemovedDto } from './prompt.dto.js';
-import type { AdmittedPrompt } from '../common/wire-types.js';
+import type { AdmittedPrompt } from '../wire/wire-types.js';
 import type { AdmissionIdempotency } from '../idempotency/idempotency.interceptor.js';
 import {
   AdmissionKey,

@@ -1,6 +1,6 @@
 import { SessionClientLookup } from '../client-id/session-client-lookup.js';
-import type { PromptBlock } from '../common/turn-fields.js';
-import type { TurnOutcome } from '../common/turn-outcome.js';
+import type { PromptBlock } from '../turns/rules/turn-fields.js';
+import type { TurnOutcome } from '../turns/rules/turn-outcome.js';
 import type { EngineUpdate } from '../engines/agent-engine.js';
 import type { RecordedIdempotency } from '../transcript/transcript-record.js';
 

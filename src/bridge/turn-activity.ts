@@ -1,5 +1,5 @@
-import { TURN_LIMITS } from '../common/limits.js';
-import { truncateCodeUnits } from '../common/truncate-code-units.js';
+import { TURN_LIMITS } from '../turns/rules/limits.js';
+import { truncateCodeUnits } from '../turns/rules/truncate-code-units.js';
 import type { TurnActivity } from '../turns/turn-status.js';
 
 /** The least time between two changes of a running turn's `activity` (and so of its ETag). */

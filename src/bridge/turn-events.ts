@@ -1,5 +1,5 @@
-import { limitPromptText } from '../common/turn-fields.js';
-import type { SessionEventData } from '../common/session-event.js';
+import { limitPromptText } from '../turns/rules/turn-fields.js';
+import type { SessionEventData } from '../wire/session-event.js';
 import type { SettledTurnStatus } from '../turns/turn-status.js';
 
 /** What an event of a prompt is made from. */

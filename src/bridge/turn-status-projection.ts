@@ -1,5 +1,5 @@
-import { limitTurnFields } from '../common/turn-fields.js';
-import type { TurnError } from '../common/normalize-turn-error.js';
+import { limitTurnFields } from '../turns/rules/turn-fields.js';
+import type { TurnError } from '../turns/rules/normalize-turn-error.js';
 import {
   compactStatus,
   type LiveTurnStatus,

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { clientIdRequired, malformedClientId, sessionNotFound, unregisteredClientId } from '../common/api-errors.js';
-import { CLIENT_ID_PATTERN } from '../common/limits.js';
+import { clientIdRequired, malformedClientId, sessionNotFound, unregisteredClientId } from '../errors/api-errors.js';
+import { CLIENT_ID_PATTERN } from '../turns/rules/limits.js';
 import { ClientIdOptions } from './client-id-options.js';
 import { SessionClientLookup } from './session-client-lookup.js';
 

@@ -24,9 +24,9 @@ export type {
   SettledTurnStatus,
   TurnPage,
 } from '../turns/turn-status.js';
-export type { TurnState } from '../common/turn-state.js';
-export type { TurnError } from '../common/normalize-turn-error.js';
-export type { PromptBlock } from '../common/turn-fields.js';
+export type { TurnState } from '../turns/rules/turn-state.js';
+export type { TurnError } from '../turns/rules/normalize-turn-error.js';
+export type { PromptBlock } from '../turns/rules/turn-fields.js';
 export type {
   SessionEvent,
   SessionEventData,
@@ -34,5 +34,5 @@ export type {
   SessionEventType,
   SessionStreamMarker,
   SessionStreamMarkerData,
-} from '../common/session-event.js';
-export type { CreatedSession, AdmittedPrompt, PendingPrompt } from '../common/wire-types.js';
+} from '../wire/session-event.js';
+export type { CreatedSession, AdmittedPrompt, PendingPrompt } from '../wire/wire-types.js';

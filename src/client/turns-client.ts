@@ -1,7 +1,7 @@
-import type { SessionEvent, SessionStreamMarker } from '../common/session-event.js';
-import type { AdmittedPrompt, CreatedSession, PendingPrompt } from '../common/wire-types.js';
-import type { PromptBlock } from '../common/turn-fields.js';
-import type { TurnState } from '../common/turn-state.js';
+import type { SessionEvent, SessionStreamMarker } from '../wire/session-event.js';
+import type { AdmittedPrompt, CreatedSession, PendingPrompt } from '../wire/wire-types.js';
+import type { PromptBlock } from '../turns/rules/turn-fields.js';
+import type { TurnState } from '../turns/rules/turn-state.js';
 import type { SettledTurnStatus, TurnPage, TurnStatus } from '../turns/turn-status.js';
 import { TurnsApiError, TurnsConnectionError, TurnWaitTimeoutError, TurnWindowExpiredError } from './errors.js';
 import { SseParser } from './sse-parser.js';

@@ -1,11 +1,11 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { ApiException } from '../common/api-exception.js';
-import { clusterUnavailable } from '../common/api-errors.js';
-import { setRouteTemplate } from '../common/route-template.js';
-import { putInFront, type NextListener } from '../common/request-front.js';
-import { sendApiError } from '../common/send-api-error.js';
+import { ApiException } from '../errors/api-exception.js';
+import { clusterUnavailable } from '../errors/api-errors.js';
+import { setRouteTemplate } from '../http/route-template.js';
+import { putInFront, type NextListener } from '../http/request-front.js';
+import { sendApiError } from '../errors/send-api-error.js';
 import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
 import { ClusterNode } from './cluster-node.js';
 import { FORWARDED_BY_HEADER, NODE_HEADER } from './forward-headers.js';
@@ -13,7 +13,7 @@ import { LeaseDirectory, type Lease } from './lease-directory.js';
 import { OwnerCache } from './owner-cache.js';
 import { RedisSessionOwnership } from './redis-session-ownership.js';
 import { RequestForwarder } from './request-forwarder.js';
-import { isLoadRequest, sessionIdOf } from '../common/session-path.js';
+import { isLoadRequest, sessionIdOf } from '../http/session-path.js';
 
 /**
  * Decides, before the HTTP framework sees a request, whether this node

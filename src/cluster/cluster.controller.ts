@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '../common/swagger.js';
-import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
-import { clusterUnavailable } from '../common/api-errors.js';
+import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
+import { clusterUnavailable } from '../errors/api-errors.js';
 import { ClusterNode } from './cluster-node.js';
 import { ClusterNodesDto } from './cluster.dto.js';
 import { LeaseDirectory, type NodeRecord } from './lease-directory.js';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
-import { apiError, clusterUnavailable } from '../common/api-errors.js';
+import { apiError, clusterUnavailable } from '../errors/api-errors.js';
 import { SessionOwnership, type ClusterState } from '../sessions/session-ownership.js';
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';

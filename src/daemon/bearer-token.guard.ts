@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { apiError } from '../common/api-errors.js';
+import { apiError } from '../errors/api-errors.js';
 import { BearerToken } from './bearer-token.js';
 import { IS_PUBLIC } from './public.decorator.js';
 

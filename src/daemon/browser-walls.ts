@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, Server } from 'node:http';
-import type { ApiException } from '../common/api-exception.js';
-import { hostForbidden, originForbidden, unsupportedMediaType } from '../common/api-errors.js';
-import { putInFront } from '../common/request-front.js';
-import { sendApiError } from '../common/send-api-error.js';
+import type { ApiException } from '../errors/api-exception.js';
+import { hostForbidden, originForbidden, unsupportedMediaType } from '../errors/api-errors.js';
+import { putInFront } from '../http/request-front.js';
+import { sendApiError } from '../errors/send-api-error.js';
 import { DEFAULT_CLIENT_ID_HEADER } from '../client-id/client-id-options.js';
 import { isLoopback, type DaemonConfig } from './daemon-config.js';
 

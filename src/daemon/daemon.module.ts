@@ -1,7 +1,7 @@
 import { Module, type DynamicModule, type Provider, type Type } from '@nestjs/common';
 import { join } from 'node:path';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
-import { ApiExceptionFilter } from '../common/api-exception.filter.js';
+import { ApiExceptionFilter } from '../errors/api-exception.filter.js';
 import type { Clock } from '../common/clock.js';
 import type { AgentEngine } from '../engines/agent-engine.js';
 import type { AgentEngineProvider } from '../runtime/runtime.module-definition.js';

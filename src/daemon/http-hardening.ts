@@ -1,9 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { apiError } from '../common/api-errors.js';
-import type { ApiException } from '../common/api-exception.js';
-import { apiErrorHttpMessage } from '../common/send-api-error.js';
+import { apiError } from '../errors/api-errors.js';
+import type { ApiException } from '../errors/api-exception.js';
+import { apiErrorHttpMessage } from '../errors/send-api-error.js';
 import { BearerToken } from './bearer-token.js';
 import type { LoadedDaemonConfig } from './daemon-config.js';
 import { stripPrototypeKeys } from './prototype-keys.js';

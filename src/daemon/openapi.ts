@@ -1,9 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, getSchemaPath, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { ImagePromptBlockDto, PromptRequestDto, TextPromptBlockDto } from '../bridge/prompt.dto.js';
-import { ERROR_CATALOGUE, apiErrorExample, type ApiErrorCode, type ErrorCatalogueEntry } from '../common/api-errors.js';
+import { ERROR_CATALOGUE, apiErrorExample, type ApiErrorCode, type ErrorCatalogueEntry } from '../errors/api-errors.js';
 import { DEFAULT_CLIENT_ID_HEADER } from '../client-id/client-id-options.js';
-import { ErrorResponseDto } from '../common/error-response.dto.js';
+import { ErrorResponseDto } from '../errors/error-response.dto.js';
 import { CreateSessionDto, RewindDto } from '../sessions/session.dto.js';
 import { TurnWaitService } from '../turns/wait/turn-wait.service.js';
 import { applyValidationSchemas } from './validation-schema.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { NextListener } from '../common/request-front.js';
+import type { NextListener } from '../http/request-front.js';
 
 /**
  * Runs the requests pipelined on one connection one after the other: Node

@@ -1,9 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
-import type { ApiException } from '../common/api-exception.js';
-import { apiError } from '../common/api-errors.js';
-import { putInFront, type NextListener } from '../common/request-front.js';
-import { sendApiError } from '../common/send-api-error.js';
+import type { ApiException } from '../errors/api-exception.js';
+import { apiError } from '../errors/api-errors.js';
+import { putInFront, type NextListener } from '../http/request-front.js';
+import { sendApiError } from '../errors/send-api-error.js';
 import { inRequestOrder } from './pipelined-requests.js';
 import { controllerRoutes, RouteTable, type Route } from './route-table.js';
 

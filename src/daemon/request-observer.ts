@@ -1,9 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { putInFront } from '../common/request-front.js';
-import { setRouteTemplate, stampedRouteTemplate } from '../common/route-template.js';
-import { sessionIdOf } from '../common/session-path.js';
+import { putInFront } from '../http/request-front.js';
+import { setRouteTemplate, stampedRouteTemplate } from '../http/route-template.js';
+import { sessionIdOf } from '../http/session-path.js';
 import type { DaemonLogger } from '../logging/daemon-logger.js';
 import type { TurnsMetrics } from '../metrics/turns-metrics.js';
 import { tracingEnabled, withIncomingContext } from '../telemetry/tracing.js';

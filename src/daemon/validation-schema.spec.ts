@@ -1,6 +1,6 @@
 import { ArrayNotEmpty, Equals, IsArray, IsIn, IsInt, IsPositive, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { IsOmittable } from '../common/is-omittable.decorator.js';
+import { IsOmittable } from '../validation/is-omittable.decorator.js';
 import { applyValidationSchemas, validationSchema } from './validation-schema.js';
 
 class ExampleDto {

@@ -1,6 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { getMetadataStorage, type ValidationTypes } from 'class-validator';
-import { isPresent } from '../common/is-omittable.decorator.js';
+import { isPresent } from '../validation/is-omittable.decorator.js';
 
 type SchemaObject = Exclude<NonNullable<NonNullable<OpenAPIObject['components']>['schemas']>[string], { $ref: string }>;
 type Constraint = { name?: string; type: (typeof ValidationTypes)[keyof typeof ValidationTypes] | string; constraints?: unknown[] };

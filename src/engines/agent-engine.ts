@@ -1,4 +1,4 @@
-import type { PromptBlock } from '../common/turn-fields.js';
+import type { PromptBlock } from '../turns/rules/turn-fields.js';
 
 /**
  * One streamed piece of a turn, in the engine-neutral shape the Session

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { promptTextOf } from '../common/turn-fields.js';
+import { promptTextOf } from '../turns/rules/turn-fields.js';
 import { AgentEngine, type EngineSession, type EngineTurnRequest, type EngineTurnResult } from './agent-engine.js';
 
 /** Number of chunks the echo answer is streamed in. */

@@ -1,7 +1,7 @@
 import { Controller, Headers, Param, Res, Sse, UseGuards, type MessageEvent, UseFilters, UsePipes, Optional } from '@nestjs/common';
-import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
-import { ApiExceptionFilter } from '../common/api-exception.filter.js';
-import { createValidationPipe } from '../common/validation.pipe.js';
+import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
+import { ApiExceptionFilter } from '../errors/api-exception.filter.js';
+import { createValidationPipe } from '../validation/validation.pipe.js';
 import { HttpAdapterHost } from '@nestjs/core';
 import { ApiOkResponse, ApiTags, ApiHeader, ApiOperation, ApiProduces } from '../common/swagger.js';
 import { randomUUID } from 'node:crypto';

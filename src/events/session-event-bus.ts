@@ -1,5 +1,5 @@
 import { Injectable, Optional, type BeforeApplicationShutdown } from '@nestjs/common';
-import { tooManyStreams } from '../common/api-errors.js';
+import { tooManyStreams } from '../errors/api-errors.js';
 import { RuntimeSettings } from '../runtime/runtime-settings.js';
 import { randomUUID } from 'node:crypto';
 import { Observable, Subject, concat, defer, from, map, of } from 'rxjs';
@@ -10,7 +10,7 @@ import type {
   SessionEventKind,
   SessionStreamMarker,
   SessionStreamMarkerData,
-} from '../common/session-event.js';
+} from '../wire/session-event.js';
 import { planResume } from './resume-plan.js';
 
 /** Events kept per session for `Last-Event-ID` replay. */

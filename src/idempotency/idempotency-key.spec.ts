@@ -1,4 +1,4 @@
-import { ApiException } from '../common/api-exception.js';
+import { ApiException } from '../errors/api-exception.js';
 import { idempotencyScope, parseIdempotencyKey } from './idempotency-key.js';
 
 const codeOf = (fn: () => unknown) => {

@@ -1,4 +1,4 @@
-import { apiError } from '../common/api-errors.js';
+import { apiError } from '../errors/api-errors.js';
 
 /** 1–255 visible ASCII characters (SPEC §13). */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;

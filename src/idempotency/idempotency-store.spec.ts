@@ -1,4 +1,4 @@
-import { ApiException } from '../common/api-exception.js';
+import { ApiException } from '../errors/api-exception.js';
 import { ManualClock } from '../../test/support/manual-clock.js';
 import { IdempotencyStore } from './idempotency-store.js';
 

@@ -1,4 +1,4 @@
-import { apiError } from '../common/api-errors.js';
+import { apiError } from '../errors/api-errors.js';
 import type { Clock } from '../common/clock.js';
 
 /** The first answer to a key: its success status and body. */

@@ -2,7 +2,7 @@ import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
-import { apiError } from '../common/api-errors.js';
+import { apiError } from '../errors/api-errors.js';
 import type { TurnsMetrics } from './turns-metrics.js';
 
 /**

@@ -32,7 +32,7 @@ export type {
   SessionEventType,
   SessionStreamMarker,
   SessionStreamMarkerData,
-} from '../common/session-event.js';
+} from '../wire/session-event.js';
 export {
   AgentEngine,
   type EngineSession,

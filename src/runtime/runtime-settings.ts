@@ -1,4 +1,4 @@
-import { TERMINAL_OVERLAY_SIZE, TRANSCRIPT_SCAN_LIMITS } from '../common/limits.js';
+import { TERMINAL_OVERLAY_SIZE, TRANSCRIPT_SCAN_LIMITS } from '../turns/rules/limits.js';
 import { IDEMPOTENCY_DEFAULTS } from '../idempotency/idempotency-options.js';
 import type { IdempotencyLimits } from '../idempotency/idempotency-store.js';
 import type { Workspace } from '../sessions/workspace.js';

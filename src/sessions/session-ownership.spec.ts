@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { PromptBridge } from '../bridge/prompt-bridge.js';
-import type { SessionEvent } from '../common/session-event.js';
+import type { SessionEvent } from '../wire/session-event.js';
 import type { SessionEventBus } from '../events/session-event-bus.js';
 import type { ScriptedEngine } from '../testing/scripted-engine.js';
 import type { ChatRecordingService } from '../transcript/chat-recording.service.js';

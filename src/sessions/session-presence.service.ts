@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
-import { unregisteredClientId } from '../common/api-errors.js';
+import { unregisteredClientId } from '../errors/api-errors.js';
 import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { SessionRegistry } from './session-registry.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { SessionRunner, type SessionPrompt } from '../bridge/session-runner.js';
-import type { TurnOutcome } from '../common/turn-outcome.js';
+import type { TurnOutcome } from '../turns/rules/turn-outcome.js';
 import type { Session } from './session.js';
 
 interface LiveSession {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { promptNotFound } from '../common/api-errors.js';
+import { promptNotFound } from '../errors/api-errors.js';
 import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { ChatRecordingService } from '../transcript/chat-recording.service.js';

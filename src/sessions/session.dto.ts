@@ -1,9 +1,9 @@
-import type { BranchedSession, CreatedSession, RestoredSession } from '../common/wire-types.js';
+import type { BranchedSession, CreatedSession, RestoredSession } from '../wire/wire-types.js';
 import type { Heartbeat, SessionStatus } from './session-presence.service.js';
 import type { RewindResult, RewindSnapshot } from './session-rewind.service.js';
 import { ApiProperty, ApiPropertyOptional } from '../common/swagger.js';
 import { IsIn, IsString, MaxLength, MinLength } from 'class-validator';
-import { IsOmittable } from '../common/is-omittable.decorator.js';
+import { IsOmittable } from '../validation/is-omittable.decorator.js';
 
 export class CreateSessionDto {
   @ApiPropertyOptional({ description: 'Workspace directory; defaults to the primary workspace. Must be registered.' })

@@ -1,11 +1,11 @@
 import type { Clock } from '../common/clock.js';
-import { normalizeTurnError } from '../common/normalize-turn-error.js';
+import { normalizeTurnError } from '../turns/rules/normalize-turn-error.js';
 import type { AgentEngine, EngineSession, EngineUpdate } from '../engines/agent-engine.js';
 import { FinalAnswerAccumulator } from '../engines/final-answer-accumulator.js';
 import type { SessionEventBus } from '../events/session-event-bus.js';
 import type { ChatRecordingService } from '../transcript/chat-recording.service.js';
 import type { SessionPrompt } from '../bridge/session-runner.js';
-import type { TurnOutcome } from '../common/turn-outcome.js';
+import type { TurnOutcome } from '../turns/rules/turn-outcome.js';
 import { TurnTranscriptWriter } from './turn-transcript-writer.js';
 import type { Workspace } from './workspace.js';
 import { sessionUpdate } from '../bridge/turn-events.js';

@@ -1,11 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards, UseFilters, UsePipes } from '@nestjs/common';
-import { ApiExceptionFilter } from '../common/api-exception.filter.js';
-import { createValidationPipe } from '../common/validation.pipe.js';
+import { ApiExceptionFilter } from '../errors/api-exception.filter.js';
+import { createValidationPipe } from '../validation/validation.pipe.js';
 import { ApiOkResponse, ApiNoContentResponse, ApiTags, ApiOperation, ApiCreatedResponse } from '../common/swagger.js';
 import { ClientIdGuard } from '../client-id/client-id.guard.js';
 import { ClientId } from '../client-id/client-id.decorator.js';
-import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
-import { apiError } from '../common/api-errors.js';
+import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
+import { apiError } from '../errors/api-errors.js';
 import {
   BranchedSessionDto,
   BranchSessionDto,
@@ -21,7 +21,7 @@ import {
   RewoundDto,
   SessionStatusDto,
 } from './session.dto.js';
-import type { CreatedSession } from '../common/wire-types.js';
+import type { CreatedSession } from '../wire/wire-types.js';
 import { IDEMPOTENCY_ERRORS, IDEMPOTENT_REPLAYED_RESPONSE_HEADERS, IdempotentRoute } from '../idempotency/idempotent-route.decorator.js';
 import { SessionsService } from './sessions.service.js';
 import { SessionRewindService } from './session-rewind.service.js';

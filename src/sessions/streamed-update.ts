@@ -1,4 +1,4 @@
-import type { SessionEventData } from '../common/session-event.js';
+import type { SessionEventData } from '../wire/session-event.js';
 import type { EngineUpdate } from '../engines/agent-engine.js';
 
 /** An ACP session update as the event stream carries it. */

@@ -1,8 +1,8 @@
-import type { PromptBlock } from '../common/turn-fields.js';
+import type { PromptBlock } from '../turns/rules/turn-fields.js';
 import type { EngineUpdate } from '../engines/agent-engine.js';
 import type { ChatRecordingService } from '../transcript/chat-recording.service.js';
 import { TURN_RESULT_SUBTYPE, type MessagePart, type RecordedIdempotency } from '../transcript/transcript-record.js';
-import type { TurnOutcome } from '../common/turn-outcome.js';
+import type { TurnOutcome } from '../turns/rules/turn-outcome.js';
 import { buildTurnResultPayload, isValidTurnResultPayload } from '../transcript/turn-result-payload.js';
 
 /**

@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '../common/swagger.js';
-import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
-import { notReady } from '../common/api-errors.js';
+import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
+import { notReady } from '../errors/api-errors.js';
 import { Public } from '../daemon/public.decorator.js';
 import { DaemonStatusDto, ProbeDto } from './daemon-status.dto.js';
 import { DaemonStatusService } from './daemon-status.service.js';

@@ -1,8 +1,8 @@
 import { TerminalOverlay } from '../bridge/terminal-overlay.js';
 import { liveStatus, settledStatus, type AdmittedPromptView, type TerminalFields } from '../bridge/turn-status-projection.js';
 import { ACTIVITY_REFRESH_MS, TurnActivityCounter, type CountedUpdate } from '../bridge/turn-activity.js';
-import { TERMINAL_OVERLAY_SIZE } from '../common/limits.js';
-import type { TurnError } from '../common/normalize-turn-error.js';
+import { TERMINAL_OVERLAY_SIZE } from '../turns/rules/limits.js';
+import type { TurnError } from '../turns/rules/normalize-turn-error.js';
 import { BridgeOverlayProvider, type OverlayEntry } from '../turns/bridge-overlay.provider.js';
 import type { LiveTurnStatus, SettledTurnStatus } from '../turns/turn-status.js';
 

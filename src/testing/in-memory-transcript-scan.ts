@@ -1,5 +1,5 @@
-import type { ApiException } from '../common/api-exception.js';
-import { apiError, type ApiErrorCode } from '../common/api-errors.js';
+import type { ApiException } from '../errors/api-exception.js';
+import { apiError, type ApiErrorCode } from '../errors/api-errors.js';
 import { TranscriptScanService } from '../turns/transcript-scan.service.js';
 import type { SettledTurnStatus } from '../turns/turn-status.js';
 

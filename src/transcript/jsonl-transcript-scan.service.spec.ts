@@ -2,7 +2,7 @@ import { appendFileSync, renameSync, writeFileSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TRANSCRIPT_SCAN_LIMITS } from '../common/limits.js';
+import { TRANSCRIPT_SCAN_LIMITS } from '../turns/rules/limits.js';
 import type { ChatRecordingService } from './chat-recording.service.js';
 import { JsonlTranscriptScanService, type TranscriptScanLimits } from './jsonl-transcript-scan.service.js';
 import { TranscriptBuilder } from '../../test/support/transcript-fixtures.js';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { transcriptTooLarge } from '../common/api-errors.js';
-import { TRANSCRIPT_SCAN_LIMITS } from '../common/limits.js';
+import { transcriptTooLarge } from '../errors/api-errors.js';
+import { TRANSCRIPT_SCAN_LIMITS } from '../turns/rules/limits.js';
 import { setActiveSpanAttribute } from '../telemetry/tracing.js';
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import { TranscriptScanService } from '../turns/transcript-scan.service.js';

@@ -1,4 +1,4 @@
-import { transcriptPageTooLarge, transcriptSnapshotUnavailable, transcriptUnavailable } from '../common/api-errors.js';
+import { transcriptPageTooLarge, transcriptSnapshotUnavailable, transcriptUnavailable } from '../errors/api-errors.js';
 
 /** A line over the page limit: no page can hold it. */
 export class LineTooLargeError extends Error {

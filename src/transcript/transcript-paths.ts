@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { basename, join } from 'node:path';
-import { SESSION_ID_PATTERN } from '../common/limits.js';
+import { SESSION_ID_PATTERN } from '../turns/rules/limits.js';
 
 /** Directory name of a workspace under the data dir: readable, and unique by path. */
 export function workspaceKey(cwd: string): string {

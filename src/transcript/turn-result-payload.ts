@@ -1,6 +1,6 @@
-import { RESULT_TEXT_TRUNCATED, TURN_LIMITS } from '../common/limits.js';
-import type { TurnOutcome } from '../common/turn-outcome.js';
-import { limitTurnFields } from '../common/turn-fields.js';
+import { RESULT_TEXT_TRUNCATED, TURN_LIMITS } from '../turns/rules/limits.js';
+import type { TurnOutcome } from '../turns/rules/turn-outcome.js';
+import { limitTurnFields } from '../turns/rules/turn-fields.js';
 import {
   compactStatus,
   TERMINAL_TURN_STATES,

@@ -11,9 +11,9 @@ import {
 } from '../common/swagger.js';
 import { ClientIdGuard } from '../client-id/client-id.guard.js';
 import { DEFAULT_CLIENT_ID_HEADER } from '../client-id/client-id-options.js';
-import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
-import { ApiExceptionFilter } from '../common/api-exception.filter.js';
-import type { ApiErrorCode } from '../common/api-errors.js';
+import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
+import { ApiExceptionFilter } from '../errors/api-exception.filter.js';
+import type { ApiErrorCode } from '../errors/api-errors.js';
 import { TURN_STATUS_DTOS } from './turn-status.dto.js';
 
 const SESSION = '5c1d2a8e-7f7b-4a44-9a57-1f2e3d4c5b6a';

@@ -1,7 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { limitPromptText, limitResultText } from '../common/turn-fields.js';
-import { normalizeTurnError } from '../common/normalize-turn-error.js';
+import { limitPromptText, limitResultText } from './rules/turn-fields.js';
+import { normalizeTurnError } from './rules/normalize-turn-error.js';
 import { TURN_STATUS_DTOS } from './turn-status.dto.js';
 
 /** Validates a plain status with the class of its state; an unknown state fails. */

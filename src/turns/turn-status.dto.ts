@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '../common/swagger.js';
 import { Type } from 'class-transformer';
 import { Equals, IsInt, IsObject, IsString, MaxLength, Min, ValidateNested } from 'class-validator';
-import { IsOmittable } from '../common/is-omittable.decorator.js';
-import { RESULT_TEXT_TRUNCATED, TURN_LIMITS } from '../common/limits.js';
+import { IsOmittable } from '../validation/is-omittable.decorator.js';
+import { RESULT_TEXT_TRUNCATED, TURN_LIMITS } from './rules/limits.js';
 import type {
   CancelledTurnStatus,
   CompletedTurnStatus,

@@ -1,4 +1,4 @@
-import { ApiException } from '../common/api-exception.js';
+import { ApiException } from '../errors/api-exception.js';
 import { TerminalOverlay } from '../bridge/terminal-overlay.js';
 import { BridgeOverlayProvider, type OverlayEntry } from './bridge-overlay.provider.js';
 import { TranscriptScanService } from './transcript-scan.service.js';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { promptNotFound } from '../common/api-errors.js';
+import { promptNotFound } from '../errors/api-errors.js';
 import { BridgeOverlayProvider } from './bridge-overlay.provider.js';
 import { mergeTurnStatus, newerSettled } from './merge-turn-status.js';
 import { TranscriptScanService } from './transcript-scan.service.js';

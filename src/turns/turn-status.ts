@@ -1,6 +1,6 @@
-import type { TurnError } from '../common/normalize-turn-error.js';
-import type { RESULT_TEXT_TRUNCATED } from '../common/limits.js';
-import { isTerminalState, TERMINAL_TURN_STATES, TURN_STATES, type TerminalTurnState, type TurnState } from '../common/turn-state.js';
+import type { TurnError } from './rules/normalize-turn-error.js';
+import type { RESULT_TEXT_TRUNCATED } from './rules/limits.js';
+import { isTerminalState, TERMINAL_TURN_STATES, TURN_STATES, type TerminalTurnState, type TurnState } from './rules/turn-state.js';
 
 export type { TurnError };
 export { TURN_STATES, TERMINAL_TURN_STATES, isTerminalState, type TurnState, type TerminalTurnState };

@@ -1,7 +1,7 @@
 import { Controller, Headers, Param, Query, Res } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { ApiParam, ApiTags } from '../common/swagger.js';
-import { ApiException } from '../common/api-exception.js';
+import { ApiException } from '../errors/api-exception.js';
 import { TURNS_CHANNELS, type PollSource } from '../telemetry/turns-channels.js';
 import { endSpan, startSpan, tracingEnabled, withSpan, type TurnSpan } from '../telemetry/tracing.js';
 import { TurnListRoute } from './list/turn-list-route.decorator.js';

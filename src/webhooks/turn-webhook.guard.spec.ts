@@ -1,5 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
-import { ApiException } from '../common/api-exception.js';
+import { ApiException } from '../errors/api-exception.js';
 import { TurnWebhookGuard } from './turn-webhook.guard.js';
 import { signTurnWebhook } from './turn-webhook-signature.js';
 import { generateWebhookSecret } from './webhook-secret.js';

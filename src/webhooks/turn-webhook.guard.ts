@@ -1,5 +1,5 @@
 import { createParamDecorator, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { apiError } from '../common/api-errors.js';
+import { apiError } from '../errors/api-errors.js';
 import type { TurnWebhookEvent } from './turn-webhook-event.js';
 import { TurnWebhookVerificationError, verifyTurnWebhook } from './turn-webhook-signature.js';
 import { assertWebhookSecret } from './webhook-secret.js';

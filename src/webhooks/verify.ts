@@ -20,4 +20,4 @@ export type {
   ErrorTurnStatus,
   SettledTurnStatus,
 } from '../turns/turn-status.js';
-export type { TurnError } from '../common/normalize-turn-error.js';
+export type { TurnError } from '../turns/rules/normalize-turn-error.js';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { apiError } from '../common/api-errors.js';
+import { apiError } from '../errors/api-errors.js';
 import { Clock } from '../common/clock.js';
 import { ChatRecordingService } from '../transcript/chat-recording.service.js';
 import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings.js';

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { apiError } from '../common/api-errors.js';
+import { apiError } from '../errors/api-errors.js';
 import type { AddressPolicy } from './address-policy.js';
 import type { HostResolver, ResolvedAddress } from './host-resolver.js';
 

@@ -1,10 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '../common/swagger.js';
 import { ClientIdGuard } from '../client-id/client-id.guard.js';
-import { ApiErrorResponses } from '../common/api-error-responses.decorator.js';
-import { apiError } from '../common/api-errors.js';
-import { ApiExceptionFilter } from '../common/api-exception.filter.js';
-import { createValidationPipe } from '../common/validation.pipe.js';
+import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
+import { apiError } from '../errors/api-errors.js';
+import { ApiExceptionFilter } from '../errors/api-exception.filter.js';
+import { createValidationPipe } from '../validation/validation.pipe.js';
 import { DEFAULT_TURN_WEBHOOK_EVENTS, TURN_WEBHOOK_EVENT_TYPES } from './turn-webhook-event.js';
 import { generateWebhookSecret } from './webhook-secret.js';
 import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings.js';

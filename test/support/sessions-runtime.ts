@@ -1,7 +1,7 @@
 // The runtime's sessions, bridge and transcript in one testing module, with an
 // ownership the spec can watch, refuse and take away.
 import { Test } from '@nestjs/testing';
-import { apiError } from '../../src/common/api-errors.js';
+import { apiError } from '../../src/errors/api-errors.js';
 import { PromptBridge } from '../../src/bridge/prompt-bridge.js';
 import { SessionEventBus } from '../../src/events/session-event-bus.js';
 import { RuntimeModule } from '../../src/runtime/runtime.module.js';

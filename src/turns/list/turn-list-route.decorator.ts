@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, getSchemaPath } from '../../common/swagger.js';
-import { ApiErrorResponses } from '../../common/api-error-responses.decorator.js';
-import { TURN_STATES } from '../../common/turn-state.js';
+import { ApiErrorResponses } from '../../errors/api-error-responses.decorator.js';
+import { TURN_STATES } from '../rules/turn-state.js';
 import { TURN_STATUS_DTOS } from '../turn-status.dto.js';
 import { SessionTurnRoute } from '../turn-status-route.decorator.js';
 import { TURN_LIST_LIMITS } from './turn-page.js';

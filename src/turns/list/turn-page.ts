@@ -1,5 +1,5 @@
-import { apiError } from '../../common/api-errors.js';
-import { TURN_STATES, type TurnState } from '../../common/turn-state.js';
+import { apiError } from '../../errors/api-errors.js';
+import { TURN_STATES, type TurnState } from '../rules/turn-state.js';
 import type { TurnPage, TurnStatus } from '../turn-status.js';
 
 export type { TurnPage };

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import { SessionClientLookup } from '../../client-id/session-client-lookup.js';
-import { sessionNotFound, shuttingDown, tooManyWaiters } from '../../common/api-errors.js';
+import { sessionNotFound, shuttingDown, tooManyWaiters } from '../../errors/api-errors.js';
 import { BridgeOverlayProvider } from '../bridge-overlay.provider.js';
 import { etagMatches, serializeTurnStatus } from '../serialized-turn-status.js';
 import { TurnStatusService } from '../turn-status.service.js';

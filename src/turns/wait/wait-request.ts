@@ -1,4 +1,4 @@
-import { apiError } from '../../common/api-errors.js';
+import { apiError } from '../../errors/api-errors.js';
 
 /** How long a turn request may be held, from `?waitMs=` or `Prefer: wait=S`. */
 export interface WaitRequest {

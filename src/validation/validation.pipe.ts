@@ -1,5 +1,5 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
-import { apiError, invalidRequest } from './api-errors.js';
+import { apiError, invalidRequest } from '../errors/api-errors.js';
 import { jsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import { findLoneSurrogate } from './lone-surrogate.js';
 

@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiResponse } from './swagger.js';
+import { ApiResponse } from '../common/swagger.js';
 import { ERROR_CATALOGUE, apiErrorExample, type ApiErrorCode, type ErrorCatalogueEntry } from './api-errors.js';
 import { ErrorResponseDto } from './error-response.dto.js';
 

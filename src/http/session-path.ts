@@ -1,4 +1,4 @@
-import { SESSION_ID_PATTERN } from './limits.js';
+import { SESSION_ID_PATTERN } from '../turns/rules/limits.js';
 
 const SESSION_PATH = /^\/session\/([^/?#]+)(?:[/?#]|$)/;
 const LOAD_PATH = /^\/session\/[^/?#]+\/(?:load|resume)(?:[?#]|$)/;

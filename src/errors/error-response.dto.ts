@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from './swagger.js';
+import { ApiProperty, ApiPropertyOptional } from '../common/swagger.js';
 import { ERROR_CATALOGUE } from './api-errors.js';
 
 /**
