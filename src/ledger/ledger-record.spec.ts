@@ -1,4 +1,4 @@
-import { inFlightRecord, parseLedgerLine, statusOfTerminal, terminalRecordOf } from './ledger-record.js';
+import { inFlightRecord, parseLedgerLine, reconciledRecordOf, statusOfTerminal, terminalRecordOf } from './ledger-record.js';
 
 const S = '5c1d2a8e-7f7b-4a44-9a57-1f2e3d4c5b6a';
 
@@ -6,6 +6,17 @@ describe('ledger records (SPEC §18)', () => {
   it('an admission is in_flight, with the transcript tail when there is one', () => {
     expect(inFlightRecord('p', 5, 'u-1')).toEqual({ v: 1, promptId: 'p', state: 'in_flight', tailUuid: 'u-1', at: 5 });
     expect(inFlightRecord('p', 5)).toEqual({ v: 1, promptId: 'p', state: 'in_flight', at: 5 });
+  });
+
+  it('reconciliation settles a dangling prompt as completed from the transcript, else as lost', () => {
+    expect(reconciledRecordOf('p', true, 7)).toEqual({
+      v: 1,
+      promptId: 'p',
+      terminal: 'completed',
+      stopReason: 'reconstructed_from_transcript',
+      at: 7,
+    });
+    expect(reconciledRecordOf('p', false, 7)).toEqual({ v: 1, promptId: 'p', terminal: 'interrupted', code: 'daemon_lost', at: 7 });
   });
 
   it('a terminal keeps state, stop reason and the error code — never the message', () => {

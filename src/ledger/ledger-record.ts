@@ -68,6 +68,13 @@ export function terminalRecordOf(status: SettledTurnStatus): LedgerTerminalRecor
   };
 }
 
+/** The terminal reconciliation gives a dangling prompt at `load`: completed when the transcript holds its `turn_result`, else lost. */
+export function reconciledRecordOf(promptId: string, inTranscript: boolean, at: number): LedgerTerminalRecord {
+  return inTranscript
+    ? { v: 1, promptId, terminal: 'completed', stopReason: RECONSTRUCTED_FROM_TRANSCRIPT, at }
+    : { v: 1, promptId, terminal: 'interrupted', code: DAEMON_LOST, at };
+}
+
 /** One ledger line as a record, or `undefined` for anything else (a torn or foreign line is skipped). */
 export function parseLedgerLine(line: string): LedgerRecord | undefined {
   let value: unknown;

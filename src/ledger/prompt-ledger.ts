@@ -2,47 +2,24 @@ import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
 import { PromptBridge, type TurnTransition } from '../bridge/prompt-bridge.js';
 import { CHAT_RECORDING_OPTIONS, ChatRecordingService, type ChatRecordingOptions } from '../transcript/chat-recording.service.js';
-import { TranscriptAppender } from '../transcript/transcript-appender.js';
 import { JsonlTranscriptScanService } from '../transcript/jsonl-transcript-scan.service.js';
 import { companionPath } from '../transcript/transcript-paths.js';
 import { isSettledStatus } from '../turns/turn-status.js';
 import {
-  DAEMON_LOST,
   inFlightRecord,
   isTerminalRecord,
-  RECONSTRUCTED_FROM_TRANSCRIPT,
+  reconciledRecordOf,
   terminalRecordOf,
   type LedgerRecord,
   type LedgerTerminalRecord,
 } from './ledger-record.js';
-import { danglingPrompts, latestByPrompt, readLedgerTail, recentTerminalsOf, rewoundPrompts, tailUuidsOf } from './ledger-tail.js';
+import { LedgerFiles, type LedgerView } from './ledger-files.js';
+import { danglingPrompts, recentTerminalsOf, rewoundPrompts, tailUuidsOf } from './ledger-tail.js';
 
 /** The ledger's name beside the transcript: `<sessionId>.ledger.jsonl`. */
 export const LEDGER_SUFFIX = '.ledger.jsonl';
-/** Sessions whose parsed tail is kept (a bound, not an index). */
-const MAX_CACHED_SESSIONS = 64;
 /** Dangling prompts looked up in the transcript at one `load`; past it they settle as lost (a crash leaves a queue's worth). */
 const MAX_RECONCILE_LOOKUPS = 64;
-
-/** A parsed tail: its records in file order, and each prompt's latest one. */
-interface LedgerView {
-  records: LedgerRecord[];
-  latest: Map<string, LedgerRecord>;
-}
-
-const EMPTY: LedgerView = { records: [], latest: new Map() };
-
-interface LedgerFile {
-  path: string;
-  /** Tail of the serialized appends. */
-  tail: Promise<void>;
-  /** Appends written so far: a parsed tail is current while this has not moved (this process is the ledger's one writer). */
-  version: number;
-  /** Prompts a rewind took off the active chain: the ledger no longer answers for them. */
-  rewound: Set<string>;
-  /** The rewinds of earlier processes, read once from the transcript when the session became live here. */
-  rebuilt?: Promise<void>;
-}
 
 /**
  * The prompt ledger of SPEC §18: `<sessionId>.ledger.jsonl` beside each live
@@ -60,9 +37,7 @@ interface LedgerFile {
 @Injectable()
 export class PromptLedger implements OnModuleInit {
   private readonly logger = new Logger('PromptLedger');
-  private readonly files = new Map<string, LedgerFile>();
-  private readonly cache = new Map<string, { version: number; view: LedgerView }>();
-  private readonly reads = new Map<string, Promise<LedgerView>>();
+  private readonly files: LedgerFiles;
   private readonly reconciling = new Map<string, Promise<void>>();
 
   constructor(
@@ -70,8 +45,11 @@ export class PromptLedger implements OnModuleInit {
     private readonly recorder: ChatRecordingService,
     private readonly transcript: JsonlTranscriptScanService,
     private readonly clock: Clock,
-    @Inject(CHAT_RECORDING_OPTIONS) private readonly options: ChatRecordingOptions,
-  ) {}
+    @Inject(CHAT_RECORDING_OPTIONS) options: ChatRecordingOptions,
+  ) {
+    const mayWrite = options.mayWrite ?? (() => true);
+    this.files = new LedgerFiles((sessionId) => this.pathOf(sessionId), mayWrite, this.logger);
+  }
 
   // Kept for the app's life (the bridge goes with it): a graceful stop ends its sessions after the
   // modules are destroyed, and the ledger records their session_closed terminals.
@@ -86,15 +64,13 @@ export class PromptLedger implements OnModuleInit {
   }
 
   /** Resolves once every append issued so far for the session has been written (or failed). */
-  async flush(sessionId: string): Promise<void> {
-    await this.files.get(sessionId)?.tail;
+  flush(sessionId: string): Promise<void> {
+    return this.files.flush(sessionId);
   }
 
   /** The session leaves this node: its appends are flushed and what is held of it is let go. */
-  async detach(sessionId: string): Promise<void> {
-    await this.flush(sessionId);
-    this.files.delete(sessionId);
-    this.cache.delete(sessionId);
+  detach(sessionId: string): Promise<void> {
+    return this.files.detach(sessionId);
   }
 
   /**
@@ -103,7 +79,7 @@ export class PromptLedger implements OnModuleInit {
    * what a turn list can merge in.
    */
   async recentTerminals(sessionId: string): Promise<LedgerTerminalRecord[]> {
-    return recentTerminalsOf((await this.view(sessionId)).records);
+    return recentTerminalsOf((await this.files.view(sessionId)).records);
   }
 
   /**
@@ -112,7 +88,7 @@ export class PromptLedger implements OnModuleInit {
    * the exact route answers from, for a list of turns to merge in (SPEC §20).
    */
   async settledPrompts(sessionId: string): Promise<LedgerTerminalRecord[]> {
-    const view = await this.view(sessionId);
+    const view = await this.files.view(sessionId);
     const rewound = await this.rewound(sessionId, view);
     return [...view.latest.values()].filter(
       (record): record is LedgerTerminalRecord => isTerminalRecord(record) && !rewound.has(record.promptId),
@@ -121,7 +97,7 @@ export class PromptLedger implements OnModuleInit {
 
   /** The latest terminal record of a prompt within the ledger's tail (not one a rewind took off the chain). */
   async terminalOf(sessionId: string, promptId: string): Promise<LedgerTerminalRecord | undefined> {
-    const view = await this.view(sessionId);
+    const view = await this.files.view(sessionId);
     if ((await this.rewound(sessionId, view)).has(promptId)) return undefined;
     const record = view.latest.get(promptId);
     return record && isTerminalRecord(record) ? record : undefined;
@@ -150,10 +126,10 @@ export class PromptLedger implements OnModuleInit {
    * file is not touched).
    */
   async forgetFrom(sessionId: string, promptId: string): Promise<void> {
-    const file = this.file(sessionId);
+    const file = this.files.file(sessionId);
     if (!file) return;
     await this.flush(sessionId);
-    const { records } = await this.view(sessionId);
+    const { records } = await this.files.view(sessionId);
     const from = records.findIndex((record) => record.promptId === promptId);
     // A target older than the tail: every prompt in it came later.
     for (const record of records.slice(Math.max(0, from))) file.rewound.add(record.promptId);
@@ -166,7 +142,7 @@ export class PromptLedger implements OnModuleInit {
    * walk of the transcript (a poll that comes first does the same read once).
    */
   async readRewinds(sessionId: string): Promise<void> {
-    await this.rewound(sessionId, await this.view(sessionId));
+    await this.rewound(sessionId, await this.files.view(sessionId));
   }
 
   // --- internals ---------------------------------------------------------------
@@ -177,7 +153,7 @@ export class PromptLedger implements OnModuleInit {
    * active chain says earlier processes rewound (a failed read rebuilds none).
    */
   private async rewound(sessionId: string, view: LedgerView): Promise<ReadonlySet<string>> {
-    const file = this.file(sessionId);
+    const file = this.files.file(sessionId);
     if (!file) return new Set();
     if (view.records.length > 0) {
       file.rebuilt ??= this.recorder.rewindFacts(sessionId, tailUuidsOf(view.records)).then(
@@ -205,7 +181,7 @@ export class PromptLedger implements OnModuleInit {
     await this.flush(sessionId);
     const known = (promptId: string) =>
       this.bridge.getLive(sessionId, promptId) !== undefined || this.bridge.getOverlay(sessionId, promptId) !== undefined;
-    const dangling = danglingPrompts((await this.view(sessionId)).latest).filter((record) => !known(record.promptId));
+    const dangling = danglingPrompts((await this.files.view(sessionId)).latest).filter((record) => !known(record.promptId));
     let lookups = 0;
     for (const { promptId } of dangling) {
       // The transcript alone (the bounded scan of §7): the ledger must not answer for itself.
@@ -215,72 +191,13 @@ export class PromptLedger implements OnModuleInit {
           (record) => record !== undefined,
           () => false,
         ));
-      const at = this.clock.now();
-      this.append(
-        sessionId,
-        found
-          ? { v: 1, promptId, terminal: 'completed', stopReason: RECONSTRUCTED_FROM_TRANSCRIPT, at }
-          : { v: 1, promptId, terminal: 'interrupted', code: DAEMON_LOST, at },
-      );
+      this.append(sessionId, reconciledRecordOf(promptId, found, this.clock.now()));
     }
     await this.flush(sessionId);
   }
 
-  /** The parsed tail, re-read only when the file changed; concurrent reads of a session share one. */
-  private view(sessionId: string): Promise<LedgerView> {
-    let reading = this.reads.get(sessionId);
-    if (!reading) {
-      reading = this.readView(sessionId).finally(() => this.reads.delete(sessionId));
-      this.reads.set(sessionId, reading);
-    }
-    return reading;
-  }
-
-  private async readView(sessionId: string): Promise<LedgerView> {
-    const file = this.file(sessionId);
-    if (!file) return EMPTY;
-    const { version } = file;
-    const cached = this.cache.get(sessionId);
-    if (cached?.version === version) return cached.view;
-    const { records } = await readLedgerTail(file.path);
-    const view = { records, latest: latestByPrompt(records) };
-    this.cache.delete(sessionId);
-    this.cache.set(sessionId, { version, view });
-    if (this.cache.size > MAX_CACHED_SESSIONS) this.cache.delete(this.cache.keys().next().value as string);
-    return view;
-  }
-
-  private file(sessionId: string): LedgerFile | undefined {
-    let file = this.files.get(sessionId);
-    const path = this.pathOf(sessionId);
-    if (!path) return file;
-    if (!file || file.path !== path) {
-      file = { path, tail: file?.tail ?? Promise.resolve(), version: (file?.version ?? 0) + 1, rewound: new Set() };
-      this.files.set(sessionId, file);
-    }
-    return file;
-  }
-
-  /** Queues one record; the path is taken now, while the session's transcript is attached. */
+  /** Queues one record in the session's ledger file. */
   private append(sessionId: string, record: LedgerRecord): void {
-    const file = this.file(sessionId);
-    if (!file) return;
-    const line = JSON.stringify(record);
-    file.tail = file.tail.then(async () => {
-      try {
-        // A node that lost the session's lease writes nothing more (its new owner does).
-        if ((await (this.options.mayWrite?.(sessionId) ?? true)) === false) return;
-        const appender = new TranscriptAppender(file.path);
-        try {
-          await appender.append(line);
-        } finally {
-          file.version += 1;
-          await appender.close();
-        }
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException)?.code;
-        this.logger.warn(`ledger append failed for session ${sessionId}: ${(error as Error)?.name ?? 'error'}${code ? ` ${code}` : ''}`);
-      }
-    });
+    this.files.append(sessionId, record);
   }
 }

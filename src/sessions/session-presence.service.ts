@@ -72,12 +72,12 @@ export class SessionPresenceService {
     };
   }
 
-  /** Records that the client is still there (an anonymous caller is only answered). */
+  /** Answers that the client is still there: its id must be registered (nothing reads a last-seen time, so none is kept). */
   heartbeat(sessionId: string, clientId: string | undefined): Heartbeat {
     this.sessions.require(sessionId);
     const lastSeenAt = this.clock.now();
     if (clientId === undefined) return { sessionId, lastSeenAt };
-    if (!this.registry.touch(sessionId, clientId, lastSeenAt)) throw unregisteredClientId(sessionId, clientId);
+    if (!this.registry.isClientRegistered(sessionId, clientId)) throw unregisteredClientId(sessionId, clientId);
     return { sessionId, clientId, lastSeenAt };
   }
 

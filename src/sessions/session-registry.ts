@@ -8,8 +8,6 @@ interface LiveSession {
   readonly session: Session;
   /** Client ids issued for this session. */
   readonly clients: Set<string>;
-  /** When each client last sent a heartbeat (epoch ms). */
-  readonly lastSeen: Map<string, number>;
 }
 
 /**
@@ -26,7 +24,7 @@ export class SessionRegistry extends SessionRunner {
   }
 
   add(session: Session): void {
-    this.sessions.set(session.id, { session, clients: new Set(), lastSeen: new Map() });
+    this.sessions.set(session.id, { session, clients: new Set() });
   }
 
   remove(sessionId: string): void {
@@ -47,19 +45,9 @@ export class SessionRegistry extends SessionRunner {
     this.sessions.get(sessionId)?.clients.add(clientId);
   }
 
-  /** Records a client's heartbeat; false when the id is not registered on the session. */
-  touch(sessionId: string, clientId: string, at: number): boolean {
-    const live = this.sessions.get(sessionId);
-    if (!live?.clients.has(clientId)) return false;
-    live.lastSeen.set(clientId, at);
-    return true;
-  }
-
   /** Unregisters a client id (a detach): its later requests are refused as unregistered. */
   detachClient(sessionId: string, clientId: string): void {
-    const live = this.sessions.get(sessionId);
-    live?.clients.delete(clientId);
-    live?.lastSeen.delete(clientId);
+    this.sessions.get(sessionId)?.clients.delete(clientId);
   }
 
   /** Client ids registered on the session. */

@@ -5,7 +5,7 @@ import { startSessionsRuntime, type SessionsRuntime } from '../../test/support/s
 const text = (t: string) => [{ type: 'text', text: t }];
 
 /**
- * One teardown for close, lease loss and shutdown (SessionsService.end): the
+ * One teardown for close, lease loss and shutdown (SessionTeardown.end): the
  * steps are logged as they happen and held with controlled promises.
  */
 describe('SessionsService: the one teardown of a session', () => {

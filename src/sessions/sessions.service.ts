@@ -1,7 +1,6 @@
-import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { RuntimeSettings } from '../runtime/runtime-settings.js';
 import { randomUUID } from 'node:crypto';
-import { isAbsolute, resolve } from 'node:path';
 import { apiError, sessionNotFound, tooManySessions } from '../errors/api-errors.js';
 import type { BranchedSession, CreatedSession, RestoredSession } from '../wire/wire-types.js';
 import { Clock } from '../common/clock.js';
@@ -15,11 +14,9 @@ import type { LedgerTerminalRecord } from '../ledger/ledger-record.js';
 import { TranscriptIdempotencyKeys } from '../idempotency/transcript-idempotency-keys.js';
 import { SessionOwnership } from './session-ownership.js';
 import { SessionRegistry } from './session-registry.js';
+import { SessionTeardown } from './session-teardown.js';
 import { Session } from './session.js';
-import type { Workspace } from './workspace.js';
-
-/** Why a session ends on this node: closed by a client, lost to another node, or the daemon stops. */
-type SessionEnd = 'closed' | 'lost' | 'shutdown';
+import { workspaceAt, type Workspace } from './workspace.js';
 
 /**
  * Session lifecycle: create or attach, load after a restart, close, rewind and
@@ -30,10 +27,8 @@ type SessionEnd = 'closed' | 'lost' | 'shutdown';
  */
 @Injectable()
 export class SessionsService implements OnApplicationShutdown {
-  private readonly logger = new Logger('SessionsService');
   private readonly starting = new Map<string, Promise<Session>>();
-  /** Teardowns under way, so shutdown waits for a close already running. */
-  private readonly ending = new Map<string, Promise<void>>();
+  private readonly teardown: SessionTeardown;
 
   constructor(
     private readonly registry: SessionRegistry,
@@ -47,11 +42,8 @@ export class SessionsService implements OnApplicationShutdown {
     private readonly idempotencyKeys: TranscriptIdempotencyKeys,
     private readonly ledger: PromptLedger,
   ) {
+    this.teardown = new SessionTeardown({ registry, bridge, events, recorder, ledger, ownership });
     ownership.onLoss((sessionId) => void this.evict(sessionId));
-  }
-
-  private get workspaces(): readonly Workspace[] {
-    return this.settings.workspaces;
   }
 
   async create(request: { cwd?: string; sessionScope?: 'single' | 'thread'; sessionId?: string }): Promise<CreatedSession> {
@@ -126,7 +118,7 @@ export class SessionsService implements OnApplicationShutdown {
   }
 
   async close(sessionId: string): Promise<void> {
-    await this.end(this.require(sessionId), 'closed');
+    await this.teardown.end(this.require(sessionId), 'closed');
   }
 
   /**
@@ -136,7 +128,7 @@ export class SessionsService implements OnApplicationShutdown {
    */
   async evict(sessionId: string): Promise<void> {
     const session = this.registry.get(sessionId);
-    if (session) await this.end(session, 'lost');
+    if (session) await this.teardown.end(session, 'lost');
   }
 
   /** `POST /session/:id/fork`: a new live session cloned from the active chain (SPEC §7). */
@@ -162,41 +154,9 @@ export class SessionsService implements OnApplicationShutdown {
    */
   async onApplicationShutdown(): Promise<void> {
     await Promise.allSettled([...this.starting.values()]);
-    for (const session of this.registry.all()) void this.end(session, 'shutdown');
-    await Promise.allSettled([...this.ending.values()]);
+    for (const session of this.registry.all()) void this.teardown.end(session, 'shutdown');
+    await this.teardown.settled();
     await this.recorder.closeAll();
-  }
-
-  /**
-   * The one teardown of a live session, in one order: out of the registry (nothing more is
-   * admitted), the bridge ends its prompts (`session_closed`) and wakes their waiters, its streams
-   * end (after those terminals), the engine stops, the transcript is flushed, and ownership goes
-   * last (another node loads the session only after its last record). A `lost` session writes
-   * nothing more (another node may be writing its transcript) and has nothing to release.
-   */
-  private end(session: Session, end: SessionEnd): Promise<void> {
-    const ending = this.tearDown(session, end).finally(() => this.ending.delete(session.id));
-    this.ending.set(session.id, ending);
-    // Only a close has a caller to answer; a loss or a shutdown logs its failure.
-    if (end === 'closed') return ending;
-    return ending.catch((error: unknown) =>
-      this.logger.error(`session ${session.id} teardown (${end}) failed: ${(error as Error)?.name ?? 'error'}`),
-    );
-  }
-
-  private async tearDown(session: Session, end: SessionEnd): Promise<void> {
-    const owned = end !== 'lost';
-    try {
-      if (!owned) this.recorder.abandon(session.id);
-      this.registry.remove(session.id);
-      this.bridge.closeSession(session.id);
-      this.events.close(session.id);
-      await session.close();
-      if (owned) await this.recorder.detach(session.id);
-      await this.ledger.detach(session.id);
-    } finally {
-      if (owned) await this.ownership.release(session.id);
-    }
   }
 
   require(sessionId: string): Session {
@@ -205,16 +165,14 @@ export class SessionsService implements OnApplicationShutdown {
     return session;
   }
 
-  /** The registered workspace at `cwd`; a relative path never names one. */
   private workspaceOf(cwd: string): Workspace {
-    const wanted = isAbsolute(cwd) ? resolve(cwd) : undefined;
-    const workspace = this.workspaces.find((w) => w.cwd === wanted);
+    const workspace = workspaceAt(this.settings.workspaces, cwd);
     if (!workspace) throw apiError('workspace_mismatch', { cwd });
     return workspace;
   }
 
   private async workspaceWithTranscript(sessionId: string): Promise<Workspace | undefined> {
-    for (const workspace of this.workspaces) {
+    for (const workspace of this.settings.workspaces) {
       if (await this.recorder.exists(workspace.cwd, sessionId)) return workspace;
     }
     return undefined;
@@ -252,18 +210,8 @@ export class SessionsService implements OnApplicationShutdown {
   }
 
   private addSession(sessionId: string, workspace: Workspace, resume: boolean): Session {
-    const session = new Session(
-      sessionId,
-      workspace,
-      this.clock.now(),
-      {
-        engine: this.engine,
-        recorder: this.recorder,
-        events: this.events,
-        clock: this.clock,
-      },
-      resume,
-    );
+    const parts = { engine: this.engine, recorder: this.recorder, events: this.events, clock: this.clock };
+    const session = new Session(sessionId, workspace, this.clock.now(), parts, resume);
     this.registry.add(session);
     return session;
   }

@@ -1,19 +1,13 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { constants } from 'node:fs';
-import { lstat, mkdir, open } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { transcriptTooLarge } from '../errors/api-errors.js';
+import { lstat } from 'node:fs/promises';
 import { ApiException } from '../errors/api-exception.js';
 import { Clock } from '../common/clock.js';
-import { TRANSCRIPT_SCAN_LIMITS } from '../turns/rules/limits.js';
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
-import { ActiveChain } from './active-chain.js';
+import { ActiveChainReader, type RewindFacts } from './active-chain-reader.js';
 import { TranscriptAppender } from './transcript-appender.js';
-import { transcriptApiError } from './transcript-errors.js';
 import { companionPath, isSessionId, transcriptPath } from './transcript-paths.js';
 import { REWIND_SUBTYPE, type TranscriptEntry, type TranscriptRecord } from './transcript-record.js';
-import { SAFE_OPEN, TranscriptSnapshot } from './transcript-snapshot.js';
 
 export { workspaceKey } from './transcript-paths.js';
 
@@ -43,33 +37,24 @@ interface OpenTranscript {
 }
 
 /**
- * Whole-chain walks (rewind, fork, load) read pages of at most this many
- * bytes: memory stays bounded whatever the file's size; a longer line is
- * passed over as unreadable.
- */
-const CHAIN_PAGE_BYTES = TRANSCRIPT_SCAN_LIMITS.bytesPerPage;
-/** Load looks this far back for the record new appends continue from. */
-const LOAD_TAIL_BYTES = TRANSCRIPT_SCAN_LIMITS.bytesPerPage * TRANSCRIPT_SCAN_LIMITS.maxPages;
-
-/**
  * Records live sessions' JSONL transcripts: one serialized append at a time
  * through each session's {@link TranscriptAppender}, best effort (a failed
  * append is logged without its content and reported as `undefined`, never
- * thrown into the prompt's lifecycle); rewind and fork over the
- * {@link ActiveChain}.
+ * thrown into the prompt's lifecycle); rewind and fork through the
+ * {@link ActiveChainReader}.
  */
 @Injectable()
 export class ChatRecordingService implements OnApplicationShutdown {
   private readonly logger = new Logger('ChatRecordingService');
   private readonly open = new Map<string, OpenTranscript>();
-  private readonly maxTranscriptBytes: number;
+  private readonly chains: ActiveChainReader;
   private closed = false;
 
   constructor(
     @Inject(CHAT_RECORDING_OPTIONS) private readonly options: ChatRecordingOptions,
     private readonly clock: Clock,
   ) {
-    this.maxTranscriptBytes = options.maxTranscriptBytes ?? TRANSCRIPT_SCAN_LIMITS.maxSnapshotBytes;
+    this.chains = new ActiveChainReader(options.maxTranscriptBytes);
   }
 
   /** Path of a session's transcript; throws for an id that is not a UUID (no path escape). */
@@ -93,16 +78,14 @@ export class ChatRecordingService implements OnApplicationShutdown {
    */
   async attach(sessionId: string, workspace: string): Promise<void> {
     const path = this.transcriptPath(workspace, sessionId);
-    const lastUuid = await this.withChain(sessionId, path, (chain) => chain.head(CHAIN_PAGE_BYTES, LOAD_TAIL_BYTES)).catch(
-      (error: unknown) => {
-        // Recording is best effort: an unreadable data dir starts a fresh chain.
-        if (error instanceof ApiException && error.code === 'transcript_snapshot_unavailable') {
-          this.logger.warn(`transcript of session ${sessionId} is unreadable; recording starts a new chain`);
-          return null;
-        }
-        throw error;
-      },
-    );
+    const lastUuid = await this.chains.head(sessionId, path).catch((error: unknown) => {
+      // Recording is best effort: an unreadable data dir starts a fresh chain.
+      if (error instanceof ApiException && error.code === 'transcript_snapshot_unavailable') {
+        this.logger.warn(`transcript of session ${sessionId} is unreadable; recording starts a new chain`);
+        return null;
+      }
+      throw error;
+    });
     const previous = this.open.get(sessionId);
     if (previous) void previous.tail.then(() => previous.appender.close());
     this.open.set(sessionId, { appender: new TranscriptAppender(path), lastUuid: lastUuid ?? null, tail: Promise.resolve() });
@@ -190,7 +173,7 @@ export class ChatRecordingService implements OnApplicationShutdown {
     const transcript = this.open.get(sessionId);
     if (!transcript) return false;
     await this.flush(sessionId);
-    const target = await this.withChain(sessionId, transcript.appender.path, (chain) => chain.userRecordOf(promptId, CHAIN_PAGE_BYTES));
+    const target = await this.chains.userRecordOf(sessionId, transcript.appender.path, promptId);
     if (!target) return false;
     const record = await this.append(
       sessionId,
@@ -205,32 +188,23 @@ export class ChatRecordingService implements OnApplicationShutdown {
     const transcript = this.open.get(sessionId);
     if (!transcript) return [];
     await this.flush(sessionId);
-    return (await this.withChain(sessionId, transcript.appender.path, (chain) => chain.userPrompts(CHAIN_PAGE_BYTES))) ?? [];
+    return (await this.chains.userPrompts(sessionId, transcript.appender.path)) ?? [];
   }
 
-  /** What the live session's active chain says of `uuids` and of rewinds (see {@link ActiveChain.rewindFacts}); none without a transcript. */
-  async rewindFacts(sessionId: string, uuids: ReadonlySet<string>): Promise<Awaited<ReturnType<ActiveChain['rewindFacts']>> | undefined> {
+  /** What the live session's active chain says of `uuids` and of rewinds (see {@link ActiveChainReader.rewindFacts}); none without a transcript. */
+  async rewindFacts(sessionId: string, uuids: ReadonlySet<string>): Promise<RewindFacts | undefined> {
     const transcript = this.open.get(sessionId);
     if (!transcript) return undefined;
     await this.flush(sessionId);
-    return this.withChain(sessionId, transcript.appender.path, (chain) => chain.rewindFacts(uuids, CHAIN_PAGE_BYTES));
+    return this.chains.rewindFacts(sessionId, transcript.appender.path, uuids);
   }
 
-  /** Writes a new session's transcript from the source's active chain (see {@link ActiveChain.copyTo}), and records it. */
+  /** Writes a new session's transcript from the source's active chain (see {@link ActiveChainReader.copy}), and records it. */
   async fork(sourceId: string, targetId: string, workspace: string): Promise<void> {
     const source = this.open.get(sourceId);
     if (source && this.options.enabled) {
       await this.flush(sourceId);
-      const path = this.transcriptPath(workspace, targetId);
-      await this.withChain(sourceId, source.appender.path, async (chain) => {
-        await mkdir(dirname(path), { recursive: true });
-        const out = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | SAFE_OPEN, 0o600);
-        try {
-          await chain.copyTo(out, targetId, CHAIN_PAGE_BYTES);
-        } finally {
-          await out.close();
-        }
-      });
+      await this.chains.copy(sourceId, source.appender.path, this.transcriptPath(workspace, targetId), targetId);
     }
     await this.attach(targetId, workspace);
   }
@@ -247,23 +221,5 @@ export class ChatRecordingService implements OnApplicationShutdown {
     this.closed = true;
     this.open.clear();
     await Promise.all(transcripts.map((t) => t.appender.close()));
-  }
-
-  /**
-   * Opens a snapshot's active chain for a whole-transcript operation, with
-   * the structured errors: not a regular file (409), over the size bound (413).
-   */
-  private async withChain<T>(sessionId: string, path: string, use: (chain: ActiveChain) => Promise<T>): Promise<T | undefined> {
-    let snapshot: TranscriptSnapshot | undefined;
-    try {
-      snapshot = await TranscriptSnapshot.open(path);
-      if (!snapshot) return undefined;
-      if (snapshot.size > this.maxTranscriptBytes) throw transcriptTooLarge(sessionId, snapshot.size, this.maxTranscriptBytes);
-      return await use(new ActiveChain(snapshot));
-    } catch (error) {
-      throw transcriptApiError(sessionId, error, CHAIN_PAGE_BYTES);
-    } finally {
-      await snapshot?.close();
-    }
   }
 }

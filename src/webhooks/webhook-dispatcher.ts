@@ -1,38 +1,17 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
-import { retryAfterMs, retryDelayMs } from './retry-schedule.js';
-import { signTurnWebhook } from './turn-webhook-signature.js';
+import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import { DeliveryLog } from './delivery-log.js';
+import { receiverKey, receiverOf, subscriptionOf } from './delivery-receiver.js';
+import { DeliverySchedule, earliestEntries } from './delivery-schedule.js';
+import { attemptFailureOf, disables, nextStepOf, verdictOf, type Verdict } from './delivery-verdict.js';
+import { failureLine, ReceiverHealth, receiverName } from './receiver-health.js';
+import { signTurnWebhook } from './turn-webhook-signature.js';
 import type { DeliveryLogEntry, WebhookDelivery } from './webhook-delivery.js';
 import { WebhookOutbox, type OutboxEntry } from './webhook-outbox.js';
 import { sendWebhook, type AttemptResult } from './webhook-sender.js';
 import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings.js';
 import { WebhookSubscriptions } from './webhook-subscriptions.service.js';
-import { checkWebhookUrl, ForbiddenWebhookUrl, type CheckedTarget } from './webhook-url-guard.js';
-import { AddressPolicy } from './address-policy.js';
-import { failureLine, ReceiverHealth, receiverName, type FailureReport } from './receiver-health.js';
-import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
-
-/** The operator's endpoint is the operator's own setting: not subject to the SSRF guard. */
-const ANY_ADDRESS = new AddressPolicy(['0.0.0.0/0', '::/0']);
-
-/** What an attempt comes to, and where the delivery goes next. */
-type Verdict = { kind: 'delivered' } | { kind: 'failed'; disable?: boolean } | { kind: 'retry'; delayMs: number };
-
-/** The rule after an attempt: 2xx delivered, 410 disables, else a retry until the last attempt (Retry-After honoured on 429/503). */
-export function verdictOf(
-  result: AttemptResult | undefined,
-  attempts: number,
-  settings: Pick<WebhookSettings, 'maxAttempts' | 'retryBaseMs'>,
-  now: number,
-  random: () => number = Math.random,
-): Verdict {
-  if (result && result.status >= 200 && result.status < 300) return { kind: 'delivered' };
-  if (result?.status === 410) return { kind: 'failed', disable: true };
-  if (attempts >= settings.maxAttempts) return { kind: 'failed' };
-  const hinted = result && (result.status === 429 || result.status === 503) ? retryAfterMs(result.retryAfter, now) : undefined;
-  return { kind: 'retry', delayMs: hinted ?? retryDelayMs(attempts, settings.retryBaseMs, random) };
-}
 
 /** In overflow, the outbox is listed again at most this often, for deliveries due before the scheduled ones. */
 const RELIST_MS = 250;
@@ -50,7 +29,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private readonly outbox: WebhookOutbox;
   private readonly retrying = new Set<string>();
   /** deliveryId → when it is due (also its outbox file's name); at most `maxScheduled`. */
-  private readonly scheduled = new Map<string, number>();
+  private readonly scheduled: DeliverySchedule;
   private readonly inFlight = new Set<string>();
   private readonly log = new DeliveryLog();
   /** Which receivers are failing, so the log warns once per change, not once per retry. */
@@ -70,6 +49,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     private readonly clock: Clock,
   ) {
     this.outbox = new WebhookOutbox(settings.outboxDir);
+    this.scheduled = new DeliverySchedule(settings.maxScheduled);
   }
 
   onApplicationBootstrap(): void {
@@ -127,21 +107,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   private schedule(deliveryId: string, at: number): void {
     if (this.stopped) return;
-    if (this.scheduled.size >= this.settings.maxScheduled) {
-      // No room: it waits on disk; a later listing brings it in when it is among the earliest.
-      this.overflow = true;
-      return;
-    }
-    this.scheduled.set(deliveryId, at);
-    this.arm();
+    // No room: it waits on disk; a later listing brings it in when it is among the earliest.
+    if (!this.scheduled.add(deliveryId, at)) this.overflow = true;
+    else this.arm();
   }
 
   /** One timer, for the earliest due delivery — in overflow, also to list the outbox again. */
   private arm(): void {
     clearTimeout(this.timer);
     if (this.stopped || this.inFlight.size >= this.settings.maxConcurrent) return;
-    let earliest = this.overflow ? this.clock.now() + RELIST_MS : Infinity;
-    for (const at of this.scheduled.values()) earliest = Math.min(earliest, at);
+    const earliest = Math.min(this.overflow ? this.clock.now() + RELIST_MS : Infinity, this.scheduled.earliest());
     if (earliest === Infinity) return;
     this.timer = setTimeout(() => this.runDue(), Math.max(0, Math.min(earliest - this.clock.now(), 2 ** 31 - 1)));
     this.timer.unref?.();
@@ -149,12 +124,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   private runDue(): void {
     const now = this.clock.now();
-    for (const [deliveryId, at] of this.scheduled) {
-      if (this.inFlight.size >= this.settings.maxConcurrent) break;
-      if (at > now) continue;
-      this.scheduled.delete(deliveryId);
+    for (const entry of this.scheduled.takeDue(now, this.settings.maxConcurrent - this.inFlight.size)) {
+      const { deliveryId } = entry;
       this.inFlight.add(deliveryId);
-      void this.attempt({ deliveryId, at }).finally(() => {
+      void this.attempt(entry).finally(() => {
         this.inFlight.delete(deliveryId);
         this.arm();
       });
@@ -172,32 +145,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     this.refilling ??= (async () => {
       this.listedAt = this.clock.now();
       try {
-        const max = this.settings.maxScheduled;
-        const earliest: OutboxEntry[] = [];
-        let more = false;
-        for await (const entry of this.outbox.entries()) {
-          if (this.stopped) return;
-          if (this.scheduled.has(entry.deliveryId) || this.inFlight.has(entry.deliveryId)) continue;
-          if (earliest.length === max) {
-            more = true;
-            if (entry.at >= earliest[max - 1]!.at) continue;
-            earliest.pop();
-          }
-          earliest.splice(sortedIndex(earliest, entry.at), 0, entry);
-        }
-        for (const entry of earliest) {
-          if (this.scheduled.size >= max) {
-            const [latestId, latestAt] = latest(this.scheduled);
-            if (latestAt <= entry.at) {
-              more = true;
-              break;
-            }
-            this.scheduled.delete(latestId);
-            more = true;
-          }
-          this.scheduled.set(entry.deliveryId, entry.at);
-        }
-        this.overflow = more;
+        const skip = (deliveryId: string) => this.scheduled.has(deliveryId) || this.inFlight.has(deliveryId);
+        const listed = await earliestEntries(this.outbox.entries(), this.settings.maxScheduled, skip, this.shutdown.signal);
+        if (!listed) return;
+        const left = this.scheduled.admit(listed.earliest);
+        this.overflow = listed.more || left;
       } catch (error) {
         this.logger.warn(`outbox not listed: ${(error as Error)?.name ?? 'error'}`);
       } finally {
@@ -214,10 +166,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     const { deliveryId } = delivery;
     let result: AttemptResult | undefined;
     let file: string | undefined;
-    let refusal: string | undefined;
+    let reason: string | undefined;
     delivery.attempts += 1;
     try {
-      const target = await this.targetOf(delivery);
+      const target = await receiverOf(delivery, this.settings, this.subscriptions);
       if (!target) {
         this.health.forget(receiverKey(delivery));
         return this.finish(delivery, entry.at, 'failed', 'webhook_removed');
@@ -231,13 +183,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     } catch (error) {
       // Aborted by shutdown: the outbox keeps it as it was.
       if (this.stopped) return;
-      delivery.lastError = error instanceof ForbiddenWebhookUrl ? 'webhook_url_forbidden' : errorCode(error);
-      if (error instanceof ForbiddenWebhookUrl) refusal = `webhook_url_forbidden (${error.message})`;
+      const failure = attemptFailureOf(error);
+      delivery.lastError = failure.error;
+      reason = failure.reason;
       delete delivery.lastStatus;
     }
     const verdict = verdictOf(result, delivery.attempts, this.settings, this.clock.now());
     TURNS_CHANNELS.webhookAttempt.publish({ outcome: verdict.kind });
-    this.report(delivery, verdict, refusal ?? delivery.lastError);
+    this.report(delivery, verdict, reason);
     if (verdict.kind === 'retry') this.retrying.add(deliveryId);
     else this.retrying.delete(deliveryId);
     switch (verdict.kind) {
@@ -264,42 +217,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   /** Logs a receiver turning failing (`warn`) or delivering again (`info`): once per change, whatever the retries. */
   private report(delivery: WebhookDelivery, verdict: Verdict, error: string | undefined): void {
     const key = receiverKey(delivery);
-    const subscription =
-      delivery.target.kind === 'subscription' ? { sessionId: delivery.sessionId, webhookId: delivery.target.webhookId } : undefined;
+    const subscription = subscriptionOf(delivery);
     const change = this.health.note(key, verdict.kind === 'delivered');
     if (change === 'recovered') this.logger.log(`${receiverName(subscription)} delivers again`);
-    if (change === 'failing' || (verdict.kind === 'failed' && verdict.disable)) {
-      const next: FailureReport['next'] =
-        verdict.kind === 'retry' ? 'retry' : verdict.kind === 'failed' && verdict.disable ? 'disabled' : 'given_up';
-      this.logger.warn(
-        failureLine({
-          subscription,
-          status: delivery.lastStatus,
-          error,
-          attempts: delivery.attempts,
-          maxAttempts: this.settings.maxAttempts,
-          next,
-        }),
-      );
+    if (change === 'failing' || disables(verdict)) {
+      const { maxAttempts } = this.settings;
+      const next = nextStepOf(verdict);
+      this.logger.warn(failureLine({ subscription, status: delivery.lastStatus, error, attempts: delivery.attempts, maxAttempts, next }));
     }
     // A disabled subscription is sent nothing more: no recovery to wait for.
-    if (verdict.kind === 'failed' && verdict.disable) this.health.forget(key);
-  }
-
-  /** The receiver of a delivery now: its subscription as currently stored (none once removed or disabled), checked again. */
-  private async targetOf(
-    delivery: WebhookDelivery,
-  ): Promise<{ checked: CheckedTarget; secret: string; token?: string; file?: string } | undefined> {
-    const { resolver } = this.settings;
-    if (delivery.target.kind === 'operator') {
-      const operator = this.settings.operator;
-      return operator && { checked: await checkWebhookUrl(operator.url, ANY_ADDRESS, resolver), secret: operator.secret };
-    }
-    const { file, webhookId } = delivery.target;
-    const webhook = (await this.subscriptions.read(file)).find((w) => w.webhookId === webhookId);
-    if (!webhook || webhook.disabledAt !== undefined) return undefined;
-    const checked = await checkWebhookUrl(webhook.url, this.settings.policy, resolver);
-    return { checked, secret: webhook.secret, token: webhook.token, file };
+    if (disables(verdict)) this.health.forget(key);
   }
 
   private async finish(delivery: WebhookDelivery, at: number, state: 'delivered' | 'failed', lastError?: string): Promise<void> {
@@ -308,35 +235,4 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     await this.outbox.remove(delivery.deliveryId, at).catch(() => undefined);
     this.log.record(delivery, state);
   }
-}
-
-/** A delivery's receiver, as its health is kept. */
-function receiverKey(delivery: WebhookDelivery): string {
-  return delivery.target.kind === 'operator' ? 'operator' : `${delivery.sessionId}/${delivery.target.webhookId}`;
-}
-
-/** The entry of the schedule due last. */
-function latest(scheduled: ReadonlyMap<string, number>): [string, number] {
-  let found: [string, number] = ['', -Infinity];
-  for (const [deliveryId, at] of scheduled) if (at > found[1]) found = [deliveryId, at];
-  return found;
-}
-
-/** Where `at` goes in a list sorted by `at` (after its equals). */
-function sortedIndex(list: ReadonlyArray<{ at: number }>, at: number): number {
-  let low = 0;
-  let high = list.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (list[middle]!.at <= at) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
-/** A connection failure as a short code for the log (never the URL, which may carry a secret path). */
-function errorCode(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException)?.code;
-  if (typeof code === 'string' && /^[A-Z_]{2,40}$/.test(code)) return code;
-  return (error as Error)?.message === 'timeout' ? 'timeout' : 'connection_failed';
 }

@@ -1,4 +1,5 @@
-import { verdictOf } from './webhook-dispatcher.js';
+import { attemptFailureOf, disables, nextStepOf, verdictOf } from './delivery-verdict.js';
+import { ForbiddenWebhookUrl } from './webhook-url-guard.js';
 
 const settings = { maxAttempts: 3, retryBaseMs: 1_000 };
 const half = () => 0.5;
@@ -25,5 +26,35 @@ describe('verdictOf', () => {
     expect(verdictOf({ status: 503, retryAfter: '0' }, 1, settings, 0, half)).toEqual({ kind: 'retry', delayMs: 0 });
     expect(verdictOf({ status: 500, retryAfter: '7' }, 1, settings, 0, half)).toEqual({ kind: 'retry', delayMs: 500 });
     expect(verdictOf({ status: 503, retryAfter: 'later' }, 1, settings, 0, half)).toEqual({ kind: 'retry', delayMs: 500 });
+  });
+});
+
+describe('nextStepOf and disables', () => {
+  it('names what happens after each verdict', () => {
+    expect(nextStepOf({ kind: 'retry', delayMs: 5 })).toBe('retry');
+    expect(nextStepOf({ kind: 'failed' })).toBe('given_up');
+    expect(nextStepOf({ kind: 'failed', disable: true })).toBe('disabled');
+    expect([{ kind: 'failed', disable: true } as const, { kind: 'failed' } as const, { kind: 'delivered' } as const].map(disables)).toEqual(
+      [true, false, false],
+    );
+  });
+});
+
+describe('attemptFailureOf', () => {
+  it('keeps a connection error code, and says timeout or connection_failed otherwise', () => {
+    expect(attemptFailureOf(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }))).toEqual({
+      error: 'ECONNREFUSED',
+      reason: 'ECONNREFUSED',
+    });
+    expect(attemptFailureOf(new Error('timeout'))).toEqual({ error: 'timeout', reason: 'timeout' });
+    expect(attemptFailureOf(Object.assign(new Error('x'), { code: 'not a code: http://secret/path' })).error).toBe('connection_failed');
+    expect(attemptFailureOf(undefined).error).toBe('connection_failed');
+  });
+
+  it("records the SSRF guard's refusal, with its reason for the log only", () => {
+    expect(attemptFailureOf(new ForbiddenWebhookUrl('loopback address'))).toEqual({
+      error: 'webhook_url_forbidden',
+      reason: 'webhook_url_forbidden (loopback address)',
+    });
   });
 });
