@@ -18,7 +18,8 @@ function countBy(/** @type {any[]} */ items, /** @type {(item: any) => string} *
 
 /**
  * For each `kill9`/`sigstop` of a node that owned sessions then: from the fault to the first 2xx answer, sent after
- * it, for one of those sessions from another node (the new owner). Faults of a node that owned nothing give no sample.
+ * it, for one of those sessions — from any node after a `kill9` (the dead process answers nothing; its restart may
+ * take the session back), from another node after a `sigstop`. A node that owned nothing gives no sample.
  * @param {Run} run
  */
 export function failoverSamples(run) {
@@ -31,7 +32,8 @@ export function failoverSamples(run) {
       [...owners].filter(([, timeline]) => ownerAt(timeline, fault.t)?.node === fault.target).map(([sessionId]) => sessionId),
     );
     if (owned.size === 0) continue;
-    const first = ops.find((op) => op.start >= fault.t && owned.has(sessionOf(op) ?? '') && servedBy(op) !== fault.target);
+    const elsewhere = fault.fault === 'sigstop';
+    const first = ops.find((op) => op.start >= fault.t && owned.has(sessionOf(op) ?? '') && !(elsewhere && servedBy(op) === fault.target));
     if (first) samples.push(first.end - fault.t);
   }
   return samples;
