@@ -2,7 +2,7 @@
 // The report's figures: failover time, delivery lag after the receiver returns, operations and faults by kind.
 import { summarize } from './percentiles.js';
 import { historyNamesNodes, ownerAt, ownershipTimeline, servedBy, sessionOf } from './ownership.js';
-import { isSuccess, opsOf, turnObservations } from './turn-observations.js';
+import { isSuccess, opsOf, timeOf, turnObservations } from './turn-observations.js';
 import { answeredOk, eventOf } from './webhooks.js';
 import { answeredByDaemon } from './server-errors.js';
 
@@ -45,7 +45,7 @@ export function failoverSamples(run) {
  * @param {Run} run
  */
 export function deliveryLagSamples(run) {
-  const returns = run.history.filter((r) => r.type === 'fault' && (r.fault === 'receiver-up' || r.fault === 'receiver-ok')).map((r) => r.t);
+  const returns = run.history.filter((r) => r.type === 'fault' && (r.fault === 'receiver-up' || r.fault === 'receiver-ok')).map(timeOf);
   /** @type {Map<string, number>} the first 2xx delivery of each prompt */
   const delivered = new Map();
   for (const record of run.history) {
