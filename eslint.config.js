@@ -54,7 +54,7 @@ const LAYERS = [
       ...PLATFORMS,
       ...CLUSTER_PACKAGES,
     ],
-    typesOnly: '(^|/)(turns|common|wire)/',
+    typesOnly: '(^|/)(turns|common|errors|wire)/',
   },
   {
     name: 'runtime',
@@ -85,7 +85,7 @@ const LAYERS = [
       ...OPERATIONS_PACKAGES,
       ...TRACING_PACKAGES,
     ],
-    typesOnly: '(^|/)(turns|common|wire)/',
+    typesOnly: '(^|/)(turns|common|errors|wire)/',
   },
   {
     name: 'acp',
