@@ -222,6 +222,22 @@ describe('TurnsClient', () => {
     expect((error as TurnWaitTimeoutError).lastStatus).toMatchObject({ state: 'running' });
   });
 
+  it('runs out of time, not into an error, when the daemon stays unavailable (503 with Retry-After) to the end', async () => {
+    jest.useFakeTimers();
+    const unavailable = { status: 503, body: { error: 'x', code: 'too_many_waiters' }, headers: { 'retry-after': '1' } };
+    const { fetch, calls } = stubFetch([
+      caps(['session_turn_wait']),
+      { status: 200, body: status('running'), headers: { etag: '"r"' } },
+      ...Array.from({ length: 20 }, () => unavailable),
+    ]);
+    const result = new TurnsClient({ baseUrl: 'http://d', fetch }).waitForTurn('s', 'p', { timeoutMs: 3_000 }).catch((e: unknown) => e);
+    await jest.advanceTimersByTimeAsync(10_000);
+    const error = await result;
+    expect(error).toBeInstanceOf(TurnWaitTimeoutError);
+    expect((error as TurnWaitTimeoutError).lastStatus).toMatchObject({ state: 'running' });
+    expect(calls.length).toBeLessThan(8); // it waited as told between tries
+  });
+
   it('stops waiting when its signal aborts', async () => {
     jest.useFakeTimers();
     const { fetch } = stubFetch([caps([]), { status: 200, body: status('running'), headers: { 'retry-after': '1' } }]);

@@ -184,6 +184,9 @@ export class TurnsClient {
         unchanged = 0;
         options.onUpdate?.(status);
         if (TERMINAL.has(status.state)) return status as SettledTurnStatus;
+      } else if (response.status === 503 && response.headers.has('retry-after') && Date.now() >= deadline) {
+        // Unavailable until the end: the wait ran out of time, as SPEC §9 names it.
+        throw new TurnWaitTimeoutError(sessionId, promptId, last);
       } else {
         const error = TurnsApiError.of(response.status, await response.json().catch(() => undefined));
         if (error.status === 404 && error.code === 'prompt_not_found' && last) throw new TurnWindowExpiredError(sessionId, promptId, last);
