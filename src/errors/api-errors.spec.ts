@@ -8,7 +8,7 @@ import {
   type ApiErrorCode,
   type ErrorCatalogueEntry,
 } from './api-errors.js';
-import { errorDetailProperties } from './error-response.dto.js';
+import { errorDetailProperties, ErrorResponseDto } from './error-response.dto.js';
 import { apiErrorHttpMessage } from './send-api-error.js';
 
 const entries = Object.entries(ERROR_CATALOGUE) as [ApiErrorCode, ErrorCatalogueEntry][];
@@ -111,5 +111,12 @@ describe('typed details', () => {
     expect(properties.limit!.description).toContain('too_many_waiters: the most held requests at once.');
     expect(properties.limit!.description).toContain('prompt_queue_full: the most prompts a session may have pending, running included.');
     expect(properties.node!.description).toBe('session_on_other_node, cluster_unavailable: the node that owns the session.');
+    // Its TypeScript fields are the same details, typed (checked by tsc).
+    const body: ErrorResponseDto = Object.assign(new ErrorResponseDto(), { error: 'x', code: 'too_many_waiters', limit: 3 });
+    // @ts-expect-error limit is a number
+    body.limit = '3';
+    // @ts-expect-error no code declares this detail
+    body.sessionID = 's';
+    expect(body).toMatchObject({ limit: '3', sessionID: 's' });
   });
 });

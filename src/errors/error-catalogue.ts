@@ -147,7 +147,7 @@ export const ERROR_CATALOGUE = {
     retryAfter: 1,
     details: { limit: integer('the most held requests at once', 10000) },
   },
-  // A held request admitted while the app closes: the daemon (or, in a cluster, another node) answers after a restart.
+  // A turn request asking to wait once shutdown has begun: the restarted daemon, or another node, answers it later.
   shutting_down: { status: 503, message: 'Shutting down', retryAfter: 1 },
   too_many_sessions: {
     status: 503,
