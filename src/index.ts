@@ -50,7 +50,15 @@ export { SessionClientLookup } from './client-id/session-client-lookup.js';
 export { ApiException } from './errors/api-exception.js';
 export { ApiExceptionFilter } from './errors/api-exception.filter.js';
 export { ErrorResponseDto } from './errors/error-response.dto.js';
-export { ERROR_CATALOGUE, API_ERRORS, apiError, type ApiErrorCode, type ErrorCatalogueEntry } from './errors/api-errors.js';
+export {
+  ERROR_CATALOGUE,
+  type ApiErrorCode,
+  type ApiErrorDetails,
+  type AnyErrorDetails,
+  type ErrorCatalogueEntry,
+} from './errors/error-catalogue.js';
+export type { ErrorDetail } from './errors/error-details.js';
+export { apiError } from './errors/api-errors.js';
 export { Clock, SystemClock } from './common/clock.js';
 export {
   TURN_LIMITS,

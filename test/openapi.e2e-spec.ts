@@ -67,6 +67,23 @@ describe.each(ADAPTERS)('OpenAPI document and Swagger UI (%s)', (httpAdapter) =>
     const notFound = doc.paths['/session/{id}/turns/{promptId}'].get.responses['404'].content['application/json'].examples;
     expect(notFound.prompt_not_found.value).toMatchObject({ code: 'prompt_not_found', promptId: expect.any(String) });
     expect(notFound.session_not_found.value).toMatchObject({ code: 'session_not_found' });
+    // Each example carries the details its catalogue entry declares, typed as the schema says.
+    const full = doc.paths['/session/{id}/prompt'].post.responses['503'].content['application/json'].examples.prompt_queue_full.value;
+    expect(full).toEqual({
+      error: 'Too many pending prompts for this session',
+      code: 'prompt_queue_full',
+      sessionId: expect.any(String),
+      limit: 5,
+      pendingCount: 5,
+    });
+    const details = doc.components.schemas.ErrorResponseDto.properties;
+    expect([details.limit.type, details.sessionId.type, details.pendingCount.description]).toEqual([
+      'integer',
+      'string',
+      'prompt_queue_full: prompts pending now, running included.',
+    ]);
+    const held = doc.paths['/session/{id}/turns/{promptId}'].get.responses['503'].content['application/json'].examples;
+    expect(held.shutting_down.value).toEqual({ error: 'Shutting down', code: 'shutting_down' });
     expect(doc.components.schemas.RunningTurnStatusDto.required).toEqual(expect.arrayContaining(['queuedAt', 'startedAt', 'state']));
     expect(doc.paths['/health'].get.security).toEqual([]);
     expect(doc.paths['/capabilities'].get.responses['401']).toBeDefined();

@@ -1,4 +1,14 @@
+import type { ApiErrorCode } from '../errors/error-catalogue.js';
 import type { TurnStatus } from '../turns/turn-status.js';
+
+/**
+ * The `code` of an error body: one of the daemon's catalogue (docs/routes.md,
+ * Errors), or `http_<status>` for a framework error it has no code for. A
+ * daemon of another version or make may send a code outside these.
+ *
+ * @publicApi
+ */
+export type TurnsErrorCode = ApiErrorCode | `http_${number}`;
 
 /**
  * A route answered with an error: its HTTP status, the `code` of its
@@ -9,13 +19,19 @@ import type { TurnStatus } from '../turns/turn-status.js';
 export class TurnsApiError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string | undefined,
+    readonly code: TurnsErrorCode | undefined,
     readonly body: unknown,
   ) {
     super(
       `${status}${code ? ` ${code}` : ''}: ${typeof (body as { error?: unknown })?.error === 'string' ? (body as { error: string }).error : 'request failed'}`,
     );
     this.name = 'TurnsApiError';
+  }
+
+  /** The error of an answer with this status and (parsed) body. */
+  static of(status: number, body: unknown): TurnsApiError {
+    const code = (body as { code?: unknown } | undefined)?.code;
+    return new TurnsApiError(status, typeof code === 'string' ? (code as TurnsErrorCode) : undefined, body);
   }
 }
 

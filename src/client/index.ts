@@ -1,16 +1,10 @@
 // nest-turn-status/client: a typed client of the daemon on the platform fetch
 // (Node >= 20 and browsers). Loads nothing of Nest.
 
-export {
-  TurnsClient,
-  type TurnsClientOptions,
-  type Capabilities,
-  type WaitOptions,
-  type EventsOptions,
-  type AdmissionOptions,
-  type ListTurnsOptions,
-} from './turns-client.js';
-export { TurnsApiError, TurnsConnectionError, TurnWindowExpiredError, TurnWaitTimeoutError } from './errors.js';
+export { TurnsClient } from './turns-client.js';
+export type { TurnsClientOptions, Capabilities, WaitOptions, EventsOptions, AdmissionOptions, ListTurnsOptions } from './client-options.js';
+export { TurnsApiError, TurnsConnectionError, TurnWindowExpiredError, TurnWaitTimeoutError, type TurnsErrorCode } from './errors.js';
+export type { ApiErrorCode } from '../errors/error-catalogue.js';
 export type {
   TurnStatus,
   IdleTurnStatus,

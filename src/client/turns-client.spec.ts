@@ -1,5 +1,5 @@
 import { TurnsApiError, TurnWaitTimeoutError, TurnWindowExpiredError } from './errors.js';
-import { isRetryableAdmission, pollDelayMs, TurnsClient } from './turns-client.js';
+import { TurnsClient } from './turns-client.js';
 
 type Answer = { status: number; body?: unknown; headers?: Record<string, string> };
 
@@ -52,6 +52,10 @@ describe('TurnsClient', () => {
     const error = await client.getCurrent('a/b').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TurnsApiError);
     expect(error).toMatchObject({ status: 404, code: 'session_not_found', body: { sessionId: 'a/b' } });
+    // The code is the catalogue's union: a misspelt one does not compile (checked by tsc).
+    const { code } = error as TurnsApiError;
+    // @ts-expect-error no code of the catalogue is spelt so
+    expect(code === 'sesion_not_found').toBe(false);
     expect(calls[0]!.url).toBe('http://daemon/session/a%2Fb/turns/current');
     expect(header(calls[0]!.init, 'authorization')).toBe('Bearer t');
     expect(header(calls[0]!.init, 'x-qwen-client-id')).toBe('client_1');
@@ -218,6 +222,22 @@ describe('TurnsClient', () => {
     expect((error as TurnWaitTimeoutError).lastStatus).toMatchObject({ state: 'running' });
   });
 
+  it('runs out of time, not into an error, when the daemon stays unavailable (503 with Retry-After) to the end', async () => {
+    jest.useFakeTimers();
+    const unavailable = { status: 503, body: { error: 'x', code: 'too_many_waiters' }, headers: { 'retry-after': '1' } };
+    const { fetch, calls } = stubFetch([
+      caps(['session_turn_wait']),
+      { status: 200, body: status('running'), headers: { etag: '"r"' } },
+      ...Array.from({ length: 20 }, () => unavailable),
+    ]);
+    const result = new TurnsClient({ baseUrl: 'http://d', fetch }).waitForTurn('s', 'p', { timeoutMs: 3_000 }).catch((e: unknown) => e);
+    await jest.advanceTimersByTimeAsync(10_000);
+    const error = await result;
+    expect(error).toBeInstanceOf(TurnWaitTimeoutError);
+    expect((error as TurnWaitTimeoutError).lastStatus).toMatchObject({ state: 'running' });
+    expect(calls.length).toBeLessThan(8); // it waited as told between tries
+  });
+
   it('stops waiting when its signal aborts', async () => {
     jest.useFakeTimers();
     const { fetch } = stubFetch([caps([]), { status: 200, body: status('running'), headers: { 'retry-after': '1' } }]);
@@ -288,6 +308,21 @@ describe('TurnsClient admission (Idempotency-Key)', () => {
     expect(new Set(calls.map((c) => header(c.init, 'idempotency-key'))).size).toBe(1);
   });
 
+  it('counts every retry of one call against `retries`, whatever its cause', async () => {
+    jest.useFakeTimers();
+    const { fetch, calls } = stubFetch([
+      () => {
+        throw new TypeError('fetch failed');
+      },
+      { status: 409, body: { error: 'x', code: 'idempotency_key_in_flight' }, headers: { 'retry-after': '1' } },
+      admitted,
+    ]);
+    const result = new TurnsClient({ baseUrl: 'http://d', fetch, retries: 1 }).prompt('s', 'x').catch((e: unknown) => e);
+    await jest.advanceTimersByTimeAsync(10_000);
+    expect(await result).toMatchObject({ status: 409, code: 'idempotency_key_in_flight' });
+    expect(calls).toHaveLength(2);
+  });
+
   it('gives up after its retries with the last answer', async () => {
     jest.useFakeTimers();
     const busy = { status: 409, body: { error: 'x', code: 'idempotency_key_in_flight' }, headers: { 'retry-after': '1' } };
@@ -296,30 +331,5 @@ describe('TurnsClient admission (Idempotency-Key)', () => {
     await jest.advanceTimersByTimeAsync(10_000);
     expect(await result).toMatchObject({ status: 409, code: 'idempotency_key_in_flight' });
     expect(calls).toHaveLength(2);
-  });
-});
-
-describe('isRetryableAdmission', () => {
-  it('retries only answers that processed nothing', () => {
-    expect(isRetryableAdmission(409, 'idempotency_key_in_flight')).toBe(true);
-    expect(isRetryableAdmission(502, undefined)).toBe(true);
-    expect(isRetryableAdmission(409, 'session_busy')).toBe(false);
-    expect(isRetryableAdmission(503, 'prompt_queue_full')).toBe(false);
-    expect(isRetryableAdmission(500, 'internal_error')).toBe(false);
-  });
-});
-
-describe('pollDelayMs', () => {
-  it('never polls faster than Retry-After, backs off, stays under 10 s, and jitters within ±20%', () => {
-    expect(pollDelayMs('1', 0, () => 0.5)).toBe(1_000);
-    expect(pollDelayMs('2', 0, () => 0)).toBe(2_000); // jitter never goes under the server's hint
-    expect(pollDelayMs('1', 3, () => 0.5)).toBe(3_375);
-    expect(pollDelayMs('1', 20, () => 1)).toBe(10_000);
-    expect(pollDelayMs(null, 0, () => 0.5)).toBe(1_000);
-    for (let i = 0; i < 100; i += 1) {
-      const delay = pollDelayMs('1', 2, Math.random);
-      expect(delay).toBeGreaterThanOrEqual(1_800);
-      expect(delay).toBeLessThanOrEqual(2_700);
-    }
   });
 });

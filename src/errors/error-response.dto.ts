@@ -1,72 +1,49 @@
 import { ApiProperty, ApiPropertyOptional } from '../common/swagger.js';
-import { ERROR_CATALOGUE } from './api-errors.js';
+import { ERROR_CATALOGUE, type AnyErrorDetails, type ErrorCatalogueEntry } from './error-catalogue.js';
+import type { ErrorDetail } from './error-details.js';
+
+// The details' fields, typed from the catalogue rather than written out again (their OpenAPI properties below).
+const ErrorDetailFields = class {} as new () => AnyErrorDetails;
 
 /**
- * Every error body: a message, a stable code, and details that depend on the code.
+ * Every error body: a message, a stable code, and details that depend on the
+ * code (each declared by the code's catalogue entry).
  *
  * @publicApi
  */
-export class ErrorResponseDto {
+export class ErrorResponseDto extends ErrorDetailFields {
   @ApiProperty({ description: 'Human-readable message.' })
   error!: string;
 
   @ApiProperty({
-    description: 'Stable, machine-readable code: one of the catalogue (README, Errors).',
+    description: 'Stable, machine-readable code: one of the catalogue (docs/routes.md, Errors).',
     enum: Object.keys(ERROR_CATALOGUE),
     enumName: 'ErrorCode',
   })
   code!: string;
+}
 
-  @ApiPropertyOptional()
-  sessionId?: string;
+/**
+ * The OpenAPI property of each detail the catalogue declares: its type, an
+ * example, and per group of codes what it says there.
+ *
+ * @internal exported for its spec
+ */
+export function errorDetailProperties(): Record<string, { type: ErrorDetail['type']; description: string; example: string | number }> {
+  const byName = new Map<string, Array<[code: string, detail: ErrorDetail]>>();
+  for (const [code, entry] of Object.entries<ErrorCatalogueEntry>(ERROR_CATALOGUE)) {
+    for (const [name, detail] of Object.entries(entry.details ?? {})) byName.set(name, [...(byName.get(name) ?? []), [code, detail]]);
+  }
+  return Object.fromEntries(
+    [...byName].map(([name, uses]) => {
+      const codesBySaying = new Map<string, string[]>();
+      for (const [code, detail] of uses) codesBySaying.set(detail.description, [...(codesBySaying.get(detail.description) ?? []), code]);
+      const description = [...codesBySaying].map(([saying, codes]) => `${codes.join(', ')}: ${saying}.`).join(' ');
+      return [name, { type: uses[0]![1].type, description, example: uses[0]![1].example }];
+    }),
+  );
+}
 
-  @ApiPropertyOptional()
-  promptId?: string;
-
-  @ApiPropertyOptional()
-  clientId?: string;
-
-  @ApiPropertyOptional({ description: 'prompt_queue_full: the per-session limit.' })
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'prompt_queue_full: prompts pending now.' })
-  pendingCount?: number;
-
-  @ApiPropertyOptional({ description: 'transcript_page_too_large: bytes of the record that did not fit.' })
-  pageBytes?: number;
-
-  @ApiPropertyOptional({ description: 'transcript_page_too_large, transcript_too_large: the bound.' })
-  maxBytes?: number;
-
-  @ApiPropertyOptional({ description: 'transcript_too_large: bytes of the transcript.' })
-  snapshotSize?: number;
-
-  @ApiPropertyOptional({ description: 'workspace_mismatch: the cwd asked for.' })
-  cwd?: string;
-
-  @ApiPropertyOptional({ description: 'invalid_wait_ms: the longest wait allowed.' })
-  maxWaitMs?: number;
-
-  @ApiPropertyOptional({ description: 'prompt_too_large: the size of the prompt, and the bound (UTF-16 code units).' })
-  promptChars?: number;
-
-  @ApiPropertyOptional()
-  maxChars?: number;
-
-  @ApiPropertyOptional({ description: 'session_on_other_node, cluster_unavailable: the node that owns the session.' })
-  node?: string;
-
-  @ApiPropertyOptional({ description: 'not_ready: the readiness check that fails (data_dir_writable, redis).' })
-  check?: string;
-  @ApiPropertyOptional({ description: 'webhook_not_found: the subscription asked for.' })
-  webhookId?: string;
-
-  @ApiPropertyOptional({ description: 'webhook_url_forbidden: why the URL was refused.' })
-  reason?: string;
-
-  @ApiPropertyOptional({ description: 'invalid_turn_state: the state filter refused (its first 256 code units).' })
-  state?: string;
-
-  @ApiPropertyOptional({ description: 'invalid_limit: the largest page.' })
-  maxLimit?: number;
+for (const [name, property] of Object.entries(errorDetailProperties())) {
+  ApiPropertyOptional(property)(ErrorResponseDto.prototype, name);
 }

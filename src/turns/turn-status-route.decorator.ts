@@ -134,6 +134,7 @@ export function TurnStatusRoute(
       'invalid_client_id',
       'invalid_wait_ms',
       'too_many_waiters',
+      'shutting_down',
       ...errors,
       'transcript_snapshot_unavailable',
       'transcript_page_too_large',

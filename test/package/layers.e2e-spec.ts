@@ -52,9 +52,11 @@ describe('package layers (lint rule)', () => {
     ['src/webhooks/x.ts', "import { request } from 'undici';"],
     ['src/webhooks/verify.ts', "import { Injectable } from '@nestjs/common';"],
     ['src/webhooks/turn-webhook-signature.ts', "import { apiError } from '../errors/api-errors.js';"],
+    ['src/client/x.ts', "import { ERROR_CATALOGUE } from '../errors/error-catalogue.js';"],
   ];
   const downward: Array<[string, string]> = [
     ['src/bridge/x.ts', "import { sessionNotFound } from '../errors/api-errors.js';"],
+    ['src/client/x.ts', "import type { ApiErrorCode } from '../errors/error-catalogue.js';"],
     ['src/acp/x.ts', "import { AgentEngine } from '../engines/agent-engine.js';"],
     ['src/daemon/x.ts', "import { RuntimeModule } from '../runtime/runtime.module.js';"],
     ['src/daemon/x.ts', "export const load = () => import('@nestjs/platform-fastify');"],

@@ -131,7 +131,7 @@ describe('TurnWaitService', () => {
     await flush();
     waits.beforeApplicationShutdown();
     await expect(waiting).resolves.toMatchObject({ state: 'running' });
-    await expect(held({ sessionId: 's', promptId: 'p', waitMs: 60_000 })).rejects.toMatchObject({ code: 'too_many_waiters' });
+    await expect(held({ sessionId: 's', promptId: 'p', waitMs: 60_000 })).rejects.toMatchObject({ status: 503, code: 'shutting_down' });
 
     const silent = new ScriptedBridge();
     silent.notifications = false;

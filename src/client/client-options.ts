@@ -1,0 +1,87 @@
+import type { TurnState } from '../turns/rules/turn-state.js';
+import type { TurnStatus } from '../turns/turn-status.js';
+
+/** @publicApi */
+export interface TurnsClientOptions {
+  /** The daemon, e.g. `http://127.0.0.1:4170`. */
+  baseUrl: string;
+  /** Bearer token (`TURNS_TOKEN`). */
+  token?: string;
+  /** Sent as `X-Qwen-Client-Id` on session routes. */
+  clientId?: string;
+  /** A `fetch` to use instead of the platform's. */
+  fetch?: typeof fetch;
+  /** Header carrying the client id. @default 'X-Qwen-Client-Id' */
+  clientIdHeader?: string;
+  /**
+   * Give up on one request that has not answered after this long (a held
+   * turn request gets its wait on top; event streams are not limited).
+   * @default no limit
+   */
+  requestTimeoutMs?: number;
+  /**
+   * How many times one call is sent again, all causes together: it could
+   * not reach the daemon or timed out, it answered `503` with `Retry-After`,
+   * or (a keyed admission) an answer that processed nothing. Only reads, and
+   * writes that carry an `Idempotency-Key`, are retried: a prompt is never
+   * admitted twice. `waitForTurn` waits out a `503` with `Retry-After` until
+   * its own `timeoutMs` instead. @default 2
+   */
+  retries?: number;
+}
+
+/** @publicApi */
+export interface Capabilities {
+  v: number;
+  features: string[];
+  workspaceCwd: string;
+  limits: Record<string, number>;
+  workspaces: Array<{ id: string; cwd: string; primary: boolean }>;
+}
+
+/** @publicApi */
+export interface WaitOptions {
+  /** Give up after this long (`TurnWaitTimeoutError`). @default 10 minutes */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Called with every new status seen (queued → running → terminal). */
+  onUpdate?: (status: TurnStatus) => void;
+}
+
+/**
+ * Retry safety of `prompt()` and `createSession()` (SPEC §13).
+ *
+ * @publicApi
+ */
+export interface AdmissionOptions {
+  /**
+   * The `Idempotency-Key` sent, the same on each of the client's own retries
+   * (`retries`: a network failure, a timeout, a `503` with `Retry-After`, a
+   * `409 idempotency_key_in_flight`, a `502`/`504`); `false` sends none, and
+   * then nothing is retried. @default a new random UUID per call
+   */
+  idempotencyKey?: string | false;
+}
+
+/**
+ * What `listTurns()` asks for (`GET /session/:id/turns`).
+ *
+ * @publicApi
+ */
+export interface ListTurnsOptions {
+  /** Only turns in these states. */
+  state?: TurnState | readonly TurnState[];
+  /** Turns per page, 1 to 100. @default 20 (the daemon's) */
+  limit?: number;
+  /** Start at this page (a `nextPageToken` given before, with the same `state`). */
+  pageToken?: string;
+}
+
+/** @publicApi */
+export interface EventsOptions {
+  /** Resume after this event id (otherwise from now). */
+  lastEventId?: string;
+  /** The session epoch `lastEventId` belongs to (`eventEpoch` of an admission or a load); sent as `X-Qwen-Event-Epoch`. */
+  epoch?: string;
+  signal?: AbortSignal;
+}

@@ -1,0 +1,107 @@
+import type { TurnsClientOptions } from './client-options.js';
+import { TurnsApiError, TurnsConnectionError } from './errors.js';
+import { RetryPolicy, type RetryScope } from './retry-policy.js';
+import { sleep } from './sleep.js';
+
+/** What one call sends besides its method, path and body. */
+export interface SendOptions {
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+  /** A held request: its wait is added to `requestTimeoutMs`. */
+  heldMs?: number;
+  /** The answer is a stream: no time limit. */
+  stream?: boolean;
+  /** A keyed admission ({@link RetryScope.admission}). */
+  admission?: boolean;
+  /** {@link RetryScope.unavailableUntil}. */
+  unavailableUntil?: number;
+}
+
+/** fetch's own rejection (a TypeError, maybe of another realm), not an abort or a time limit. */
+function isFetchFailure(error: unknown): boolean {
+  return error instanceof TypeError || (error as Error | undefined)?.name === 'TypeError';
+}
+
+/** The `code` of an error answer's body, read from a copy (the caller may still read the answer). */
+async function codeOf(response: Response): Promise<string | undefined> {
+  const body: unknown = await response
+    .clone()
+    .json()
+    .catch(() => undefined);
+  const code = (body as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** A route with the caller's ids in it, each encoded so that none can change the route. */
+export function route(parts: TemplateStringsArray, ...ids: string[]): string {
+  return parts.reduce((path, part, i) => path + part + (i < ids.length ? encodeURIComponent(ids[i]!) : ''), '');
+}
+
+/**
+ * The client's exchanges with the daemon: the token, the client id, the
+ * per-request time limit, and the {@link RetryPolicy} applied in one loop.
+ *
+ * @internal
+ */
+export class TurnsTransport {
+  private readonly baseUrl: string;
+  private readonly fetcher: typeof fetch;
+  private readonly policy: RetryPolicy;
+
+  constructor(private readonly options: TurnsClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.fetcher = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.policy = new RetryPolicy(options.retries ?? 2);
+  }
+
+  /** One call: sent, and sent again while the retry policy says so; the last answer is returned as it is. */
+  async send(method: string, path: string, body?: unknown, extra: SendOptions = {}): Promise<Response> {
+    const url = `${this.baseUrl}${path}`;
+    const headers: Record<string, string> = { ...extra.headers };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (this.options.token) headers.Authorization = `Bearer ${this.options.token}`;
+    if (this.options.clientId && path.startsWith('/session/'))
+      headers[this.options.clientIdHeader ?? 'X-Qwen-Client-Id'] = this.options.clientId;
+    const scope: RetryScope = {
+      repeatable: method === 'GET' || 'Idempotency-Key' in headers,
+      admission: extra.admission,
+      unavailableUntil: extra.unavailableUntil,
+    };
+    for (let retried = 0; ; retried += 1) {
+      let response: Response;
+      try {
+        const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: this.signalFor(extra) };
+        response = await this.fetcher(url, init);
+      } catch (error) {
+        if (extra.signal?.aborted) throw error;
+        const delay = this.policy.delayMs({ unreachable: true }, retried, scope);
+        // fetch rejects with a bare TypeError when it cannot connect: named here, with the URL.
+        if (delay === undefined) throw isFetchFailure(error) ? new TurnsConnectionError(url, error) : error;
+        await sleep(delay, extra.signal);
+        continue;
+      }
+      const code = response.status >= 400 && scope.repeatable ? await codeOf(response) : undefined;
+      const delay = this.policy.delayMs({ status: response.status, code, retryAfter: response.headers.get('retry-after') }, retried, scope);
+      if (delay === undefined) return response;
+      await response.body?.cancel();
+      await sleep(delay, extra.signal);
+    }
+  }
+
+  /** A call whose answer is JSON: parsed, or thrown as `TurnsApiError`. */
+  async json<T>(method: string, path: string, body?: unknown, extra?: SendOptions): Promise<T> {
+    const response = await this.send(method, path, body, extra);
+    const text = await response.text();
+    const parsed: unknown = text ? JSON.parse(text) : undefined;
+    if (!response.ok) throw TurnsApiError.of(response.status, parsed);
+    return parsed as T;
+  }
+
+  /** The caller's signal, and the per-request time limit unless the answer is a stream. */
+  private signalFor(extra: SendOptions): AbortSignal | undefined {
+    const limit = this.options.requestTimeoutMs;
+    if (limit === undefined || extra.stream) return extra.signal;
+    const timeout = AbortSignal.timeout(limit + (extra.heldMs ?? 0));
+    return extra.signal ? AbortSignal.any([extra.signal, timeout]) : timeout;
+  }
+}
