@@ -39,12 +39,16 @@ export abstract class QueueBackedOverlay<E extends QueuedPrompt = QueuedPrompt> 
     return this.core.rewindGeneration(sessionId);
   }
 
-  // A session that is not live is never woken (its close already was): the request is answered at once.
   override watch(sessionId: string, listener: () => void): (() => void) | undefined {
-    return this.hasSession(sessionId) ? this.core.watch(sessionId, listener) : undefined;
+    return this.watchable(sessionId) ? this.core.watch(sessionId, listener) : undefined;
   }
 
   override watchActivity(sessionId: string, listener: () => void): (() => void) | undefined {
-    return this.hasSession(sessionId) ? this.core.watchActivity(sessionId, listener) : undefined;
+    return this.watchable(sessionId) ? this.core.watchActivity(sessionId, listener) : undefined;
+  }
+
+  /** Whether a watch of the session may be woken at all (`undefined` answers a held request at once). */
+  protected watchable(_sessionId: string): boolean {
+    return true;
   }
 }

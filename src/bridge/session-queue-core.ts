@@ -197,6 +197,11 @@ export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
     return stop;
   }
 
+  /** Watchers of the session (held requests). */
+  watcherCount(sessionId: string): number {
+    return this.watchers.count(sessionId);
+  }
+
   // --- activity -------------------------------------------------------------------
 
   /**

@@ -27,6 +27,10 @@ export class SessionWatchers {
     return this.sets.has(sessionId);
   }
 
+  count(sessionId: string): number {
+    return this.sets.get(sessionId)?.size ?? 0;
+  }
+
   notify(sessionId: string): void {
     const listeners = this.sets.get(sessionId);
     if (!listeners) return;
