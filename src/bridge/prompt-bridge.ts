@@ -97,14 +97,10 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
       };
       span?.setAttribute('turns.prompt_id', entry.promptId);
       // The resume point of the admission's answer: every event of this prompt comes after it.
-      const admitted = {
-        promptId: entry.promptId,
-        lastEventId: this.events.lastEventId(sessionId),
-        eventEpoch: this.events.epochOf(sessionId),
-      };
+      const lastEventId = this.events.lastEventId(sessionId);
+      const eventEpoch = this.events.epochOf(sessionId);
       if (idempotency) {
         const { key, fingerprint } = idempotency;
-        const { lastEventId, eventEpoch } = admitted;
         const clientId = originatorClientId !== undefined ? { clientId: originatorClientId } : {};
         entry.idempotency = { key, fingerprint, ...clientId, lastEventId, eventEpoch, admittedAt: entry.queuedAt };
       }
@@ -115,7 +111,7 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
       }
       this.core.admit(sessionId, entry);
       this.pump(sessionId);
-      return admitted;
+      return { promptId: entry.promptId, lastEventId, eventEpoch };
     });
   }
 

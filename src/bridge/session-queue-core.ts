@@ -1,6 +1,7 @@
 import type { OverlayEntry } from '../turns/bridge-overlay.provider.js';
 import { TERMINAL_OVERLAY_SIZE } from '../turns/rules/limits.js';
 import type { LiveTurnStatus, SettledTurnStatus } from '../turns/turn-status.js';
+import { ActivityWatch } from './activity-watch.js';
 import { PromptQueue, type QueuedPrompt } from './prompt-queue.js';
 import { SessionWatchers } from './session-watchers.js';
 import type { TerminalOverlay } from './terminal-overlay.js';
@@ -35,12 +36,12 @@ export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
   readonly transitions: TurnTransitionStream;
   private readonly queues = new Map<string, PromptQueue<E>>();
   private readonly watchers: SessionWatchers;
-  private readonly activityWatchers: SessionWatchers;
+  private readonly activity: ActivityWatch;
 
   constructor(private readonly options: SessionQueueCoreOptions) {
     this.transitions = new TurnTransitionStream(options.logger);
     this.watchers = new SessionWatchers(options.logger);
-    this.activityWatchers = new SessionWatchers(options.logger);
+    this.activity = new ActivityWatch(options.now, options.logger);
     for (const observer of options.observers ?? []) this.transitions.subscribe(observer);
     // A woken request re-reads the session, so it comes after the observers that change what it reads.
     this.transitions.subscribe((transition) => this.watchers.notify(transition.sessionId));
@@ -129,7 +130,7 @@ export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
     this.queues.delete(sessionId);
     this.watchers.notify(sessionId);
     this.watchers.forget(sessionId);
-    this.activityWatchers.forget(sessionId);
+    this.activity.forget(sessionId);
   }
 
   /** Closes admission for a rewind; false (nothing changes) while a prompt is pending or another rewind runs. */
@@ -188,13 +189,9 @@ export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
     return this.watchers.add(sessionId, listener);
   }
 
-  /** Watches a running turn's `activity`; updates that came while no one watched are shown to the new watcher. */
+  /** Watches a running turn's `activity` (see {@link ActivityWatch}). */
   watchActivity(sessionId: string, listener: () => void): () => void {
-    const stop = this.activityWatchers.add(sessionId, listener);
-    for (const entry of this.queues.get(sessionId)?.pending() ?? []) {
-      if (entry.counter && !entry.published) this.armActivity(sessionId, entry);
-    }
-    return stop;
+    return this.activity.watch(sessionId, listener, this.queues.get(sessionId)?.pending() ?? []);
   }
 
   /** Watchers of the session (held requests). */
@@ -202,51 +199,19 @@ export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
     return this.watchers.count(sessionId);
   }
 
-  // --- activity -------------------------------------------------------------------
-
-  /**
-   * Counts one agent update of a running prompt. Polls see the counts at most
-   * once per refresh interval; plain watchers are never woken by them, only
-   * activity watchers — through one timer per prompt when the interval is not up.
-   */
+  /** Counts one agent update of a running prompt into its `activity`. */
   counted(sessionId: string, entry: E, update: CountedUpdate): void {
-    if (!entry.counter || entry.published) return;
-    entry.counter.count(update, this.options.now());
-    this.showActivity(sessionId, entry);
+    this.activity.counted(sessionId, entry, update);
   }
 
   /** The live status of an entry, reused until it starts or its activity is refreshed (so its bytes are serialized once). */
   private liveOf(sessionId: string, entry: E): LiveTurnStatus | undefined {
     if (entry.published) return undefined;
-    if (entry.counter?.refresh(this.options.now())) {
-      entry.status = undefined;
-      // The poll showed new activity: the held requests that watch it re-read it — later, never inside this read.
-      queueMicrotask(() => this.activityWatchers.notify(sessionId));
-    }
+    this.activity.refreshOnRead(sessionId, entry);
     if (entry.status?.state !== (entry.startedAt === undefined ? 'queued' : 'running')) {
       entry.status = liveStatus(sessionId, { ...entry, activity: entry.counter?.shown });
     }
     return entry.status;
-  }
-
-  private showActivity(sessionId: string, entry: E): void {
-    if (entry.counter!.refresh(this.options.now())) {
-      entry.status = undefined;
-      this.activityWatchers.notify(sessionId);
-      return;
-    }
-    this.armActivity(sessionId, entry);
-  }
-
-  /** One timer per prompt, while someone watches activity and some is not shown yet. */
-  private armActivity(sessionId: string, entry: E): void {
-    const delay = entry.counter!.pendingIn(this.options.now());
-    if (delay === undefined || entry.activityTimer || !this.activityWatchers.has(sessionId)) return;
-    entry.activityTimer = setTimeout(() => {
-      entry.activityTimer = undefined;
-      if (!entry.published) this.showActivity(sessionId, entry);
-    }, delay);
-    entry.activityTimer.unref?.();
   }
 
   private emit(kind: TurnTransition['kind'], sessionId: string, entry: E, status: TurnTransition['status']): void {
