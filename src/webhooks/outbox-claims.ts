@@ -1,8 +1,6 @@
 /**
  * Who may adopt a dead node's webhook outbox — the port cluster mode fills
  * (Redis heartbeats and claims); without it every node's outbox is its own.
- *
- * @publicApi
  */
 export abstract class OutboxClaims {
   /** How often the outboxes of other nodes are looked at, in ms. */
