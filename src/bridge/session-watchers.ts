@@ -1,5 +1,3 @@
-import type { Logger } from '@nestjs/common';
-
 /**
  * Listeners by session, called with nothing (they re-read what they watch):
  * one listener that throws is logged and harms no other, nor the caller.
@@ -7,7 +5,7 @@ import type { Logger } from '@nestjs/common';
 export class SessionWatchers {
   private readonly sets = new Map<string, Set<() => void>>();
 
-  constructor(private readonly logger: Pick<Logger, 'error'>) {}
+  constructor(private readonly logger: { error(message: string): void }) {}
 
   /** Adds a listener; the returned function removes it (twice is harmless). */
   add(sessionId: string, listener: () => void): () => void {
@@ -25,6 +23,10 @@ export class SessionWatchers {
 
   has(sessionId: string): boolean {
     return this.sets.has(sessionId);
+  }
+
+  count(sessionId: string): number {
+    return this.sets.get(sessionId)?.size ?? 0;
   }
 
   notify(sessionId: string): void {

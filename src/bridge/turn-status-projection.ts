@@ -1,4 +1,5 @@
-import { limitTurnFields } from '../turns/rules/turn-fields.js';
+import { limitPromptText, limitTurnFields } from '../turns/rules/turn-fields.js';
+import type { PendingPrompt } from '../wire/wire-types.js';
 import type { TurnError } from '../turns/rules/normalize-turn-error.js';
 import {
   compactStatus,
@@ -50,4 +51,16 @@ export function settledStatus(sessionId: string, prompt: AdmittedPromptView, ter
     resultText,
   });
   return compactStatus({ sessionId, state, ...fields, queuedAt, startedAt, endedAt }) as SettledTurnStatus;
+}
+
+/** A prompt as `GET /session/:id/prompts` lists it. */
+export function pendingPromptOf(prompt: AdmittedPromptView, running: boolean): PendingPrompt {
+  const { promptId, promptText, queuedAt, originatorClientId } = prompt;
+  return {
+    promptId,
+    text: limitPromptText(promptText).promptText,
+    queuedAt,
+    state: running ? 'running' : 'queued',
+    ...(originatorClientId !== undefined && { originatorClientId }),
+  };
 }

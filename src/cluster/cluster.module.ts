@@ -7,7 +7,8 @@ import { ClusterController } from './cluster.controller.js';
 import { LeaseDirectory } from './lease-directory.js';
 import { RedisSessionOwnership } from './redis-session-ownership.js';
 import { RequestForwarder } from './request-forwarder.js';
-import { WebhookOutboxAdoption } from './webhook-outbox-adoption.js';
+import { OutboxClaims } from '../webhooks/outbox-claims.js';
+import { RedisOutboxClaims } from './redis-outbox-claims.js';
 
 /** How long start-up waits for the first Redis connection before serving anyway. */
 const FIRST_CONNECT_MS = 2_000;
@@ -59,9 +60,10 @@ export class ClusterModule {
         RedisSessionOwnership,
         RequestForwarder,
         ClusterRouter,
-        WebhookOutboxAdoption,
+        // The runtime's webhook outbox adoption asks these which dead node's outbox it may take.
+        { provide: OutboxClaims, useClass: RedisOutboxClaims },
       ],
-      exports: [RedisSessionOwnership, ClusterNode, CLUSTER_SETTINGS],
+      exports: [RedisSessionOwnership, ClusterNode, CLUSTER_SETTINGS, OutboxClaims],
     };
   }
 }

@@ -72,7 +72,7 @@ export function buildOpenApiDocument(app: INestApplication, options: OpenApiDocu
   );
   const unsupported = errorResponse('unsupported_media_type: a body that is not application/json.', 'unsupported_media_type');
   applyValidationSchemas(document, REQUEST_DTOS);
-  const maxWaitMs = app.get(TurnWaitService, { strict: false }).maxWaitMs;
+  const maxWaitMs = app.get(TurnWaitService).maxWaitMs;
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of METHODS) {
       const operation = item[method];

@@ -13,7 +13,8 @@ export type {
   SessionOwnershipProvider,
 } from './runtime.module-definition.js';
 export { RuntimeSettings } from './runtime-settings.js';
-export { PromptBridge, type TurnTransition } from '../bridge/prompt-bridge.js';
+export { PromptBridge } from '../bridge/prompt-bridge.js';
+export type { TurnTransition } from '../bridge/turn-transition.js';
 export { SessionRunner, type SessionPrompt } from '../bridge/session-runner.js';
 export { SessionsService } from '../sessions/sessions.service.js';
 export { SessionRewindService, type RewindSnapshot, type RewindResult } from '../sessions/session-rewind.service.js';

@@ -23,6 +23,7 @@ import { IdempotencyStore } from '../idempotency/idempotency-store.js';
 import { TranscriptIdempotencyKeys } from '../idempotency/transcript-idempotency-keys.js';
 import { TurnWebhookEvents } from '../webhooks/turn-webhook-events.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
+import { WebhookOutboxAdoption } from '../webhooks/webhook-outbox-adoption.js';
 import { WEBHOOK_SETTINGS, webhookSettings } from '../webhooks/webhook-settings.js';
 import { WebhookSubscriptions } from '../webhooks/webhook-subscriptions.service.js';
 import { WebhooksController } from '../webhooks/webhooks.controller.js';
@@ -88,6 +89,7 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
     },
     WebhookSubscriptions,
     WebhookDispatcher,
+    WebhookOutboxAdoption,
     TurnWebhookEvents,
     TranscriptIdempotencyKeys,
     SessionEventBus,

@@ -98,6 +98,19 @@ export function endSpan(span: TurnSpan | undefined, error?: unknown): void {
   span.end();
 }
 
+/** Runs `fn` in a new span, active inside it, ended when `fn` returns or throws (then marked failed). */
+export function inSpan<T>(name: string, fn: (span: TurnSpan | undefined) => T): T {
+  const span = startSpan(name);
+  try {
+    const result = withSpan(span, () => fn(span));
+    endSpan(span);
+    return result;
+  } catch (error) {
+    endSpan(span, error);
+    throw error;
+  }
+}
+
 /** Adds the active trace context (`traceparent`, `tracestate`) to outgoing headers. */
 export function injectTraceContext(headers: Record<string, unknown>): void {
   api?.propagation.inject(api.context.active(), headers);

@@ -1,10 +1,11 @@
-import { TerminalOverlay } from '../bridge/terminal-overlay.js';
-import { liveStatus, settledStatus, type AdmittedPromptView, type TerminalFields } from '../bridge/turn-status-projection.js';
-import { ACTIVITY_REFRESH_MS, TurnActivityCounter, type CountedUpdate } from '../bridge/turn-activity.js';
-import { TERMINAL_OVERLAY_SIZE } from '../turns/rules/limits.js';
+import { Logger } from '@nestjs/common';
+import type { QueuedPrompt } from '../bridge/prompt-queue.js';
+import { QueueBackedOverlay } from '../bridge/queue-backed-overlay.js';
+import { SessionQueueCore } from '../bridge/session-queue-core.js';
+import type { CountedUpdate } from '../bridge/turn-activity.js';
+import type { TerminalFields } from '../bridge/turn-status-projection.js';
 import type { TurnError } from '../turns/rules/normalize-turn-error.js';
-import { BridgeOverlayProvider, type OverlayEntry } from '../turns/bridge-overlay.provider.js';
-import type { LiveTurnStatus, SettledTurnStatus } from '../turns/turn-status.js';
+import type { SettledTurnStatus } from '../turns/turn-status.js';
 
 /** @publicApi */
 export interface InMemoryBridgeOverlayOptions {
@@ -16,25 +17,13 @@ export interface InMemoryBridgeOverlayOptions {
   activityRefreshMs?: number;
 }
 
-interface SessionState {
-  clients: Set<string>;
-  /** Admitted prompts in FIFO order; the running one (if any) first. */
-  queue: AdmittedPromptView[];
-  overlay: TerminalOverlay;
-  generation: number;
-  listeners: Set<() => void>;
-  activityListeners: Set<() => void>;
-  /** The running prompt's update counter. */
-  counters: Map<string, TurnActivityCounter>;
-}
-
 /**
  * The live side of a runtime, in memory, driven by the test step by step:
  * sessions and their client ids, admission, dispatch, settlement, removal
- * of a queued prompt, deadlines, rewinds and close. Each step notifies the
- * watchers (so held requests, `waitMs`, wake up) and follows the reference
- * bridge's rules: one running prompt per session, first terminal wins, a
- * bounded overlay of terminal statuses.
+ * of a queued prompt, deadlines, rewinds and close. It drives the reference
+ * bridge's own queue core, so it follows the same rules — one running prompt
+ * per session, first terminal wins, a bounded overlay of terminal statuses —
+ * and each step wakes the watchers (held requests, `waitMs`) the same way.
  *
  * ```ts
  * const bridge = new InMemoryBridgeOverlay().addSession('s1', { clientIds: ['c1'] });
@@ -45,63 +34,53 @@ interface SessionState {
  *
  * @publicApi
  */
-export class InMemoryBridgeOverlay extends BridgeOverlayProvider {
-  private readonly sessions = new Map<string, SessionState>();
-  private readonly overlaySize: number;
+export class InMemoryBridgeOverlay extends QueueBackedOverlay {
+  protected readonly core: SessionQueueCore;
+  private readonly sessions = new Map<string, Set<string>>();
   private readonly now: () => number;
-  private readonly activityRefreshMs: number;
   private nextPrompt = 1;
 
   constructor(options: InMemoryBridgeOverlayOptions = {}) {
     super();
-    this.overlaySize = options.overlaySize ?? TERMINAL_OVERLAY_SIZE;
     this.now = options.now ?? Date.now;
-    this.activityRefreshMs = options.activityRefreshMs ?? ACTIVITY_REFRESH_MS;
+    const { overlaySize, activityRefreshMs } = options;
+    this.core = new SessionQueueCore({ now: this.now, overlaySize, activityRefreshMs, logger: new Logger('InMemoryBridgeOverlay') });
   }
 
   /** Makes a session live, with the client ids registered on it. */
   addSession(sessionId: string, options: { clientIds?: string[] } = {}): this {
     if (this.sessions.has(sessionId)) throw new Error(`session ${sessionId} is live already`);
-    this.sessions.set(sessionId, {
-      clients: new Set(options.clientIds),
-      queue: [],
-      overlay: new TerminalOverlay(this.overlaySize),
-      generation: 0,
-      listeners: new Set(),
-      activityListeners: new Set(),
-      counters: new Map(),
-    });
+    this.sessions.set(sessionId, new Set(options.clientIds));
+    this.core.queue(sessionId);
     return this;
   }
 
   /** Registers one more client id on a live session. */
   registerClient(sessionId: string, clientId: string): this {
-    this.session(sessionId).clients.add(clientId);
+    this.clients(sessionId).add(clientId);
     return this;
   }
 
   /** Admits a prompt at the end of the FIFO (`queued`); returns its promptId (`p1`, `p2`, … unless given). */
   admit(sessionId: string, text: string, options: { promptId?: string; originatorClientId?: string } = {}): string {
-    const session = this.session(sessionId);
+    this.clients(sessionId);
     const promptId = options.promptId ?? `p${this.nextPrompt++}`;
-    if (session.queue.some((p) => p.promptId === promptId) || session.overlay.get(promptId)) {
+    if (this.core.queue(sessionId).find(promptId) || this.getOverlay(sessionId, promptId)) {
       throw new Error(`prompt ${promptId} was admitted already`);
     }
-    session.queue.push({ promptId, promptText: text, queuedAt: this.now(), originatorClientId: options.originatorClientId });
-    this.changed(session);
+    const { originatorClientId } = options;
+    this.core.admit(sessionId, { promptId, promptText: text, queuedAt: this.now(), originatorClientId, published: false });
     return promptId;
   }
 
   /** Dispatches the FIFO head (`running`); returns its promptId. */
   start(sessionId: string): string {
-    const session = this.session(sessionId);
-    const head = session.queue[0];
-    if (!head) throw new Error(`session ${sessionId} has no queued prompt`);
-    if (head.startedAt !== undefined) throw new Error(`prompt ${head.promptId} is running already`);
-    head.startedAt = this.now();
-    session.counters.set(head.promptId, new TurnActivityCounter(head.startedAt, this.activityRefreshMs));
-    this.changed(session);
-    return head.promptId;
+    this.clients(sessionId);
+    const queue = this.core.queue(sessionId);
+    if (queue.running) throw new Error(`prompt ${queue.running.promptId} is running already`);
+    const started = this.core.dispatch(sessionId);
+    if (!started) throw new Error(`session ${sessionId} has no queued prompt`);
+    return started.promptId;
   }
 
   /**
@@ -111,12 +90,10 @@ export class InMemoryBridgeOverlay extends BridgeOverlayProvider {
    * requests that asked for activity are woken.
    */
   agentUpdate(sessionId: string, update: CountedUpdate = { kind: 'message' }): void {
-    const session = this.session(sessionId);
-    const running = session.queue[0];
-    const counter = running && session.counters.get(running.promptId);
-    if (!counter) throw new Error(`session ${sessionId} has no running prompt`);
-    counter.count(update, this.now());
-    if (counter.refresh(this.now())) for (const listener of [...session.activityListeners]) listener();
+    this.clients(sessionId);
+    const running = this.core.queue(sessionId).running;
+    if (!running) throw new Error(`session ${sessionId} has no running prompt`);
+    this.core.counted(sessionId, running, update);
   }
 
   /** Settles the running prompt (or `promptId`) as `completed`. */
@@ -140,8 +117,8 @@ export class InMemoryBridgeOverlay extends BridgeOverlayProvider {
 
   /** Removes a queued prompt: `cancelled` at once, without `startedAt`, known to memory only. */
   remove(sessionId: string, promptId: string): SettledTurnStatus {
-    const prompt = this.session(sessionId).queue.find((p) => p.promptId === promptId);
-    if (prompt?.startedAt !== undefined) throw new Error(`prompt ${promptId} is running: cancel() it instead`);
+    this.clients(sessionId);
+    if (this.core.queue(sessionId).running?.promptId === promptId) throw new Error(`prompt ${promptId} is running: cancel() it instead`);
     return this.settle(sessionId, promptId, { state: 'cancelled' });
   }
 
@@ -153,113 +130,63 @@ export class InMemoryBridgeOverlay extends BridgeOverlayProvider {
     });
   }
 
-  /** A successful rewind: scans begun before it are stale. */
+  /**
+   * A successful rewind, as the reference bridge does it: refused while a
+   * prompt is queued or running; the overlay is cleared and scans begun
+   * before it are stale.
+   */
   rewind(sessionId: string): void {
-    const session = this.session(sessionId);
-    session.generation += 1;
-    this.changed(session);
+    this.clients(sessionId);
+    if (!this.core.beginRewind(sessionId)) throw new Error(`session ${sessionId} has a pending prompt: a rewind waits it out`);
+    this.core.endRewind(sessionId, true);
   }
 
   /** Closes the session: every queued or running prompt ends `error session_closed`, then the session is gone. */
   closeSession(sessionId: string): void {
-    const session = this.session(sessionId);
-    for (const prompt of [...session.queue]) {
-      this.settle(sessionId, prompt.promptId, { state: 'error', error: { code: 'session_closed', message: 'Session closed' } });
-    }
+    this.clients(sessionId);
+    // Not live first: a watcher woken by the close sees the session gone.
     this.sessions.delete(sessionId);
-    for (const listener of [...session.listeners]) listener();
+    this.core.close(sessionId, { state: 'error', error: { code: 'session_closed', message: 'Session closed' }, endedAt: this.now() });
   }
 
   /** Watchers of the session: one per held turn request (`waitMs`) while it waits. */
   watching(sessionId: string): number {
-    return this.sessions.get(sessionId)?.listeners.size ?? 0;
+    return this.core.watcherCount(sessionId);
   }
 
-  // The port (BridgeOverlayProvider): synchronous, no I/O, never throws for an unknown session.
+  // The port (BridgeOverlayProvider), read from the core: synchronous, no I/O, never throws for an unknown session.
 
   hasSession(sessionId: string): boolean {
     return this.sessions.has(sessionId);
   }
 
   isClientRegistered(sessionId: string, clientId: string): boolean {
-    return this.sessions.get(sessionId)?.clients.has(clientId) ?? false;
+    return this.sessions.get(sessionId)?.has(clientId) ?? false;
   }
 
-  getLive(sessionId: string, promptId?: string): LiveTurnStatus | undefined {
-    const queue = this.sessions.get(sessionId)?.queue;
-    // The running prompt is always the FIFO head, so "running, else queued head" is the head.
-    const prompt = promptId === undefined ? queue?.[0] : queue?.find((p) => p.promptId === promptId);
-    return prompt && this.liveOf(sessionId, prompt);
-  }
-
-  override listLive(sessionId: string): LiveTurnStatus[] {
-    return (this.sessions.get(sessionId)?.queue ?? []).map((prompt) => this.liveOf(sessionId, prompt));
-  }
-
-  override listOverlay(sessionId: string): OverlayEntry[] {
-    return this.sessions.get(sessionId)?.overlay.entries() ?? [];
-  }
-
-  getOverlay(sessionId: string, promptId: string): OverlayEntry | undefined {
-    return this.sessions.get(sessionId)?.overlay.get(promptId);
-  }
-
-  getNewestOverlay(sessionId: string): OverlayEntry | undefined {
-    return this.sessions.get(sessionId)?.overlay.newest();
-  }
-
-  writeBack(sessionId: string, status: SettledTurnStatus, newest: boolean): void {
-    this.sessions.get(sessionId)?.overlay.setReadBack(status.promptId, { status, combined: true }, newest);
-  }
-
-  rewindGeneration(sessionId: string): number {
-    return this.sessions.get(sessionId)?.generation ?? 0;
-  }
-
-  override watch(sessionId: string, listener: () => void): (() => void) | undefined {
-    const listeners = this.sessions.get(sessionId)?.listeners;
-    if (!listeners) return undefined;
-    listeners.add(listener);
-    return () => listeners.delete(listener);
-  }
-
-  override watchActivity(sessionId: string, listener: () => void): (() => void) | undefined {
-    const listeners = this.sessions.get(sessionId)?.activityListeners;
-    if (!listeners) return undefined;
-    listeners.add(listener);
-    return () => listeners.delete(listener);
-  }
-
-  private liveOf(sessionId: string, prompt: AdmittedPromptView): LiveTurnStatus {
-    const counter = this.sessions.get(sessionId)?.counters.get(prompt.promptId);
-    counter?.refresh(this.now());
-    return liveStatus(sessionId, { ...prompt, activity: counter?.shown });
+  // An unknown (or closed) session is never woken: a held request on it is answered at once.
+  protected override watchable(sessionId: string): boolean {
+    return this.sessions.has(sessionId);
   }
 
   /** Publishes a terminal, first writer wins: a prompt that has one keeps it. */
   private settle(sessionId: string, promptId: string | undefined, terminal: Omit<TerminalFields, 'endedAt'>): SettledTurnStatus {
-    const session = this.session(sessionId);
-    const id = promptId ?? session.queue.find((p) => p.startedAt !== undefined)?.promptId;
+    this.clients(sessionId);
+    const queue = this.core.queue(sessionId);
+    const id = promptId ?? queue.running?.promptId;
     if (id === undefined) throw new Error(`session ${sessionId} has no running prompt`);
-    const published = session.overlay.get(id);
+    const published = this.getOverlay(sessionId, id);
     if (published) return published.status;
-    const index = session.queue.findIndex((p) => p.promptId === id);
-    if (index === -1) throw new Error(`prompt ${id} was never admitted to session ${sessionId}`);
-    const [prompt] = session.queue.splice(index, 1);
-    session.counters.delete(id);
-    const status = settledStatus(sessionId, prompt!, { ...terminal, endedAt: this.now() });
-    session.overlay.set(id, { status, combined: false });
-    this.changed(session);
-    return status;
+    const entry: QueuedPrompt | undefined = queue.find(id);
+    if (!entry) throw new Error(`prompt ${id} was never admitted to session ${sessionId}`);
+    this.core.settle(sessionId, entry, { ...terminal, endedAt: this.now() });
+    this.core.release(sessionId, entry);
+    return this.getOverlay(sessionId, id)!.status;
   }
 
-  private session(sessionId: string): SessionState {
-    const session = this.sessions.get(sessionId);
-    if (!session) throw new Error(`session ${sessionId} is not live: addSession() it first`);
-    return session;
-  }
-
-  private changed(session: SessionState): void {
-    for (const listener of [...session.listeners]) listener();
+  private clients(sessionId: string): Set<string> {
+    const clients = this.sessions.get(sessionId);
+    if (!clients) throw new Error(`session ${sessionId} is not live: addSession() it first`);
+    return clients;
   }
 }

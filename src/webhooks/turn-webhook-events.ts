@@ -1,5 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Clock } from '../common/clock.js';
 import { PromptBridge, type TurnTransition } from '../bridge/prompt-bridge.js';
@@ -17,21 +16,22 @@ import { WebhookSubscriptions } from './webhook-subscriptions.service.js';
  * `turn.*`, and one more when a persisted outcome supersedes a
  * bridge-made error. `data` is what the exact poll answers at that moment —
  * asked of `TurnStatusService` itself, so it cannot differ — or, once the
- * session is gone (close), the status the bridge published.
+ * session is gone (close), the status the bridge published. `TurnsModule`
+ * (global) is mounted beside the runtime; without it the bridge's status is
+ * the answer.
  */
 @Injectable()
 export class TurnWebhookEvents implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('TurnWebhookEvents');
   private unsubscribe?: () => void;
-  private polls?: TurnStatusService | null;
 
   constructor(
     private readonly bridge: PromptBridge,
     private readonly subscriptions: WebhookSubscriptions,
     private readonly dispatcher: WebhookDispatcher,
     private readonly clock: Clock,
-    private readonly moduleRef: ModuleRef,
     @Inject(WEBHOOK_SETTINGS) private readonly settings: WebhookSettings,
+    @Optional() private readonly polls?: TurnStatusService,
   ) {}
 
   onModuleInit(): void {
@@ -101,20 +101,7 @@ export class TurnWebhookEvents implements OnModuleInit, OnModuleDestroy {
   /** The exact poll's answer; for a late settle, nothing when the poll cannot answer (the session closed). */
   private async exactPoll(transition: TurnTransition): Promise<TurnStatus | undefined> {
     const fallback = transition.kind === 'settled_late' ? undefined : transition.status;
-    const polls = this.turnStatus();
-    if (!polls) return fallback;
-    return polls.getTurn(transition.sessionId, transition.promptId).catch(() => fallback);
-  }
-
-  /** TurnsModule (global) is mounted beside the runtime; without it, the bridge's status is the answer. */
-  private turnStatus(): TurnStatusService | undefined {
-    if (this.polls === undefined) {
-      try {
-        this.polls = this.moduleRef.get(TurnStatusService, { strict: false });
-      } catch {
-        this.polls = null;
-      }
-    }
-    return this.polls ?? undefined;
+    if (!this.polls) return fallback;
+    return this.polls.getTurn(transition.sessionId, transition.promptId).catch(() => fallback);
   }
 }

@@ -1,0 +1,228 @@
+import type { OverlayEntry } from '../turns/bridge-overlay.provider.js';
+import { TERMINAL_OVERLAY_SIZE } from '../turns/rules/limits.js';
+import type { LiveTurnStatus, SettledTurnStatus } from '../turns/turn-status.js';
+import { ActivityWatch } from './activity-watch.js';
+import { PromptQueue, type QueuedPrompt } from './prompt-queue.js';
+import { SessionWatchers } from './session-watchers.js';
+import type { TerminalOverlay } from './terminal-overlay.js';
+import { ACTIVITY_REFRESH_MS, TurnActivityCounter, type CountedUpdate } from './turn-activity.js';
+import { liveStatus, settledStatus, type TerminalFields } from './turn-status-projection.js';
+import { TurnTransitionStream, type TurnObserver, type TurnTransition } from './turn-transition.js';
+
+/** How a {@link SessionQueueCore} is set up. */
+export interface SessionQueueCoreOptions {
+  /** The clock of `queuedAt`, `startedAt` and activity (epoch ms). */
+  now: () => number;
+  /** Terminal statuses kept per session. @default TERMINAL_OVERLAY_SIZE */
+  overlaySize?: number;
+  /** Least time between two changes of a running turn's `activity`. @default ACTIVITY_REFRESH_MS */
+  activityRefreshMs?: number;
+  /** Where an observer or watcher that throws is reported. */
+  logger: { error(message: string): void };
+  /** Observers that see each transition before the session's watchers are woken (events, metrics, spans). */
+  observers?: readonly TurnObserver[];
+}
+
+/**
+ * The turn-transition core, free of Nest: per session a FIFO of admitted
+ * prompts, one running at a time, a first-writer latch on each prompt's
+ * terminal and a bounded overlay of terminal statuses. Every move is one
+ * {@link TurnTransition} on {@link transitions}; the session's watchers
+ * (held requests) are one of its observers, woken after the ones given here.
+ * Who dispatches, runs and times prompts out is the caller's: the reference
+ * bridge, or the testing kit's in-memory overlay, step by step.
+ */
+export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
+  readonly transitions: TurnTransitionStream;
+  private readonly queues = new Map<string, PromptQueue<E>>();
+  private readonly watchers: SessionWatchers;
+  private readonly activity: ActivityWatch;
+
+  constructor(private readonly options: SessionQueueCoreOptions) {
+    this.transitions = new TurnTransitionStream(options.logger);
+    this.watchers = new SessionWatchers(options.logger);
+    this.activity = new ActivityWatch(options.now, options.logger);
+    for (const observer of options.observers ?? []) this.transitions.subscribe(observer);
+    // A woken request re-reads the session, so it comes after the observers that change what it reads.
+    this.transitions.subscribe((transition) => this.watchers.notify(transition.sessionId));
+  }
+
+  /** The session's queue, made on first use. */
+  queue(sessionId: string): PromptQueue<E> {
+    let queue = this.queues.get(sessionId);
+    if (!queue) {
+      queue = new PromptQueue<E>(this.options.overlaySize ?? TERMINAL_OVERLAY_SIZE);
+      this.queues.set(sessionId, queue);
+    }
+    return queue;
+  }
+
+  /** The session's queue if it has one (no queue is made). */
+  existing(sessionId: string): PromptQueue<E> | undefined {
+    return this.queues.get(sessionId);
+  }
+
+  /** Prompts queued and running across every session. */
+  promptCounts(): { queued: number; running: number } {
+    let queued = 0;
+    let running = 0;
+    for (const queue of this.queues.values()) {
+      queued += queue.queued.length;
+      if (queue.running) running += 1;
+    }
+    return { queued, running };
+  }
+
+  /** Puts `entry` at the end of the session's FIFO (`queued`). */
+  admit(sessionId: string, entry: E): void {
+    const queue = this.queue(sessionId);
+    // Only a prompt that waits behind another is announced as pending (SPEC §19).
+    entry.waited = queue.running !== undefined || queue.queued.length > 0;
+    queue.queued.push(entry);
+    this.emit('admitted', sessionId, entry, liveStatus(sessionId, entry));
+  }
+
+  /** Moves the FIFO head into the running slot (`running`) when nothing runs; the entry, or `undefined`. */
+  dispatch(sessionId: string): E | undefined {
+    const queue = this.queues.get(sessionId);
+    if (!queue || queue.running || queue.queued.length === 0) return undefined;
+    const entry = queue.queued.shift()!;
+    queue.running = entry;
+    entry.startedAt = this.options.now();
+    entry.counter = new TurnActivityCounter(entry.startedAt, this.options.activityRefreshMs ?? ACTIVITY_REFRESH_MS);
+    entry.status = undefined;
+    this.emit('started', sessionId, entry, liveStatus(sessionId, entry));
+    return entry;
+  }
+
+  /**
+   * The latch: the first terminal for a prompt wins and is published (a
+   * queued one leaves the FIFO; a running one keeps its slot until
+   * {@link release}); later ones are dropped. True when this one won.
+   */
+  settle(sessionId: string, entry: E, terminal: TerminalFields): boolean {
+    if (entry.published) return false;
+    entry.published = true;
+    clearTimeout(entry.activityTimer);
+    const queue = this.queue(sessionId);
+    if (entry !== queue.running) queue.release(entry);
+    const status = settledStatus(sessionId, entry, terminal);
+    queue.overlay.set(entry.promptId, { status, combined: false });
+    this.emit('settled', sessionId, entry, status);
+    return true;
+  }
+
+  /** The Session settled a prompt whose terminal was published already (a deadline): its outcome may supersede it. */
+  settleLate(sessionId: string, entry: E, terminal: TerminalFields): void {
+    this.emit('settled_late', sessionId, entry, settledStatus(sessionId, entry, terminal));
+  }
+
+  /** Frees the running slot (or the FIFO place) of `entry`; true when it was running, so the next may start. */
+  release(sessionId: string, entry: E): boolean {
+    return this.queues.get(sessionId)?.release(entry) ?? false;
+  }
+
+  /** Every pending prompt ends with `terminal`; then the session's queue, overlay and watchers go. */
+  close(sessionId: string, terminal: TerminalFields): void {
+    const queue = this.queues.get(sessionId);
+    if (!queue) return;
+    for (const entry of queue.pending()) this.settle(sessionId, entry, terminal);
+    this.queues.delete(sessionId);
+    this.watchers.notify(sessionId);
+    this.watchers.forget(sessionId);
+    this.activity.forget(sessionId);
+  }
+
+  /** Closes admission for a rewind; false (nothing changes) while a prompt is pending or another rewind runs. */
+  beginRewind(sessionId: string): boolean {
+    const queue = this.queue(sessionId);
+    if (queue.rewinding || queue.pendingCount > 0) return false;
+    queue.rewinding = true;
+    return true;
+  }
+
+  /** Reopens admission; a successful rewind clears the overlay and makes scans begun before it stale. */
+  endRewind(sessionId: string, succeeded: boolean): void {
+    const queue = this.queues.get(sessionId);
+    if (!queue) return;
+    queue.rewinding = false;
+    if (!succeeded) return;
+    queue.overlay.clear();
+    queue.generation += 1;
+    this.watchers.notify(sessionId);
+  }
+
+  // --- what a poll reads (BridgeOverlayProvider) ------------------------------------
+
+  getLive(sessionId: string, promptId?: string): LiveTurnStatus | undefined {
+    const queue = this.queues.get(sessionId);
+    const entry = promptId === undefined ? queue?.head() : queue?.find(promptId);
+    return entry && this.liveOf(sessionId, entry);
+  }
+
+  listLive(sessionId: string): LiveTurnStatus[] {
+    const live: LiveTurnStatus[] = [];
+    for (const entry of this.queues.get(sessionId)?.pending() ?? []) {
+      const status = this.liveOf(sessionId, entry);
+      if (status) live.push(status);
+    }
+    return live;
+  }
+
+  overlay(sessionId: string): TerminalOverlay | undefined {
+    return this.queues.get(sessionId)?.overlay;
+  }
+
+  listOverlay(sessionId: string): OverlayEntry[] {
+    return this.queues.get(sessionId)?.overlay.entries() ?? [];
+  }
+
+  writeBack(sessionId: string, status: SettledTurnStatus, newest: boolean): void {
+    this.queue(sessionId).overlay.setReadBack(status.promptId, { status, combined: true }, newest);
+  }
+
+  rewindGeneration(sessionId: string): number {
+    return this.queues.get(sessionId)?.generation ?? 0;
+  }
+
+  watch(sessionId: string, listener: () => void): () => void {
+    return this.watchers.add(sessionId, listener);
+  }
+
+  /** Watches a running turn's `activity` (see {@link ActivityWatch}). */
+  watchActivity(sessionId: string, listener: () => void): () => void {
+    return this.activity.watch(sessionId, listener, this.queues.get(sessionId)?.pending() ?? []);
+  }
+
+  /** Watchers of the session (held requests). */
+  watcherCount(sessionId: string): number {
+    return this.watchers.count(sessionId);
+  }
+
+  /** Counts one agent update of a running prompt into its `activity`. */
+  counted(sessionId: string, entry: E, update: CountedUpdate): void {
+    this.activity.counted(sessionId, entry, update);
+  }
+
+  /** The live status of an entry, reused until it starts or its activity is refreshed (so its bytes are serialized once). */
+  private liveOf(sessionId: string, entry: E): LiveTurnStatus | undefined {
+    if (entry.published) return undefined;
+    this.activity.refreshOnRead(sessionId, entry);
+    if (entry.status?.state !== (entry.startedAt === undefined ? 'queued' : 'running')) {
+      entry.status = liveStatus(sessionId, { ...entry, activity: entry.counter?.shown });
+    }
+    return entry.status;
+  }
+
+  private emit(kind: TurnTransition['kind'], sessionId: string, entry: E, status: TurnTransition['status']): void {
+    const { promptId, waited = false, originatorClientId } = entry;
+    this.transitions.emit({
+      kind,
+      sessionId,
+      promptId,
+      status,
+      waited,
+      ...(originatorClientId !== undefined && { originatorClientId }),
+    });
+  }
+}

@@ -1,0 +1,14 @@
+import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
+import type { TurnObserver } from './turn-transition.js';
+
+/** Puts the stream on the prompt channels metrics (and a host) subscribe to. */
+export const publishTurnChannels: TurnObserver = ({ kind, sessionId, status }) => {
+  if (kind === 'admitted') {
+    TURNS_CHANNELS.promptAdmitted.publish({ sessionId });
+  } else if (kind === 'started' && status.state === 'running') {
+    TURNS_CHANNELS.promptStarted.publish({ queueWaitMs: status.startedAt - status.queuedAt });
+  } else if (kind === 'settled' && status.state !== 'queued' && status.state !== 'running') {
+    const { state, startedAt, endedAt } = status;
+    TURNS_CHANNELS.promptSettled.publish({ state, ...(startedAt !== undefined && { runMs: endedAt - startedAt }) });
+  }
+};

@@ -1,0 +1,55 @@
+import type { LiveTurnStatus, SettledTurnStatus } from '../turns/turn-status.js';
+
+/**
+ * A prompt's move, on the one stream every observer hangs on (events, held
+ * waiters, webhooks, metrics, spans, the prompt ledger): it was admitted
+ * (queued); it started running; its terminal was published (once: the
+ * latch's winner); or the Session settled it after the bridge had already
+ * published an error for it (a deadline), so its persisted outcome may now
+ * supersede that error.
+ *
+ * @publicApi
+ */
+export interface TurnTransition {
+  kind: 'admitted' | 'started' | 'settled' | 'settled_late';
+  sessionId: string;
+  promptId: string;
+  /** The status as the bridge knows it at that moment (for `settled_late`, the Session's outcome). */
+  status: LiveTurnStatus | SettledTurnStatus;
+  /** It was admitted behind another prompt, so its queue events are sent (SPEC §19). */
+  waited: boolean;
+  /** The client id it was admitted with, as given (the status holds it within the wire limits). */
+  originatorClientId?: string;
+}
+
+/** An observer of the stream; it runs synchronously, as the transition happens. */
+export type TurnObserver = (transition: TurnTransition) => void;
+
+/**
+ * The stream's one listener registry: observers run in the order they
+ * subscribed, and one that throws is logged and harms no other, nor the
+ * transition.
+ */
+export class TurnTransitionStream {
+  private readonly observers = new Set<TurnObserver>();
+
+  constructor(private readonly logger: { error(message: string): void }) {}
+
+  /** Adds an observer; the returned function removes it (twice is harmless). */
+  subscribe(observer: TurnObserver): () => void {
+    // A wrapper, so one function subscribed twice is two observers, each removed by its own handle.
+    const own: TurnObserver = (transition) => observer(transition);
+    this.observers.add(own);
+    return () => this.observers.delete(own);
+  }
+
+  emit(transition: TurnTransition): void {
+    for (const observer of this.observers) {
+      try {
+        observer(transition);
+      } catch (error) {
+        this.logger.error(`turn observer failed: ${(error as Error)?.name ?? 'error'}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,36 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { OutboxClaims } from '../webhooks/outbox-claims.js';
+import { ClusterNode } from './cluster-node.js';
+import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
+import { LeaseDirectory } from './lease-directory.js';
+
+/**
+ * Cluster mode's {@link OutboxClaims}: a node is dead once its heartbeat in
+ * Redis has expired (dead, not slow for a moment), and its outbox goes to the
+ * live node that sets the claim key first.
+ */
+@Injectable()
+export class RedisOutboxClaims extends OutboxClaims {
+  readonly intervalMs: number;
+
+  constructor(
+    private readonly directory: LeaseDirectory,
+    private readonly node: ClusterNode,
+    @Inject(CLUSTER_SETTINGS) private readonly settings: ClusterSettings,
+  ) {
+    super();
+    this.intervalMs = settings.leaseMs;
+  }
+
+  active(): boolean {
+    return this.node.listening;
+  }
+
+  async liveNodeIds(): Promise<ReadonlySet<string>> {
+    return new Set((await this.directory.nodes()).map((n) => n.nodeId));
+  }
+
+  claim(deadNodeId: string): Promise<boolean> {
+    return this.directory.claimOutbox(deadNodeId, this.node.id, this.settings.leaseMs);
+  }
+}
