@@ -23,4 +23,38 @@ describe('sessionEvents (TurnsClient.events)', () => {
     expect(header(calls[1]!, 'last-event-id')).toBe('3');
     expect(header(calls[1]!, 'x-qwen-event-epoch')).toBe('e1');
   });
+
+  it('closes the stream when the caller stops iterating, rather than leaving it open to the daemon', async () => {
+    let cancelled = false;
+    const stream = new ReadableStream<Uint8Array>({
+      start: (controller) => controller.enqueue(new TextEncoder().encode('id: 1\ndata: {"type":"turn_complete"}\n\n')),
+      cancel: () => {
+        cancelled = true;
+      },
+    });
+    const fetch = (async () => new Response(stream, { status: 200 })) as typeof globalThis.fetch;
+    for await (const event of new TurnsClient({ baseUrl: 'http://daemon', fetch }).events('s')) {
+      expect(event.type).toBe('turn_complete');
+      break;
+    }
+    expect(cancelled).toBe(true);
+  });
+
+  it('skips a frame that is not JSON and keeps the events around it', async () => {
+    const calls: RequestInit[] = [];
+    const frames = 'retry: 1\nid: 1\ndata: {"type":"a"}\n\nid: 2\ndata: <oops>\n\nid: 3\ndata: {"type":"c"}\n\n';
+    const bodies = [frames];
+    const fetch = (async (_url: string, init: RequestInit = {}) => {
+      calls.push(init);
+      const body = bodies.shift();
+      return body === undefined ? new Response(null, { status: 404 }) : new Response(body, { status: 200 });
+    }) as typeof globalThis.fetch;
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const event of new TurnsClient({ baseUrl: 'http://daemon', fetch }).events('s')) seen.push(event.type);
+    })();
+    await expect(reading).rejects.toMatchObject({ status: 404 });
+    expect(seen).toEqual(['a', 'c']);
+    expect(header(calls[1]!, 'last-event-id')).toBe('3');
+  });
 });

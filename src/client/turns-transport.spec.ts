@@ -68,4 +68,11 @@ describe('TurnsTransport (through TurnsClient)', () => {
     });
     await expect(hanging.getTurn('s', 'p')).rejects.toMatchObject({ name: 'TimeoutError' });
   });
+
+  it("turns an error answer that is not JSON (a proxy's page) into TurnsApiError with its text", async () => {
+    const fetch = (async () => new Response('<html>Bad Gateway</html>', { status: 502 })) as typeof globalThis.fetch;
+    const error = await new TurnsClient({ baseUrl: 'http://daemon', fetch }).getTurn('s', 'p').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TurnsApiError);
+    expect(error).toMatchObject({ status: 502, code: undefined, body: '<html>Bad Gateway</html>', message: '502: request failed' });
+  });
 });
