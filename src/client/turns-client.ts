@@ -204,7 +204,7 @@ export class TurnsClient {
    * stream (`replay_complete`, `state_resync_required`: no `id`); reconnects
    * with `Last-Event-ID` and the epoch the stream named after the server's
    * `retry` delay when the stream drops, until `signal` aborts or the session
-   * answers an error.
+   * answers an error. Leaving the loop closes the stream.
    */
   events(sessionId: string, options: EventsOptions = {}): AsyncGenerator<SessionEvent | SessionStreamMarker> {
     return sessionEvents(this.transport, sessionId, options);
