@@ -12,7 +12,7 @@ export type TurnsErrorCode = ApiErrorCode | `http_${number}`;
 
 /**
  * A route answered with an error: its HTTP status, the `code` of its
- * `{error, code}` body (if any) and the whole body.
+ * `{error, code}` body (if any) and the whole body (its JSON, else its text).
  *
  * @publicApi
  */

@@ -1,12 +1,20 @@
 import type { SessionEvent, SessionStreamMarker } from '../wire/session-event.js';
 import type { EventsOptions } from './client-options.js';
-import { TurnsApiError } from './errors.js';
 import { SseParser } from './sse-parser.js';
 import { sleep } from './sleep.js';
-import { route, type TurnsTransport } from './turns-transport.js';
+import { errorOf, route, type TurnsTransport } from './turns-transport.js';
 
 /** The pause before reconnecting until the server names its own (`retry:`). */
 const DEFAULT_RECONNECT_MS = 3_000;
+
+/** A frame's event; undefined for data that is not JSON, no event of this protocol: skipped, the stream goes on. */
+function eventOf(data: string): SessionEvent | SessionStreamMarker | undefined {
+  try {
+    return JSON.parse(data) as SessionEvent | SessionStreamMarker;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * A session's events as they come (`TurnsClient.events`): reconnects after
@@ -40,14 +48,15 @@ export async function* sessionEvents(
       await sleep(retryMs, options.signal).catch(() => undefined);
       continue;
     }
-    if (!response.ok || !response.body) {
-      throw TurnsApiError.of(response.status, await response.json().catch(() => undefined));
-    }
+    if (!response.ok || !response.body) throw await errorOf(response);
     // A cursor is of the epoch the stream names; a new epoch (a restart) is told by state_resync_required.
     epoch = response.headers.get('x-qwen-event-epoch') ?? epoch;
     const queue: Array<SessionEvent | SessionStreamMarker> = [];
     const parser = new SseParser(
-      (event) => queue.push(JSON.parse(event.data) as SessionEvent | SessionStreamMarker),
+      (event) => {
+        const parsed = eventOf(event.data);
+        if (parsed) queue.push(parsed);
+      },
       (ms) => (retryMs = ms),
       (id) => (lastEventId = id),
     );
@@ -62,7 +71,8 @@ export async function* sessionEvents(
     } catch {
       if (options.signal?.aborted) return;
     } finally {
-      reader.releaseLock();
+      // Also when the caller stops iterating: the stream is closed, not left open to the daemon.
+      await reader.cancel().catch(() => undefined);
     }
     await sleep(retryMs, options.signal).catch(() => undefined);
   }

@@ -1,31 +1,8 @@
+import { caps, header, status, stubFetch } from '../../test/support/stub-fetch.js';
 import { TurnsApiError, TurnWaitTimeoutError, TurnWindowExpiredError } from './errors.js';
 import { TurnsClient } from './turns-client.js';
 
-type Answer = { status: number; body?: unknown; headers?: Record<string, string> };
-
-/** A fetch that answers from a script and records what it was asked. */
-function stubFetch(answers: Array<Answer | ((url: string, init: RequestInit) => Answer)>) {
-  const calls: Array<{ url: string; init: RequestInit }> = [];
-  const fetch = async (url: string | URL | Request, init: RequestInit = {}) => {
-    calls.push({ url: String(url), init });
-    const next = answers.shift();
-    if (!next) throw new Error(`unexpected request ${String(url)}`);
-    const answer = typeof next === 'function' ? next(String(url), init) : next;
-    return new Response(answer.body === undefined ? null : JSON.stringify(answer.body), { status: answer.status, headers: answer.headers });
-  };
-  return { fetch: fetch as typeof globalThis.fetch, calls };
-}
-
-const caps = (features: string[]) => ({
-  status: 200,
-  body: { v: 1, features, workspaceCwd: '/', limits: { maxWaitMs: 30_000 }, workspaces: [] },
-});
-const status = (state: string, extra: object = {}) => ({ sessionId: 's', promptId: 'p', state, queuedAt: 1, ...extra });
-const header = (init: RequestInit, name: string) => new Headers(init.headers).get(name);
-
 describe('TurnsClient', () => {
-  afterEach(() => jest.useRealTimers());
-
   it('lists turns page by page, passing each nextPageToken back with the same filter', async () => {
     const { fetch, calls } = stubFetch([
       { status: 200, body: { turns: [status('completed'), status('error')], nextPageToken: 'tok 1' } },
@@ -43,45 +20,10 @@ describe('TurnsClient', () => {
     expect(await new TurnsClient({ baseUrl: 'http://daemon', fetch: bare }).listTurnsPage('s')).toEqual({ turns: [] });
     expect(one[0]!.url).toBe('http://daemon/session/s/turns');
   });
+});
 
-  it('sends the token and the client id, encodes path ids, and turns error bodies into TurnsApiError', async () => {
-    const { fetch, calls } = stubFetch([
-      { status: 404, body: { error: 'Session not found', code: 'session_not_found', sessionId: 'a/b' } },
-    ]);
-    const client = new TurnsClient({ baseUrl: 'http://daemon/', token: 't', clientId: 'client_1', fetch });
-    const error = await client.getCurrent('a/b').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(TurnsApiError);
-    expect(error).toMatchObject({ status: 404, code: 'session_not_found', body: { sessionId: 'a/b' } });
-    // The code is the catalogue's union: a misspelt one does not compile (checked by tsc).
-    const { code } = error as TurnsApiError;
-    // @ts-expect-error no code of the catalogue is spelt so
-    expect(code === 'sesion_not_found').toBe(false);
-    expect(calls[0]!.url).toBe('http://daemon/session/a%2Fb/turns/current');
-    expect(header(calls[0]!.init, 'authorization')).toBe('Bearer t');
-    expect(header(calls[0]!.init, 'x-qwen-client-id')).toBe('client_1');
-  });
-
-  it('reconnects to the event stream with the last id and the epoch that stream named', async () => {
-    const calls: RequestInit[] = [];
-    const frame = 'retry: 1\nid: 3\nevent: turn_complete\ndata: {"id":3,"v":1,"type":"turn_complete","data":{}}\n\n';
-    const bodies = [frame];
-    const fetch = async (_url: string | URL | Request, init: RequestInit = {}) => {
-      calls.push(init);
-      const body = bodies.shift();
-      if (body === undefined) return new Response(JSON.stringify({ code: 'session_not_found' }), { status: 404 });
-      return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream', 'x-qwen-event-epoch': 'e1' } });
-    };
-    const client = new TurnsClient({ baseUrl: 'http://daemon', fetch: fetch as typeof globalThis.fetch });
-    const seen: string[] = [];
-    const reading = (async () => {
-      for await (const event of client.events('s')) seen.push(event.type);
-    })();
-    await expect(reading).rejects.toMatchObject({ status: 404 });
-    expect(seen).toEqual(['turn_complete']);
-    expect(header(calls[0]!, 'x-qwen-event-epoch')).toBeNull();
-    expect(header(calls[1]!, 'last-event-id')).toBe('3');
-    expect(header(calls[1]!, 'x-qwen-event-epoch')).toBe('e1');
-  });
+describe('TurnsClient.waitForTurn', () => {
+  afterEach(() => jest.useRealTimers());
 
   it('long-polls when the daemon can hold requests: one request per change, ETag sent back', async () => {
     const { fetch, calls } = stubFetch([
@@ -99,67 +41,6 @@ describe('TurnsClient', () => {
     // every later one is held until the status changes.
     expect(calls[1]!.url).not.toContain('waitMs');
     expect(calls.slice(2).every((c) => /\?waitMs=\d+$/.test(c.url) && header(c.init, 'if-none-match') === '"r"')).toBe(true);
-  });
-
-  it('retries a read that could not reach the daemon or met a 503 with Retry-After, up to `retries` times', async () => {
-    jest.useFakeTimers();
-    const unreachable = () => {
-      throw new TypeError('fetch failed');
-    };
-    const busy = { status: 503, body: { error: 'x', code: 'too_many_waiters' }, headers: { 'retry-after': '1' } };
-    const { fetch, calls } = stubFetch([unreachable, busy, { status: 200, body: status('queued') }]);
-    const client = new TurnsClient({ baseUrl: 'http://daemon', fetch });
-    const answer = client.getTurn('s', 'p');
-    await jest.advanceTimersByTimeAsync(5_000);
-    await expect(answer).resolves.toMatchObject({ state: 'queued' });
-    expect(calls).toHaveLength(3);
-
-    const once = stubFetch([unreachable, unreachable]);
-    const strict = new TurnsClient({ baseUrl: 'http://daemon', fetch: once.fetch, retries: 1 });
-    const failed = strict.getTurn('s', 'p').catch((e: unknown) => e);
-    await jest.advanceTimersByTimeAsync(5_000);
-    await expect(failed).resolves.toBeInstanceOf(TypeError);
-    expect(once.calls).toHaveLength(2);
-  });
-
-  it('never sends a prompt twice on its own: a write without an Idempotency-Key is not retried', async () => {
-    const { fetch, calls } = stubFetch([
-      () => {
-        throw new TypeError('fetch failed');
-      },
-    ]);
-    const client = new TurnsClient({ baseUrl: 'http://daemon', fetch, retries: 5 });
-    await expect(client.prompt('s', 'hi', { idempotencyKey: false })).rejects.toBeInstanceOf(TypeError);
-    expect(calls).toHaveLength(1);
-  });
-
-  it('gives a request `requestTimeoutMs` (plus the wait of a held one); event streams are not limited', async () => {
-    const signals: Array<AbortSignal | undefined> = [];
-    const { fetch } = stubFetch([
-      caps(['session_turn_wait']),
-      (_url, init) => {
-        signals.push(init.signal ?? undefined);
-        return { status: 200, body: status('running'), headers: { etag: '"r"' } };
-      },
-      (_url, init) => {
-        signals.push(init.signal ?? undefined);
-        return { status: 200, body: status('completed', { endedAt: 3 }), headers: { etag: '"c"' } };
-      },
-    ]);
-    const client = new TurnsClient({ baseUrl: 'http://daemon', fetch, requestTimeoutMs: 50, retries: 0 });
-    await client.waitForTurn('s', 'p');
-    expect(signals.every((signal) => signal instanceof AbortSignal)).toBe(true);
-    // A request that does not answer in time is aborted.
-    const hanging = new TurnsClient({
-      baseUrl: 'http://daemon',
-      requestTimeoutMs: 20,
-      retries: 0,
-      fetch: ((_url: string, init: RequestInit) =>
-        new Promise((_resolve, reject) =>
-          init.signal!.addEventListener('abort', () => reject(init.signal!.reason)),
-        )) as typeof globalThis.fetch,
-    });
-    await expect(hanging.getTurn('s', 'p')).rejects.toMatchObject({ name: 'TimeoutError' });
   });
 
   it('polls with If-None-Match against a daemon without long-poll, honoring Retry-After with backoff', async () => {
@@ -248,88 +129,5 @@ describe('TurnsClient', () => {
     await jest.advanceTimersByTimeAsync(10);
     controller.abort(new Error('stop'));
     await expect(result).resolves.toMatchObject({ message: 'stop' });
-  });
-});
-
-describe('TurnsClient admission (Idempotency-Key)', () => {
-  afterEach(() => jest.useRealTimers());
-  const admitted = { status: 202, body: { promptId: 'p', lastEventId: 1, eventEpoch: 'e' } };
-
-  it('sends a fresh key on every prompt() and createSession() by default', async () => {
-    const { fetch, calls } = stubFetch([admitted, admitted, { status: 200, body: { sessionId: 's' } }]);
-    const client = new TurnsClient({ baseUrl: 'http://d', fetch });
-    await client.prompt('s', 'one');
-    await client.prompt('s', 'one');
-    await client.createSession();
-    const keys = calls.map((c) => header(c.init, 'idempotency-key'));
-    expect(keys.every((k) => typeof k === 'string' && /^[!-~]{1,255}$/.test(k))).toBe(true);
-    expect(new Set(keys).size).toBe(3);
-  });
-
-  it('reuses its key on its own retries: after a network failure and a 409 in flight', async () => {
-    jest.useFakeTimers();
-    const { fetch, calls } = stubFetch([
-      () => {
-        throw new TypeError('fetch failed');
-      },
-      { status: 409, body: { error: 'x', code: 'idempotency_key_in_flight' }, headers: { 'retry-after': '1' } },
-      admitted,
-    ]);
-    const result = new TurnsClient({ baseUrl: 'http://d', fetch }).prompt('s', 'hello', { idempotencyKey: 'mine' });
-    await jest.advanceTimersByTimeAsync(10_000);
-    await expect(result).resolves.toEqual(admitted.body);
-    expect(calls.map((c) => header(c.init, 'idempotency-key'))).toEqual(['mine', 'mine', 'mine']);
-    expect(calls.map((c) => c.init.body)).toEqual(Array(3).fill(JSON.stringify({ prompt: [{ type: 'text', text: 'hello' }] })));
-  });
-
-  it('does not retry an answer that was processed (422, 400), nor anything without a key', async () => {
-    const { fetch, calls } = stubFetch([
-      { status: 422, body: { error: 'x', code: 'idempotency_key_reused' } },
-      { status: 400, body: { error: 'x', code: 'invalid_request' } },
-      () => {
-        throw new TypeError('fetch failed');
-      },
-    ]);
-    const client = new TurnsClient({ baseUrl: 'http://d', fetch });
-    await expect(client.prompt('s', 'x')).rejects.toMatchObject({ status: 422, code: 'idempotency_key_reused' });
-    await expect(client.prompt('s', 'x')).rejects.toMatchObject({ status: 400, code: 'invalid_request' });
-    await expect(client.prompt('s', 'x', { idempotencyKey: false })).rejects.toThrow('fetch failed');
-    expect(calls).toHaveLength(3);
-    expect(header(calls[2]!.init, 'idempotency-key')).toBeNull();
-  });
-
-  it('retries a full queue (503 with Retry-After) with the same key: nothing was admitted', async () => {
-    jest.useFakeTimers();
-    const full = { status: 503, body: { error: 'x', code: 'prompt_queue_full' }, headers: { 'retry-after': '1' } };
-    const { fetch, calls } = stubFetch([full, admitted]);
-    const result = new TurnsClient({ baseUrl: 'http://d', fetch }).prompt('s', 'x');
-    await jest.advanceTimersByTimeAsync(10_000);
-    await expect(result).resolves.toEqual(admitted.body);
-    expect(new Set(calls.map((c) => header(c.init, 'idempotency-key'))).size).toBe(1);
-  });
-
-  it('counts every retry of one call against `retries`, whatever its cause', async () => {
-    jest.useFakeTimers();
-    const { fetch, calls } = stubFetch([
-      () => {
-        throw new TypeError('fetch failed');
-      },
-      { status: 409, body: { error: 'x', code: 'idempotency_key_in_flight' }, headers: { 'retry-after': '1' } },
-      admitted,
-    ]);
-    const result = new TurnsClient({ baseUrl: 'http://d', fetch, retries: 1 }).prompt('s', 'x').catch((e: unknown) => e);
-    await jest.advanceTimersByTimeAsync(10_000);
-    expect(await result).toMatchObject({ status: 409, code: 'idempotency_key_in_flight' });
-    expect(calls).toHaveLength(2);
-  });
-
-  it('gives up after its retries with the last answer', async () => {
-    jest.useFakeTimers();
-    const busy = { status: 409, body: { error: 'x', code: 'idempotency_key_in_flight' }, headers: { 'retry-after': '1' } };
-    const { fetch, calls } = stubFetch([busy, busy]);
-    const result = new TurnsClient({ baseUrl: 'http://d', fetch, retries: 1 }).createSession({}).catch((e: unknown) => e);
-    await jest.advanceTimersByTimeAsync(10_000);
-    expect(await result).toMatchObject({ status: 409, code: 'idempotency_key_in_flight' });
-    expect(calls).toHaveLength(2);
   });
 });

@@ -3,11 +3,11 @@ import type { AdmittedPrompt, CreatedSession, PendingPrompt } from '../wire/wire
 import type { PromptBlock } from '../turns/rules/turn-fields.js';
 import type { SettledTurnStatus, TurnPage, TurnStatus } from '../turns/turn-status.js';
 import type { AdmissionOptions, Capabilities, EventsOptions, ListTurnsOptions, TurnsClientOptions, WaitOptions } from './client-options.js';
-import { TurnsApiError, TurnWaitTimeoutError, TurnWindowExpiredError } from './errors.js';
+import { TurnWaitTimeoutError, TurnWindowExpiredError } from './errors.js';
 import { pollDelayMs } from './retry-policy.js';
 import { sessionEvents } from './session-events.js';
 import { sleep } from './sleep.js';
-import { route, TurnsTransport } from './turns-transport.js';
+import { errorOf, route, TurnsTransport } from './turns-transport.js';
 
 const TERMINAL = new Set(['completed', 'cancelled', 'error']);
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
@@ -188,7 +188,7 @@ export class TurnsClient {
         // Unavailable until the end: the wait ran out of time, as SPEC §9 names it.
         throw new TurnWaitTimeoutError(sessionId, promptId, last);
       } else {
-        const error = TurnsApiError.of(response.status, await response.json().catch(() => undefined));
+        const error = await errorOf(response);
         if (error.status === 404 && error.code === 'prompt_not_found' && last) throw new TurnWindowExpiredError(sessionId, promptId, last);
         throw error;
       }
@@ -204,7 +204,7 @@ export class TurnsClient {
    * stream (`replay_complete`, `state_resync_required`: no `id`); reconnects
    * with `Last-Event-ID` and the epoch the stream named after the server's
    * `retry` delay when the stream drops, until `signal` aborts or the session
-   * answers an error.
+   * answers an error. Leaving the loop closes the stream.
    */
   events(sessionId: string, options: EventsOptions = {}): AsyncGenerator<SessionEvent | SessionStreamMarker> {
     return sessionEvents(this.transport, sessionId, options);

@@ -32,6 +32,22 @@ async function codeOf(response: Response): Promise<string | undefined> {
   return typeof code === 'string' ? code : undefined;
 }
 
+/** An answer's body: its JSON, else its text (a proxy's error page), undefined when empty. */
+async function bodyOf(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/** The `TurnsApiError` of an error answer, its body read (JSON or not). */
+export async function errorOf(response: Response): Promise<TurnsApiError> {
+  return TurnsApiError.of(response.status, await bodyOf(response).catch(() => undefined));
+}
+
 /** A route with the caller's ids in it, each encoded so that none can change the route. */
 export function route(parts: TemplateStringsArray, ...ids: string[]): string {
   return parts.reduce((path, part, i) => path + part + (i < ids.length ? encodeURIComponent(ids[i]!) : ''), '');
@@ -88,13 +104,12 @@ export class TurnsTransport {
     }
   }
 
-  /** A call whose answer is JSON: parsed, or thrown as `TurnsApiError`. */
+  /** A call whose answer is JSON: parsed, or thrown as `TurnsApiError` (whatever an error answer's body is). */
   async json<T>(method: string, path: string, body?: unknown, extra?: SendOptions): Promise<T> {
     const response = await this.send(method, path, body, extra);
+    if (!response.ok) throw await errorOf(response);
     const text = await response.text();
-    const parsed: unknown = text ? JSON.parse(text) : undefined;
-    if (!response.ok) throw TurnsApiError.of(response.status, parsed);
-    return parsed as T;
+    return (text ? JSON.parse(text) : undefined) as T;
   }
 
   /** The caller's signal, and the per-request time limit unless the answer is a stream. */

@@ -1,0 +1,60 @@
+import { header } from '../../test/support/stub-fetch.js';
+import { TurnsClient } from './turns-client.js';
+
+describe('sessionEvents (TurnsClient.events)', () => {
+  it('reconnects to the event stream with the last id and the epoch that stream named', async () => {
+    const calls: RequestInit[] = [];
+    const frame = 'retry: 1\nid: 3\nevent: turn_complete\ndata: {"id":3,"v":1,"type":"turn_complete","data":{}}\n\n';
+    const bodies = [frame];
+    const fetch = async (_url: string | URL | Request, init: RequestInit = {}) => {
+      calls.push(init);
+      const body = bodies.shift();
+      if (body === undefined) return new Response(JSON.stringify({ code: 'session_not_found' }), { status: 404 });
+      return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream', 'x-qwen-event-epoch': 'e1' } });
+    };
+    const client = new TurnsClient({ baseUrl: 'http://daemon', fetch: fetch as typeof globalThis.fetch });
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const event of client.events('s')) seen.push(event.type);
+    })();
+    await expect(reading).rejects.toMatchObject({ status: 404 });
+    expect(seen).toEqual(['turn_complete']);
+    expect(header(calls[0]!, 'x-qwen-event-epoch')).toBeNull();
+    expect(header(calls[1]!, 'last-event-id')).toBe('3');
+    expect(header(calls[1]!, 'x-qwen-event-epoch')).toBe('e1');
+  });
+
+  it('closes the stream when the caller stops iterating, rather than leaving it open to the daemon', async () => {
+    let cancelled = false;
+    const stream = new ReadableStream<Uint8Array>({
+      start: (controller) => controller.enqueue(new TextEncoder().encode('id: 1\ndata: {"type":"turn_complete"}\n\n')),
+      cancel: () => {
+        cancelled = true;
+      },
+    });
+    const fetch = (async () => new Response(stream, { status: 200 })) as typeof globalThis.fetch;
+    for await (const event of new TurnsClient({ baseUrl: 'http://daemon', fetch }).events('s')) {
+      expect(event.type).toBe('turn_complete');
+      break;
+    }
+    expect(cancelled).toBe(true);
+  });
+
+  it('skips a frame that is not JSON and keeps the events around it', async () => {
+    const calls: RequestInit[] = [];
+    const frames = 'retry: 1\nid: 1\ndata: {"type":"a"}\n\nid: 2\ndata: <oops>\n\nid: 3\ndata: {"type":"c"}\n\n';
+    const bodies = [frames];
+    const fetch = (async (_url: string, init: RequestInit = {}) => {
+      calls.push(init);
+      const body = bodies.shift();
+      return body === undefined ? new Response(null, { status: 404 }) : new Response(body, { status: 200 });
+    }) as typeof globalThis.fetch;
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const event of new TurnsClient({ baseUrl: 'http://daemon', fetch }).events('s')) seen.push(event.type);
+    })();
+    await expect(reading).rejects.toMatchObject({ status: 404 });
+    expect(seen).toEqual(['a', 'c']);
+    expect(header(calls[1]!, 'last-event-id')).toBe('3');
+  });
+});
