@@ -19,6 +19,7 @@ export const DOCUMENTED_503_CODES = new Set([
   'too_many_waiters',
   'too_many_sessions',
   'too_many_streams',
+  'shutting_down',
 ]);
 
 /** True when a daemon (not the proxy in front) gave this answer: it names itself, or the body is our error shape. */
