@@ -1,6 +1,6 @@
 import { ApiException } from '../errors/api-exception.js';
-import { ControlledScan, FakeBridge, S, completed, persisted } from '../../test/support/turn-status-fakes.js';
-import { TurnStatusService } from './turn-status.service.js';
+import { S, completed, persisted, serviceRig, type ControlledScan, type FakeBridge } from '../../test/support/turn-status-fakes.js';
+import type { TurnStatusService } from './turn-status.service.js';
 import type { LooseStatus as TurnStatus } from '../../test/support/loose-status.js';
 
 /** The service awaits a scan; these edit the bridge during that await and check what the poll answers. */
@@ -9,11 +9,7 @@ describe('TurnStatusService across the awaited scan', () => {
   let scan: ControlledScan;
   let service: TurnStatusService;
 
-  beforeEach(() => {
-    bridge = new FakeBridge();
-    scan = new ControlledScan();
-    service = new TurnStatusService(bridge, scan);
-  });
+  beforeEach(() => ({ bridge, scan, service } = serviceRig()));
 
   describe('deadline path', () => {
     const deadlineError = (promptId: string): TurnStatus => ({

@@ -1,5 +1,5 @@
-import { ControlledScan, FakeBridge, S, completed, persisted } from '../../test/support/turn-status-fakes.js';
-import { TurnStatusService } from './turn-status.service.js';
+import { S, completed, persisted, serviceRig, type ControlledScan, type FakeBridge } from '../../test/support/turn-status-fakes.js';
+import type { TurnStatusService } from './turn-status.service.js';
 import type { LooseStatus as TurnStatus } from '../../test/support/loose-status.js';
 
 describe('TurnStatusService', () => {
@@ -7,11 +7,7 @@ describe('TurnStatusService', () => {
   let scan: ControlledScan;
   let service: TurnStatusService;
 
-  beforeEach(() => {
-    bridge = new FakeBridge();
-    scan = new ControlledScan();
-    service = new TurnStatusService(bridge, scan);
-  });
+  beforeEach(() => ({ bridge, scan, service } = serviceRig()));
 
   describe('from memory, without a scan', () => {
     it('answers live state first', async () => {

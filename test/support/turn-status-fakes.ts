@@ -1,6 +1,7 @@
 import { TerminalOverlay } from '../../src/bridge/terminal-overlay.js';
 import { BridgeOverlayProvider, type OverlayEntry } from '../../src/turns/bridge-overlay.provider.js';
 import { TranscriptScanService } from '../../src/turns/transcript-scan.service.js';
+import { TurnStatusService } from '../../src/turns/turn-status.service.js';
 import type { LooseStatus as TurnStatus } from './loose-status.js';
 
 /** A bridge whose state the test edits directly, between and during awaits. */
@@ -72,3 +73,10 @@ export const persisted = (promptId: string, extra: Partial<TurnStatus> = {}): Tu
   const { queuedAt: _dropped, ...rest } = completed(promptId, extra);
   return { ...rest, resultText: `answer ${promptId}`, ...extra };
 };
+
+/** A service over a fresh FakeBridge and ControlledScan. */
+export function serviceRig() {
+  const bridge = new FakeBridge();
+  const scan = new ControlledScan();
+  return { bridge, scan, service: new TurnStatusService(bridge, scan) };
+}
