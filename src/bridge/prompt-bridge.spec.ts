@@ -99,6 +99,17 @@ describe('PromptBridge', () => {
     expect(b.getOverlay('s', running)?.status.state).toBe('cancelled');
   });
 
+  it('announces prompt_cancelled once for a running prompt both cancelled and removed, in either order', () => {
+    const b = bridge();
+    const first = b.admit('s', text('a')).promptId;
+    b.cancelRunning('s');
+    expect(b.remove('s', first)).toBe(true);
+    b.cancelRunning('s');
+    expect(b.remove('s', first)).toBe(false);
+    expect(dispatched[0]!.signal.aborted).toBe(true);
+    expect(published.filter((e) => e.type === 'prompt_cancelled')).toEqual([{ type: 'prompt_cancelled', promptId: first }]);
+  });
+
   it('closes a session with session_closed errors for every pending prompt', () => {
     const b = bridge();
     const running = b.admit('s', text('a')).promptId;
