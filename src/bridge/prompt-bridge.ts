@@ -125,7 +125,8 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
     const entry = queue?.find(promptId);
     if (!queue || !entry || entry.removed) return false;
     entry.removed = true;
-    this.cancelled(sessionId, entry);
+    // A cancel of the running prompt announced it already: one prompt_cancelled a prompt.
+    if (entry !== queue.running || !entry.abort.signal.aborted) this.cancelled(sessionId, entry);
     if (entry === queue.running) entry.abort.abort();
     else this.publish(sessionId, entry, { state: 'cancelled', stopReason: 'cancelled', endedAt: this.clock.now() });
     return true;

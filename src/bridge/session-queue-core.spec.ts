@@ -140,6 +140,27 @@ describe('SessionQueueCore', () => {
     expect(woken).toBe(3);
   });
 
+  it('an observer that closes the session as a prompt starts: every observer sees started before settled', () => {
+    const closing = new SessionQueueCore({
+      now: () => time,
+      logger: { error: (message) => errors.push(message) },
+      observers: [
+        (t) => {
+          if (t.kind === 'started')
+            closing.close(S, { state: 'error', error: { message: 'Session closed', code: 'session_closed' }, endedAt: time });
+        },
+        (t) => seen.push(t),
+      ],
+    });
+    const order: string[] = [];
+    closing.transitions.subscribe((t) => order.push(`${t.kind} ${t.promptId}`));
+    closing.admit(S, entry('a'));
+    closing.dispatch(S);
+    expect(kinds()).toEqual(['admitted a', 'started a', 'settled a']);
+    expect(order).toEqual(kinds());
+    expect(errors).toEqual([]);
+  });
+
   it('refuses a rewind while a prompt is pending; a successful one clears the overlay and bumps the generation', () => {
     const a = entry('a');
     core.admit(S, a);

@@ -35,4 +35,32 @@ describe('TurnTransitionStream', () => {
     stream.emit(transition('p2'));
     expect(calls).toEqual(['p1', 'p1', 'p2']);
   });
+
+  it('delivers a transition emitted by an observer after the one in hand, to every observer in order', () => {
+    const stream = new TurnTransitionStream({ error: () => undefined });
+    const calls: string[] = [];
+    // The first observer reacts to p1 by emitting p2 (a host closing the session from an observer, say).
+    stream.subscribe((t) => {
+      calls.push(`first ${t.promptId}`);
+      if (t.promptId === 'p1') stream.emit(transition('p2'));
+    });
+    stream.subscribe((t) => calls.push(`second ${t.promptId}`));
+    stream.emit(transition('p1'));
+    expect(calls).toEqual(['first p1', 'second p1', 'first p2', 'second p2']);
+  });
+
+  it('keeps delivering after a nested emit whose observer throws', () => {
+    const errors: string[] = [];
+    const stream = new TurnTransitionStream({ error: (message) => errors.push(message) });
+    const calls: string[] = [];
+    stream.subscribe((t) => {
+      if (t.promptId === 'p1') stream.emit(transition('p2'));
+      else throw new RangeError('boom');
+    });
+    stream.subscribe((t) => calls.push(t.promptId));
+    stream.emit(transition('p1'));
+    stream.emit(transition('p3'));
+    expect(calls).toEqual(['p1', 'p2', 'p3']);
+    expect(errors).toEqual(['turn observer failed: RangeError', 'turn observer failed: RangeError']);
+  });
 });

@@ -28,10 +28,12 @@ export type TurnObserver = (transition: TurnTransition) => void;
 /**
  * The stream's one listener registry: observers run in the order they
  * subscribed, and one that throws is logged and harms no other, nor the
- * transition.
+ * transition. Delivery is FIFO, also for transitions emitted from inside an observer.
  */
 export class TurnTransitionStream {
   private readonly observers = new Set<TurnObserver>();
+  private readonly backlog: TurnTransition[] = [];
+  private delivering = false;
 
   constructor(private readonly logger: { error(message: string): void }) {}
 
@@ -43,7 +45,23 @@ export class TurnTransitionStream {
     return () => this.observers.delete(own);
   }
 
+  /**
+   * Delivers `transition` to every observer. One emitted by an observer waits
+   * until the one in hand has reached them all, so every observer sees the
+   * transitions in the same order (never a prompt's `settled` before its `started`).
+   */
   emit(transition: TurnTransition): void {
+    this.backlog.push(transition);
+    if (this.delivering) return;
+    this.delivering = true;
+    try {
+      for (let next = this.backlog.shift(); next; next = this.backlog.shift()) this.deliver(next);
+    } finally {
+      this.delivering = false;
+    }
+  }
+
+  private deliver(transition: TurnTransition): void {
     for (const observer of this.observers) {
       try {
         observer(transition);

@@ -61,4 +61,14 @@ describe('WebhookOutboxAdoption', () => {
     await expect(new WebhookOutboxAdoption(dispatcher, claims).sweep()).resolves.toBe(0);
     expect(adopted).toEqual([]);
   });
+
+  it('never rejects: claims that throw are a sweep for next time', async () => {
+    const claims = new FakeClaims();
+    claims.winnable.add('dead');
+    claims.active = () => {
+      throw new Error('no node');
+    };
+    await expect(new WebhookOutboxAdoption(dispatcher, claims).sweep()).resolves.toBe(0);
+    expect(adopted).toEqual([]);
+  });
 });

@@ -41,9 +41,11 @@ export class WebhookOutboxAdoption implements OnApplicationBootstrap, OnApplicat
 
   /** One pass: adopts the outbox of every node that has one and is dead. */
   async sweep(): Promise<number> {
-    if (!this.claims?.active()) return 0;
+    if (!this.claims) return 0;
     let adopted = 0;
+    // Everything inside: the timer's chain has no catch, so a rejected sweep would be unhandled.
     try {
+      if (!this.claims.active()) return 0;
       const root = dirname(this.dispatcher.outboxDir);
       const own = basename(this.dispatcher.outboxDir);
       const names = await readdir(root).catch(() => [] as string[]);
