@@ -1,5 +1,6 @@
 import { ManualClock } from '../../test/support/manual-clock.js';
 import type { TurnOutcome } from '../turns/rules/turn-outcome.js';
+import { TERMINAL_OVERLAY_SIZE } from '../turns/rules/limits.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import type { SessionEventType } from '../wire/session-event.js';
 import { effectiveDeadlineMs } from './bridge-options.js';
@@ -48,7 +49,7 @@ describe('PromptBridge', () => {
   let published: Array<{ type: SessionEventType; promptId?: string }>;
 
   function bridge(options: { maxPendingPrompts?: number; promptDeadlineMs?: number; overlaySize?: number } = {}) {
-    return new PromptBridge(runner, events, clock, { maxPendingPrompts: 5, ...options });
+    return new PromptBridge(runner, events, clock, { maxPendingPrompts: 5, overlaySize: TERMINAL_OVERLAY_SIZE, ...options });
   }
 
   beforeEach(() => {

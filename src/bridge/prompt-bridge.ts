@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { promptQueueFull, promptTooLarge, sessionBusy, sessionNotFound } from '../errors/api-errors.js';
 import { Clock } from '../common/clock.js';
-import { TERMINAL_OVERLAY_SIZE } from '../turns/rules/limits.js';
 import { limitPromptText, promptChars, promptTextOf, type PromptBlock } from '../turns/rules/turn-fields.js';
 import type { TurnOutcome } from '../turns/rules/turn-outcome.js';
 import type { AdmittedPrompt, PendingPrompt } from '../wire/wire-types.js';
@@ -371,7 +370,7 @@ export class PromptBridge extends BridgeOverlayProvider {
   private queue(sessionId: string): PromptQueue {
     let queue = this.queues.get(sessionId);
     if (!queue) {
-      queue = new PromptQueue(this.options.overlaySize ?? TERMINAL_OVERLAY_SIZE);
+      queue = new PromptQueue(this.options.overlaySize);
       this.queues.set(sessionId, queue);
     }
     return queue;

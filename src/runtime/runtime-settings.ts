@@ -1,13 +1,16 @@
 import { TERMINAL_OVERLAY_SIZE, TRANSCRIPT_SCAN_LIMITS } from '../turns/rules/limits.js';
-import { IDEMPOTENCY_DEFAULTS } from '../idempotency/idempotency-options.js';
 import type { IdempotencyLimits } from '../idempotency/idempotency-store.js';
 import type { Workspace } from '../sessions/workspace.js';
 import { workspaceKey } from '../transcript/chat-recording.service.js';
 import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
+import { SSE_HEARTBEAT_MS } from '../events/events.settings.js';
+import { defaultsOf } from '../common/settings/setting.js';
 import type { RuntimeModuleOptions } from './runtime.module-definition.js';
+import { RUNTIME_SETTINGS } from './runtime.settings.js';
 
-/** A comment this often keeps proxies from cutting an idle SSE stream (SPEC §19). */
-export const SSE_HEARTBEAT_MS = 15_000;
+export { SSE_HEARTBEAT_MS } from '../events/events.settings.js';
+
+const DEFAULTS = defaultsOf(RUNTIME_SETTINGS);
 
 /**
  * The runtime's effective configuration: {@link RuntimeModuleOptions} with
@@ -37,20 +40,20 @@ export class RuntimeSettings {
     if (options.workspaces.length === 0) throw new Error('RuntimeModule needs at least one workspace');
     this.workspaces = options.workspaces.map((cwd, index) => ({ id: workspaceKey(cwd), cwd, primary: index === 0 }));
     this.dataDir = options.dataDir;
-    this.chatRecording = options.chatRecording ?? true;
-    this.maxPendingPrompts = options.maxPendingPrompts ?? 5;
+    this.chatRecording = options.chatRecording ?? DEFAULTS.chatRecording;
+    this.maxPendingPrompts = options.maxPendingPrompts ?? DEFAULTS.maxPendingPrompts;
     this.promptDeadlineMs = options.promptDeadlineMs;
     this.overlaySize = options.overlaySize ?? TERMINAL_OVERLAY_SIZE;
     this.scanLimits = { ...TRANSCRIPT_SCAN_LIMITS, ...options.scanLimits };
-    this.maxSessions = options.maxSessions ?? 1_000;
-    this.maxSseStreams = options.maxSseStreams ?? 1_000;
-    this.maxSseStreamsPerSession = options.maxSseStreamsPerSession ?? 16;
+    this.maxSessions = options.maxSessions ?? DEFAULTS.maxSessions;
+    this.maxSseStreams = options.maxSseStreams ?? DEFAULTS.maxSseStreams;
+    this.maxSseStreamsPerSession = options.maxSseStreamsPerSession ?? DEFAULTS.maxSseStreamsPerSession;
     this.sseHeartbeatMs = options.sseHeartbeatMs ?? SSE_HEARTBEAT_MS;
-    this.maxPromptChars = options.maxPromptChars ?? 1024 * 1024;
-    this.maxTranscriptBytes = options.maxTranscriptBytes ?? TRANSCRIPT_SCAN_LIMITS.maxSnapshotBytes;
+    this.maxPromptChars = options.maxPromptChars ?? DEFAULTS.maxPromptChars;
+    this.maxTranscriptBytes = options.maxTranscriptBytes ?? DEFAULTS.maxTranscriptBytes;
     this.idempotency = {
-      maxKeys: options.maxIdempotencyKeys ?? IDEMPOTENCY_DEFAULTS.maxKeys,
-      ttlMs: options.idempotencyTtlMs ?? IDEMPOTENCY_DEFAULTS.ttlMs,
+      maxKeys: options.maxIdempotencyKeys ?? DEFAULTS.maxIdempotencyKeys,
+      ttlMs: options.idempotencyTtlMs ?? DEFAULTS.idempotencyTtlMs,
     };
   }
 
