@@ -1,5 +1,6 @@
 import type { SessionEvent, SessionStreamMarker } from '../wire/session-event.js';
 import type { AdmittedPrompt, CreatedSession, PendingPrompt } from '../wire/wire-types.js';
+import type { CapabilityLimits } from '../wire/capability-limits.js';
 import type { PromptBlock } from '../turns/rules/turn-fields.js';
 import type { TurnState } from '../turns/rules/turn-state.js';
 import type { SettledTurnStatus, TurnPage, TurnStatus } from '../turns/turn-status.js';
@@ -38,7 +39,8 @@ export interface Capabilities {
   v: number;
   features: string[];
   workspaceCwd: string;
-  limits: Record<string, number>;
+  /** The limits in force; a daemon may send more than these, read by name. */
+  limits: CapabilityLimits & { readonly [name: string]: number | undefined };
   workspaces: Array<{ id: string; cwd: string; primary: boolean }>;
 }
 
@@ -285,8 +287,10 @@ export class TurnsClient {
   async waitForTurn(sessionId: string, promptId: string, options: WaitOptions = {}): Promise<SettledTurnStatus> {
     const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const capabilities = await this.capabilities().catch(() => undefined);
-    const longPoll = capabilities?.features.includes('session_turn_wait') ?? false;
-    const maxWaitMs = capabilities?.limits.maxWaitMs ?? 30_000;
+    // The daemon's own bound, never a guess of ours: without one advertised, the loop polls (docs/decisions.md).
+    const advertised = capabilities?.limits?.maxWaitMs;
+    const maxWaitMs = typeof advertised === 'number' ? advertised : 0;
+    const longPoll = (capabilities?.features.includes('session_turn_wait') ?? false) && maxWaitMs > 0;
     let last: TurnStatus | undefined;
     let etag: string | undefined;
     let unchanged = 0;

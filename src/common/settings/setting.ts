@@ -49,13 +49,13 @@ export function defaultsOf<const S extends Settings>(settings: S): SettingDefaul
 }
 
 /** The fields of `values` that `settings` declares, the unset ones left out: a feature's options out of a whole config. */
-export function pickSettings<S extends Settings>(values: object, settings: S): SettingOptions<S> {
+export function pickSettings<V extends object, S extends Settings>(values: V, settings: S): Pick<V, Extract<keyof S, keyof V>> {
   const picked: Record<string, unknown> = {};
   for (const key of Object.keys(settings)) {
     const value = (values as Record<string, unknown>)[key];
     if (value !== undefined) picked[key] = value;
   }
-  return picked as SettingOptions<S>;
+  return picked as Pick<V, Extract<keyof S, keyof V>>;
 }
 
 /** The default of a setting as help and the docs show it. */
