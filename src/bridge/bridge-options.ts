@@ -1,16 +1,15 @@
+import type { SettingOptions } from '../common/settings/setting.js';
+import type { BRIDGE_SETTINGS } from './bridge.settings.js';
+
 /**
- * Limits of the prompt bridge, as the runtime hands them over with its defaults applied
- * (`RuntimeSettings`; the rows of `BRIDGE_SETTINGS` say what each means).
+ * Limits of the prompt bridge: the values of `BRIDGE_SETTINGS` in force (the runtime hands them over with their
+ * defaults applied; each row says what it means), and the overlay size. An unset limit is none.
  */
-export interface BridgeOptions {
+export interface BridgeOptions extends SettingOptions<typeof BRIDGE_SETTINGS> {
   /** Admitted prompts per session, running included. */
   maxPendingPrompts: number;
-  /** Server deadline per prompt, from admission; unset means none. */
-  promptDeadlineMs?: number;
   /** Terminal statuses kept in memory per session. */
   overlaySize: number;
-  /** Largest prompt in UTF-16 code units of its blocks' text and data; unset means unbounded (the runtime always sets it). */
-  maxPromptChars?: number;
   /** Least time between two changes of a running turn's `activity`. @default 1000 */
   activityRefreshMs?: number;
 }

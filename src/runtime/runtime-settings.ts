@@ -4,13 +4,11 @@ import type { Workspace } from '../sessions/workspace.js';
 import { workspaceKey } from '../transcript/chat-recording.service.js';
 import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
 import { SSE_HEARTBEAT_MS } from '../events/events.settings.js';
-import { defaultsOf } from '../common/settings/setting.js';
+import { valuesOf, type SettingValues } from '../common/settings/setting.js';
 import type { RuntimeModuleOptions } from './runtime.module-definition.js';
 import { RUNTIME_SETTINGS } from './runtime.settings.js';
 
 export { SSE_HEARTBEAT_MS } from '../events/events.settings.js';
-
-const DEFAULTS = defaultsOf(RUNTIME_SETTINGS);
 
 /**
  * The runtime's effective configuration: {@link RuntimeModuleOptions} with
@@ -20,6 +18,8 @@ const DEFAULTS = defaultsOf(RUNTIME_SETTINGS);
  * @publicApi
  */
 export class RuntimeSettings {
+  /** Every runtime setting in force by option name: the rows of `RUNTIME_SETTINGS`, defaults applied. */
+  readonly values: SettingValues<typeof RUNTIME_SETTINGS>;
   /** Workspaces sessions belong to; the first is primary. */
   readonly workspaces: readonly Workspace[];
   readonly dataDir: string;
@@ -39,22 +39,21 @@ export class RuntimeSettings {
   constructor(options: RuntimeModuleOptions) {
     if (options.workspaces.length === 0) throw new Error('RuntimeModule needs at least one workspace');
     this.workspaces = options.workspaces.map((cwd, index) => ({ id: workspaceKey(cwd), cwd, primary: index === 0 }));
+    const values = valuesOf(RUNTIME_SETTINGS, options);
+    this.values = values;
     this.dataDir = options.dataDir;
-    this.chatRecording = options.chatRecording ?? DEFAULTS.chatRecording;
-    this.maxPendingPrompts = options.maxPendingPrompts ?? DEFAULTS.maxPendingPrompts;
-    this.promptDeadlineMs = options.promptDeadlineMs;
+    this.chatRecording = values.chatRecording;
+    this.maxPendingPrompts = values.maxPendingPrompts;
+    this.promptDeadlineMs = values.promptDeadlineMs;
     this.overlaySize = options.overlaySize ?? TERMINAL_OVERLAY_SIZE;
     this.scanLimits = { ...TRANSCRIPT_SCAN_LIMITS, ...options.scanLimits };
-    this.maxSessions = options.maxSessions ?? DEFAULTS.maxSessions;
-    this.maxSseStreams = options.maxSseStreams ?? DEFAULTS.maxSseStreams;
-    this.maxSseStreamsPerSession = options.maxSseStreamsPerSession ?? DEFAULTS.maxSseStreamsPerSession;
+    this.maxSessions = values.maxSessions;
+    this.maxSseStreams = values.maxSseStreams;
+    this.maxSseStreamsPerSession = values.maxSseStreamsPerSession;
     this.sseHeartbeatMs = options.sseHeartbeatMs ?? SSE_HEARTBEAT_MS;
-    this.maxPromptChars = options.maxPromptChars ?? DEFAULTS.maxPromptChars;
-    this.maxTranscriptBytes = options.maxTranscriptBytes ?? DEFAULTS.maxTranscriptBytes;
-    this.idempotency = {
-      maxKeys: options.maxIdempotencyKeys ?? DEFAULTS.maxIdempotencyKeys,
-      ttlMs: options.idempotencyTtlMs ?? DEFAULTS.idempotencyTtlMs,
-    };
+    this.maxPromptChars = values.maxPromptChars;
+    this.maxTranscriptBytes = values.maxTranscriptBytes;
+    this.idempotency = { maxKeys: values.maxIdempotencyKeys, ttlMs: values.idempotencyTtlMs };
   }
 
   get primary(): Workspace {

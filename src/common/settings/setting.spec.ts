@@ -1,5 +1,5 @@
 import { integer, text } from './readers.js';
-import { defaultsOf, pickSettings, shownDefault } from './setting.js';
+import { defaultsOf, pickSettings, shownDefault, valuesOf } from './setting.js';
 
 const SETTINGS = {
   port: { name: 'PORT', ...integer(0, 9), default: 7, doc: 'port' },
@@ -14,6 +14,11 @@ describe('settings rows', () => {
 
   it('picks a feature’s fields out of a whole configuration, leaving the unset ones out', () => {
     expect(pickSettings({ port: 3, token: undefined, other: 1 }, SETTINGS)).toEqual({ port: 3 });
+  });
+
+  it('completes given values with the plain defaults: a feature’s values in force', () => {
+    expect(valuesOf(SETTINGS, { token: 't' })).toEqual({ port: 7, token: 't' });
+    expect(valuesOf(SETTINGS, { port: 0, home: '/h' })).toEqual({ port: 0, home: '/h' });
   });
 
   it('shows a default as help and the docs do', () => {

@@ -34,6 +34,24 @@ export type SettingValue<S> = S extends Setting<infer T> ? NonNullable<T> : neve
 /** The options a feature's settings make: each optional, typed by its reader. */
 export type SettingOptions<S extends Settings> = { -readonly [K in keyof S]?: SettingValue<S[K]> };
 
+/** The values of `settings` in force: those with a default always there, the others when set. */
+export type SettingValues<S extends Settings> = {
+  -readonly [K in keyof S as S[K] extends { default: unknown } ? K : never]: SettingValue<S[K]>;
+} & { -readonly [K in keyof S as S[K] extends { default: unknown } ? never : K]?: SettingValue<S[K]> };
+
+/**
+ * `given` completed with the plain defaults of `settings`: a feature's values in force. A default that is a function
+ * of the working directory is the loader's to apply; such a setting must be given.
+ */
+export function valuesOf<S extends Settings>(settings: S, given: SettingOptions<S>): SettingValues<S> {
+  const values: Record<string, unknown> = {};
+  for (const [key, setting] of Object.entries(settings)) {
+    const value = (given as Record<string, unknown>)[key] ?? (typeof setting.default === 'function' ? undefined : setting.default);
+    if (value !== undefined) values[key] = value;
+  }
+  return values as SettingValues<S>;
+}
+
 /** The plain defaults of `settings` (those that are a value, not a function of the working directory). */
 export type SettingDefaults<S extends Settings> = {
   readonly [K in keyof S as S[K] extends { default: number | string | boolean } ? K : never]: S[K] extends { default: infer D } ? D : never;
