@@ -11,13 +11,20 @@ describe('DAEMON_SETTINGS', () => {
   // The table is written from the rows: `UPDATE_DOCS=1 npx jest src/daemon/daemon-settings.spec.ts` rewrites it.
   it('is the configuration table of docs/configuration.md, row for row', () => {
     const path = join(__dirname, '..', '..', 'docs', 'configuration.md');
-    const page = readFileSync(path, 'utf8');
-    const start = page.indexOf(SETTINGS_TABLE_HEADER);
-    const end = page.indexOf('\n\n', start);
-    expect(start).toBeGreaterThan(-1);
     const table = settingsTable(DAEMON_SETTINGS);
-    if (process.env.UPDATE_DOCS) writeFileSync(path, page.slice(0, start) + table + page.slice(end));
-    else expect(page.slice(start, end)).toBe(table);
+    const tableOf = (page: string) => {
+      const start = page.indexOf(SETTINGS_TABLE_HEADER);
+      expect(start).toBeGreaterThan(-1);
+      return { start, end: page.indexOf('\n\n', start) };
+    };
+    if (process.env.UPDATE_DOCS) {
+      const page = readFileSync(path, 'utf8');
+      const { start, end } = tableOf(page);
+      writeFileSync(path, page.slice(0, start) + table + page.slice(end));
+    }
+    const page = readFileSync(path, 'utf8');
+    const { start, end } = tableOf(page);
+    expect(page.slice(start, end)).toBe(table);
     expect(page.match(/^\| `TURNS_/gm)).toHaveLength(SETTINGS.length);
   });
 
