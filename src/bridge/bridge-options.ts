@@ -10,8 +10,6 @@ export interface BridgeOptions extends SettingOptions<typeof BRIDGE_SETTINGS> {
   maxPendingPrompts: number;
   /** Terminal statuses kept in memory per session. */
   overlaySize: number;
-  /** Least time between two changes of a running turn's `activity`. @default 1000 */
-  activityRefreshMs?: number;
 }
 
 export const BRIDGE_OPTIONS = Symbol('BRIDGE_OPTIONS');

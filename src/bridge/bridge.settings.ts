@@ -1,5 +1,6 @@
 import { integer, milliseconds } from '../common/settings/readers.js';
 import type { Settings } from '../common/settings/setting.js';
+import { ACTIVITY_REFRESH_MS } from './turn-activity.js';
 
 /** The prompt bridge's limits: runtime options, `TURNS_*` settings of the daemon. */
 export const BRIDGE_SETTINGS = {
@@ -22,5 +23,12 @@ export const BRIDGE_SETTINGS = {
     default: 1024 * 1024,
     limit: 'maxPromptChars',
     doc: 'largest prompt (UTF-16 code units of every string its blocks carry: `text`, `data`, and `type`, `mimeType` too); beyond → `413 prompt_too_large`',
+  },
+  // SPEC §20: activity changes the ETag at most once a second, so the range starts there.
+  activityRefreshMs: {
+    name: 'ACTIVITY_REFRESH_MS',
+    ...integer(1_000, 600_000),
+    default: ACTIVITY_REFRESH_MS,
+    doc: "least time between two changes of a running turn's `activity` (and ETag); longer wakes `activity` waiters less often",
   },
 } as const satisfies Settings;
