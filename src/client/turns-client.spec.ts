@@ -16,9 +16,9 @@ function stubFetch(answers: Array<Answer | ((url: string, init: RequestInit) => 
   return { fetch: fetch as typeof globalThis.fetch, calls };
 }
 
-const caps = (features: string[]) => ({
+const caps = (features: string[], limits: object = { maxWaitMs: 30_000 }) => ({
   status: 200,
-  body: { v: 1, features, workspaceCwd: '/', limits: { maxWaitMs: 30_000 }, workspaces: [] },
+  body: { v: 1, features, workspaceCwd: '/', limits, workspaces: [] },
 });
 const status = (state: string, extra: object = {}) => ({ sessionId: 's', promptId: 'p', state, queuedAt: 1, ...extra });
 const header = (init: RequestInit, name: string) => new Headers(init.headers).get(name);
@@ -95,6 +95,25 @@ describe('TurnsClient', () => {
     // every later one is held until the status changes.
     expect(calls[1]!.url).not.toContain('waitMs');
     expect(calls.slice(2).every((c) => /\?waitMs=\d+$/.test(c.url) && header(c.init, 'if-none-match') === '"r"')).toBe(true);
+  });
+
+  it('holds a request no longer than the advertised maxWaitMs, and without one advertised polls', async () => {
+    const answers = () => [
+      { status: 200, body: status('running', { startedAt: 2 }), headers: { etag: '"r"' } },
+      { status: 200, body: status('completed', { endedAt: 3, resultText: 'hi' }), headers: { etag: '"c"' } },
+    ];
+    const bounded = stubFetch([caps(['session_turn_wait'], { maxWaitMs: 1_234 }), ...answers()]);
+    await new TurnsClient({ baseUrl: 'http://daemon', fetch: bounded.fetch }).waitForTurn('s', 'p');
+    expect(bounded.calls[2]!.url).toMatch(/\?waitMs=1234$/);
+    jest.useFakeTimers();
+    const unbounded = stubFetch([caps(['session_turn_wait'], {}), ...answers()]);
+    const settled = new TurnsClient({ baseUrl: 'http://daemon', fetch: unbounded.fetch }).waitForTurn('s', 'p', { timeoutMs: 60_000 });
+    await jest.advanceTimersByTimeAsync(10_000);
+    await settled;
+    expect(unbounded.calls.slice(1).map((call) => call.url)).toEqual([
+      'http://daemon/session/s/turns/p',
+      'http://daemon/session/s/turns/p',
+    ]);
   });
 
   it('retries a read that could not reach the daemon or met a 503 with Retry-After, up to `retries` times', async () => {
