@@ -1,4 +1,5 @@
 import { ApiException } from './api-exception.js';
+import { WAIT_DEFAULTS } from '../turns/wait/wait.settings.js';
 
 const SID = '5c1d2a8e-7f7b-4a44-9a57-1f2e3d4c5b6a';
 const PID = 'caa0b1c2-d3e4-4f50-8a6b-7c8d9e0f1a2b';
@@ -35,7 +36,11 @@ export const ERROR_CATALOGUE = {
   },
   invalid_session_id: { status: 400, message: 'sessionId must be a UUID' },
   invalid_deadline_ms: { status: 400, message: 'deadlineMs must be a positive integer' },
-  invalid_wait_ms: { status: 400, message: 'waitMs must be an integer from 0 to maxWaitMs', example: { maxWaitMs: 30000 } },
+  invalid_wait_ms: {
+    status: 400,
+    message: 'waitMs must be an integer from 0 to maxWaitMs',
+    example: { maxWaitMs: WAIT_DEFAULTS.maxWaitMs },
+  },
   invalid_idempotency_key: { status: 400, message: 'Idempotency-Key must be 1 to 255 visible ASCII characters' },
   invalid_turn_state: {
     status: 400,
