@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { AddressPolicy } from './address-policy.js';
 import { systemResolver, type HostResolver } from './host-resolver.js';
-import { webhookOptionsOf } from './webhooks.settings.js';
+import { valuesOf } from '../common/settings/setting.js';
+import { TURN_WEBHOOK_SETTINGS } from './webhooks.settings.js';
 
 /**
  * Webhook options of the runtime (SPEC §12; each a `TURNS_WEBHOOK_*` setting of the daemon).
@@ -47,18 +48,17 @@ export interface WebhookSettings {
 
 export const WEBHOOK_SETTINGS = Symbol('WEBHOOK_SETTINGS');
 
-/** The defaults of the `TURNS_WEBHOOK_*` settings, by option. */
-export const WEBHOOK_DEFAULTS = webhookOptionsOf({});
+const DEFAULTS = valuesOf(TURN_WEBHOOK_SETTINGS, {});
 
 export function webhookSettings(options: WebhookOptions = {}, dataDir: string): WebhookSettings {
   if (options.url !== undefined && options.secret === undefined) throw new Error('a webhook url needs its secret');
   return {
     ...(options.url !== undefined && { operator: { url: options.url, secret: options.secret! } }),
     policy: new AddressPolicy(options.allow ?? []),
-    timeoutMs: options.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs,
-    maxAttempts: options.maxAttempts ?? WEBHOOK_DEFAULTS.maxAttempts,
-    retryBaseMs: options.retryBaseMs ?? WEBHOOK_DEFAULTS.retryBaseMs,
-    maxPerSession: options.maxPerSession ?? WEBHOOK_DEFAULTS.maxPerSession,
+    timeoutMs: options.timeoutMs ?? DEFAULTS.webhookTimeoutMs,
+    maxAttempts: options.maxAttempts ?? DEFAULTS.webhookMaxAttempts,
+    retryBaseMs: options.retryBaseMs ?? DEFAULTS.webhookRetryBaseMs,
+    maxPerSession: options.maxPerSession ?? DEFAULTS.maxWebhooksPerSession,
     outboxDir: options.outboxDir ?? join(dataDir, 'webhooks', 'outbox'),
     resolver: options.resolver ?? systemResolver,
     maxConcurrent: 16,

@@ -63,15 +63,15 @@ export const TURN_WEBHOOK_SETTINGS = {
 
 type WebhookValues = SettingOptions<typeof TURN_WEBHOOK_SETTINGS>;
 
-/** The runtime's webhook options out of the settings' values (its option names are shorter). */
+/** The runtime's webhook options out of the settings' values (its option names are shorter; defaults are its own). */
 export function webhookOptionsOf(values: WebhookValues) {
   return {
     url: values.webhookUrl,
     secret: values.webhookSecret,
     allow: values.webhookAllow,
-    timeoutMs: values.webhookTimeoutMs ?? TURN_WEBHOOK_SETTINGS.webhookTimeoutMs.default,
-    maxAttempts: values.webhookMaxAttempts ?? TURN_WEBHOOK_SETTINGS.webhookMaxAttempts.default,
-    retryBaseMs: values.webhookRetryBaseMs ?? TURN_WEBHOOK_SETTINGS.webhookRetryBaseMs.default,
-    maxPerSession: values.maxWebhooksPerSession ?? TURN_WEBHOOK_SETTINGS.maxWebhooksPerSession.default,
+    timeoutMs: values.webhookTimeoutMs,
+    maxAttempts: values.webhookMaxAttempts,
+    retryBaseMs: values.webhookRetryBaseMs,
+    maxPerSession: values.maxWebhooksPerSession,
   };
 }
