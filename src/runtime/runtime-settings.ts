@@ -8,8 +8,6 @@ import { valuesOf, type SettingValues } from '../common/settings/setting.js';
 import type { RuntimeModuleOptions } from './runtime.module-definition.js';
 import { RUNTIME_SETTINGS } from './runtime.settings.js';
 
-export { SSE_HEARTBEAT_MS } from '../events/events.settings.js';
-
 /**
  * The runtime's effective configuration: {@link RuntimeModuleOptions} with
  * every default applied. Injectable, so a host can report what is in force
