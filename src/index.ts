@@ -72,4 +72,5 @@ export { normalizeTurnError, type TurnError } from './turns/rules/normalize-turn
 export { limitTurnFields, promptTextOf, type PromptBlock } from './turns/rules/turn-fields.js';
 export type { TurnOutcome } from './turns/rules/turn-outcome.js';
 export type { CreatedSession, AdmittedPrompt, PendingPrompt } from './wire/wire-types.js';
+export type { CapabilityLimits } from './wire/capability-limits.js';
 export type { SessionEvent, SessionEventData, SessionEventKind, SessionEventType } from './wire/session-event.js';

@@ -1,15 +1,15 @@
-/** Limits of the prompt bridge, from the daemon configuration. */
-export interface BridgeOptions {
-  /** Admitted prompts per session, running included. @default 5 */
+import type { SettingOptions } from '../common/settings/setting.js';
+import type { BRIDGE_SETTINGS } from './bridge.settings.js';
+
+/**
+ * Limits of the prompt bridge: the values of `BRIDGE_SETTINGS` in force (the runtime hands them over with their
+ * defaults applied; each row says what it means), and the overlay size. An unset limit is none.
+ */
+export interface BridgeOptions extends SettingOptions<typeof BRIDGE_SETTINGS> {
+  /** Admitted prompts per session, running included. */
   maxPendingPrompts: number;
-  /** Server deadline per prompt, from admission; unset means none. */
-  promptDeadlineMs?: number;
-  /** Terminal statuses kept in memory per session. @default 64 */
-  overlaySize?: number;
-  /** Largest prompt in UTF-16 code units of its blocks' text and data. @default unbounded */
-  maxPromptChars?: number;
-  /** Least time between two changes of a running turn's `activity`. @default 1000 */
-  activityRefreshMs?: number;
+  /** Terminal statuses kept in memory per session. */
+  overlaySize: number;
 }
 
 export const BRIDGE_OPTIONS = Symbol('BRIDGE_OPTIONS');

@@ -1,3 +1,4 @@
+import type { CapabilityLimits } from '../wire/capability-limits.js';
 import type { TurnState } from '../turns/rules/turn-state.js';
 import type { TurnStatus } from '../turns/turn-status.js';
 
@@ -35,7 +36,8 @@ export interface Capabilities {
   v: number;
   features: string[];
   workspaceCwd: string;
-  limits: Record<string, number>;
+  /** The limits in force; a daemon may send more than these, read by name. */
+  limits: CapabilityLimits & { readonly [name: string]: number | undefined };
   workspaces: Array<{ id: string; cwd: string; primary: boolean }>;
 }
 

@@ -19,6 +19,7 @@ export type {
   TurnPage,
 } from '../turns/turn-status.js';
 export type { TurnState } from '../turns/rules/turn-state.js';
+export type { CapabilityLimits } from '../wire/capability-limits.js';
 export type { TurnError } from '../turns/rules/normalize-turn-error.js';
 export type { PromptBlock } from '../turns/rules/turn-fields.js';
 export type {

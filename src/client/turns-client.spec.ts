@@ -130,4 +130,22 @@ describe('TurnsClient.waitForTurn', () => {
     controller.abort(new Error('stop'));
     await expect(result).resolves.toMatchObject({ message: 'stop' });
   });
+  it('holds a request no longer than the advertised maxWaitMs, and without one advertised polls', async () => {
+    const answers = () => [
+      { status: 200, body: status('running', { startedAt: 2 }), headers: { etag: '"r"' } },
+      { status: 200, body: status('completed', { endedAt: 3, resultText: 'hi' }), headers: { etag: '"c"' } },
+    ];
+    const bounded = stubFetch([caps(['session_turn_wait'], { maxWaitMs: 1_234 }), ...answers()]);
+    await new TurnsClient({ baseUrl: 'http://daemon', fetch: bounded.fetch }).waitForTurn('s', 'p');
+    expect(bounded.calls[2]!.url).toMatch(/\?waitMs=1234$/);
+    jest.useFakeTimers();
+    const unbounded = stubFetch([caps(['session_turn_wait'], {}), ...answers()]);
+    const settled = new TurnsClient({ baseUrl: 'http://daemon', fetch: unbounded.fetch }).waitForTurn('s', 'p', { timeoutMs: 60_000 });
+    await jest.advanceTimersByTimeAsync(10_000);
+    await settled;
+    expect(unbounded.calls.slice(1).map((call) => call.url)).toEqual([
+      'http://daemon/session/s/turns/p',
+      'http://daemon/session/s/turns/p',
+    ]);
+  });
 });

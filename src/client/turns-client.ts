@@ -156,8 +156,10 @@ export class TurnsClient {
   async waitForTurn(sessionId: string, promptId: string, options: WaitOptions = {}): Promise<SettledTurnStatus> {
     const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const capabilities = await this.capabilities().catch(() => undefined);
-    const longPoll = capabilities?.features.includes('session_turn_wait') ?? false;
-    const maxWaitMs = capabilities?.limits.maxWaitMs ?? 30_000;
+    // The daemon's own bound, never a guess of ours: without one advertised, the loop polls (docs/decisions.md).
+    const advertised = capabilities?.limits?.maxWaitMs;
+    const maxWaitMs = typeof advertised === 'number' ? advertised : 0;
+    const longPoll = (capabilities?.features.includes('session_turn_wait') ?? false) && maxWaitMs > 0;
     let last: TurnStatus | undefined;
     let etag: string | undefined;
     let unchanged = 0;

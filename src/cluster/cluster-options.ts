@@ -1,24 +1,24 @@
+import type { SettingOptions } from '../common/settings/setting.js';
+import { WAIT_DEFAULTS } from '../turns/wait/wait.settings.js';
+import { CLUSTER_MODE_SETTINGS } from './cluster.settings.js';
+
 /**
- * Configuration of {@link ClusterModule}.
+ * Configuration of {@link ClusterModule}: the rows of `CLUSTER_MODE_SETTINGS`
+ * (`redisUrl` and `nodeId` required; `nodeUrl`, `leaseMs` — renewed every third
+ * of it —, `forwardTimeoutMs` default as their `TURNS_*` variables do), and:
  *
  * @publicApi
  */
-export interface ClusterOptions {
+export interface ClusterOptions extends SettingOptions<typeof CLUSTER_MODE_SETTINGS> {
   /** `redis://host:port/db` of the shared directory (Redis ≥ 7 or Valkey). */
   redisUrl: string;
   /** This node's name in the directory; unique per running daemon. */
   nodeId: string;
-  /** How other nodes reach this one. @default `http://<bound address>` */
-  nodeUrl?: string;
-  /** Lease time of a session's ownership; renewed every third of it. @default 10000 */
-  leaseMs?: number;
   /** Prefix of every Redis key. @default `turns:` */
   keyPrefix?: string;
-  /** Time an owner has to answer a forwarded request (plus the wait a held turn request asks for). @default 10000 */
-  forwardTimeoutMs?: number;
   /** How long a looked-up owner is reused before asking Redis again. @default 1000 */
   ownerCacheMs?: number;
-  /** The longest wait a turn request may ask for (sizes the forwarding time-out). @default 30000 */
+  /** The longest wait a turn request may ask for (sizes the forwarding time-out). @default `TurnsModule`'s */
   maxWaitMs?: number;
   /**
    * Whether a request may cost a directory lookup (the daemon checks its
@@ -36,10 +36,10 @@ export const CLUSTER_SETTINGS = Symbol('CLUSTER_SETTINGS');
 export function clusterSettings(options: ClusterOptions): ClusterSettings {
   return {
     ...options,
-    leaseMs: options.leaseMs ?? 10_000,
+    leaseMs: options.leaseMs ?? CLUSTER_MODE_SETTINGS.leaseMs.default,
     keyPrefix: options.keyPrefix ?? 'turns:',
-    forwardTimeoutMs: options.forwardTimeoutMs ?? 10_000,
+    forwardTimeoutMs: options.forwardTimeoutMs ?? CLUSTER_MODE_SETTINGS.forwardTimeoutMs.default,
     ownerCacheMs: options.ownerCacheMs ?? 1_000,
-    maxWaitMs: options.maxWaitMs ?? 30_000,
+    maxWaitMs: options.maxWaitMs ?? WAIT_DEFAULTS.maxWaitMs,
   };
 }

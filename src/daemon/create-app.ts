@@ -14,6 +14,8 @@ import { LOG_LEVELS, type LogLevel } from '../logging/log-level.js';
 import { TurnsMetrics } from '../metrics/turns-metrics.js';
 import { loadOpenTelemetry } from '../telemetry/tracing.js';
 import { RequestObserver } from './request-observer.js';
+import { pickSettings } from '../common/settings/setting.js';
+import { CLUSTER_MODE_SETTINGS } from '../cluster/cluster.settings.js';
 
 /**
  * The HTTP adapter the configuration names. Fastify (and its Nest platform)
@@ -40,11 +42,9 @@ async function loadCluster(config: LoadedDaemonConfig): Promise<DaemonCluster | 
   const token = config.token ? new BearerToken(config.token) : undefined;
   return {
     module: ClusterModule.forRoot({
+      ...pickSettings(config, CLUSTER_MODE_SETTINGS),
       redisUrl: config.redisUrl,
       nodeId: config.nodeId!,
-      nodeUrl: config.nodeUrl,
-      leaseMs: config.leaseMs,
-      forwardTimeoutMs: config.forwardTimeoutMs,
       maxWaitMs: config.maxWaitMs,
       authorize: token && ((authorization) => token.accepts(authorization)),
     }),

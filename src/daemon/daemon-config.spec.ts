@@ -20,6 +20,7 @@ describe('loadDaemonConfig', () => {
       maxSseStreamsPerSession: 16,
       maxBodyBytes: 4 * 1024 * 1024,
       maxPromptChars: 1024 * 1024,
+      activityRefreshMs: 1_000,
       maxTranscriptBytes: 256 * 1024 * 1024,
       maxWaitMs: 30_000,
       maxWaiters: 10_000,

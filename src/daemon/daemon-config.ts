@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
+import { shownDefault } from '../common/settings/setting.js';
 import { ConfigError, DAEMON_SETTINGS, flagOf, type DaemonSetting } from './daemon-settings.js';
 
 export { ConfigError } from './daemon-settings.js';
@@ -43,8 +44,8 @@ const SETTINGS = Object.entries(DAEMON_SETTINGS) as [Key, DaemonSetting<unknown>
 const KEY_OF = new Map(SETTINGS.map(([key, setting]) => [setting.name, key]));
 const variableOf = (setting: DaemonSetting<unknown>) => `TURNS_${setting.name}`;
 
-function defaultOf(setting: DaemonSetting<unknown>, cwd: string): string | undefined {
-  return typeof setting.default === 'function' ? setting.default(cwd) : setting.default;
+function defaultOf(setting: DaemonSetting<unknown>, cwd: string): unknown {
+  return typeof setting.default === 'function' ? (setting.default as (cwd: string) => unknown)(cwd) : setting.default;
 }
 
 /** True for addresses only this machine can reach. */
@@ -54,9 +55,11 @@ export function isLoopback(host: string): boolean {
 
 /** The help line of a setting: what it means, its default and its range (commander adds the variable). */
 function describe(setting: DaemonSetting<unknown>): string {
-  const shown = setting.defaultText ?? (typeof setting.default === 'string' ? setting.default : undefined);
+  const shown = shownDefault(setting)?.replaceAll('`', '');
   const extra = [shown && `default: ${shown}`, setting.range && `${setting.range[0]} to ${setting.range[1]}`].filter(Boolean);
-  return extra.length ? `${setting.doc} (${extra.join('; ')})` : setting.doc;
+  // The docs' markdown, as plain text.
+  const doc = setting.doc.replaceAll('`', '').replace(/\[([^\]]+)\]\([^)]+\)/g, '$1');
+  return extra.length ? `${doc} (${extra.join('; ')})` : doc;
 }
 
 /**
@@ -121,8 +124,7 @@ export function readDaemonConfig(flags: Partial<Record<Key, string>>, env: NodeJ
       if (raw !== undefined) throw new ConfigError(`${variableOf(setting)} needs TURNS_${setting.needs.name}${why}`);
       continue;
     }
-    const value = raw ?? defaultOf(setting, cwd);
-    config[key] = value === undefined ? undefined : setting.read(value, variableOf(setting), cwd);
+    config[key] = raw === undefined ? defaultOf(setting, cwd) : setting.read(raw, variableOf(setting), cwd);
   }
   return checkDaemonConfig(config as LoadedDaemonConfig);
 }
@@ -165,7 +167,7 @@ export function completeDaemonConfig(config: DaemonConfig, cwd = process.cwd()):
   for (const [key, setting] of SETTINGS) {
     const value = complete[key] === undefined ? defaultOf(setting, cwd) : undefined;
     if (value === undefined || (setting.needs && complete[KEY_OF.get(setting.needs.name)!] === undefined)) continue;
-    complete[key] = setting.read(value, variableOf(setting), cwd);
+    complete[key] = value;
   }
   return complete as LoadedDaemonConfig;
 }

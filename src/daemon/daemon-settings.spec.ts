@@ -1,23 +1,31 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
+import { SETTINGS_TABLE_HEADER, settingsTable } from '../common/settings/settings-table.js';
 import { addDaemonOptions, completeDaemonConfig, loadDaemonConfig } from './daemon-config.js';
 import { DAEMON_SETTINGS } from './daemon-settings.js';
 
 const SETTINGS = Object.values(DAEMON_SETTINGS) as { name: string; default?: unknown; defaultText?: string }[];
 
 describe('DAEMON_SETTINGS', () => {
-  it('is the configuration table of docs/configuration.md: the same variables, in order, with the same defaults', () => {
-    const readme = readFileSync(join(__dirname, '..', '..', 'docs', 'configuration.md'), 'utf8');
-    const rows = [...readme.matchAll(/^\| `TURNS_([A-Z_]+)` \| ([^|]+) \|/gm)].map(([, name, shown]) => ({
-      name,
-      shown: shown!.trim().replaceAll('`', ''),
-    }));
-    const table = SETTINGS.map((setting) => ({
-      name: setting.name,
-      shown: setting.defaultText ?? (typeof setting.default === 'string' ? setting.default : '—'),
-    }));
-    expect(rows).toEqual(table);
+  // The table is written from the rows: `UPDATE_DOCS=1 npx jest src/daemon/daemon-settings.spec.ts` rewrites it.
+  it('is the configuration table of docs/configuration.md, row for row', () => {
+    const path = join(__dirname, '..', '..', 'docs', 'configuration.md');
+    const table = settingsTable(DAEMON_SETTINGS);
+    const tableOf = (page: string) => {
+      const start = page.indexOf(SETTINGS_TABLE_HEADER);
+      expect(start).toBeGreaterThan(-1);
+      return { start, end: page.indexOf('\n\n', start) };
+    };
+    if (process.env.UPDATE_DOCS) {
+      const page = readFileSync(path, 'utf8');
+      const { start, end } = tableOf(page);
+      writeFileSync(path, page.slice(0, start) + table + page.slice(end));
+    }
+    const page = readFileSync(path, 'utf8');
+    const { start, end } = tableOf(page);
+    expect(page.slice(start, end)).toBe(table);
+    expect(page.match(/^\| `TURNS_/gm)).toHaveLength(SETTINGS.length);
   });
 
   it('gives `serve` a flag of every setting, naming its variable', () => {

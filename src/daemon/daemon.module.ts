@@ -6,6 +6,10 @@ import type { Clock } from '../common/clock.js';
 import type { AgentEngine } from '../engines/agent-engine.js';
 import type { AgentEngineProvider } from '../runtime/runtime.module-definition.js';
 import { RuntimeModule } from '../runtime/runtime.module.js';
+import { RUNTIME_SETTINGS } from '../runtime/runtime.settings.js';
+import { pickSettings } from '../common/settings/setting.js';
+import { WAIT_SETTINGS } from '../turns/wait/wait.settings.js';
+import { webhookOptionsOf } from '../webhooks/webhooks.settings.js';
 import type { SessionOwnership } from '../sessions/session-ownership.js';
 import { SessionRegistry } from '../sessions/session-registry.js';
 import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
@@ -65,27 +69,10 @@ export class DaemonModule {
     const config = completeDaemonConfig(settings);
     const engine: AgentEngineProvider = overrides.engine ? { useValue: overrides.engine } : { useFactory: () => createEngine(config) };
     const runtime = RuntimeModule.forRoot({
-      workspaces: config.workspaces,
-      dataDir: config.dataDir,
-      chatRecording: config.chatRecording,
-      maxPendingPrompts: config.maxPendingPrompts,
-      promptDeadlineMs: config.promptDeadlineMs,
-      maxSessions: config.maxSessions,
-      maxSseStreams: config.maxSseStreams,
-      maxSseStreamsPerSession: config.maxSseStreamsPerSession,
+      ...pickSettings(config, RUNTIME_SETTINGS),
       sseHeartbeatMs: overrides.sseHeartbeatMs,
-      maxPromptChars: config.maxPromptChars,
-      maxTranscriptBytes: config.maxTranscriptBytes,
-      maxIdempotencyKeys: config.maxIdempotencyKeys,
-      idempotencyTtlMs: config.idempotencyTtlMs,
       webhooks: {
-        url: config.webhookUrl,
-        secret: config.webhookSecret,
-        allow: config.webhookAllow,
-        timeoutMs: config.webhookTimeoutMs,
-        maxAttempts: config.webhookMaxAttempts,
-        retryBaseMs: config.webhookRetryBaseMs,
-        maxPerSession: config.maxWebhooksPerSession,
+        ...webhookOptionsOf(config),
         // Each node sends what it queued; a node's outbox waits for it to come back (or a cluster outbox).
         ...(config.redisUrl && config.nodeId && { outboxDir: join(config.dataDir, 'webhooks', `outbox-${config.nodeId}`) }),
         resolver: overrides.webhookResolver,
@@ -104,8 +91,7 @@ export class DaemonModule {
         TurnsModule.forRoot({
           imports: [runtime],
           sessionLookup: SessionRegistry,
-          maxWaitMs: config.maxWaitMs,
-          maxWaiters: config.maxWaiters,
+          ...pickSettings(config, WAIT_SETTINGS),
         }),
       ],
       controllers: [

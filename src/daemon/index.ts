@@ -8,7 +8,7 @@ assertSingleCopy();
 export { createApp } from './create-app.js';
 export { DaemonModule, type DaemonOverrides } from './daemon.module.js';
 export { loadDaemonConfig, type DaemonConfig, type LoadedDaemonConfig } from './daemon-config.js';
-export { ConfigError } from './daemon-settings.js';
+export { ConfigError } from '../common/settings/setting.js';
 export { main } from './main.js';
 export { runCli, EXIT } from './cli.js';
 export { buildOpenApiDocument, type OpenApiDocumentOptions } from './openapi.js';

@@ -1,7 +1,7 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '../common/swagger.js';
-import { TURN_LIMITS } from '../turns/rules/limits.js';
 import { RuntimeSettings } from '../runtime/runtime-settings.js';
+import { capabilityLimits } from './capability-limits.js';
 import type { LoadedDaemonConfig } from './daemon-config.js';
 import { CapabilitiesDto, HealthDto, StatsDto } from './system.dto.js';
 import { TurnWaitService } from '../turns/wait/turn-wait.service.js';
@@ -58,7 +58,7 @@ export class SystemController {
   @ApiOperation({ summary: 'Protocol version, features, effective limits and workspaces', operationId: 'getCapabilities' })
   @ApiOkResponse({ type: CapabilitiesDto })
   capabilities(): CapabilitiesDto {
-    const { workspaces, maxPendingPrompts, promptDeadlineMs, overlaySize, scanLimits } = this.settings;
+    const { workspaces, promptDeadlineMs } = this.settings;
     return {
       v: 1,
       features: [
@@ -69,32 +69,7 @@ export class SystemController {
         ...(this.config.redisUrl ? ['cluster'] : []),
       ],
       workspaceCwd: this.settings.primary.cwd,
-      limits: {
-        maxPendingPromptsPerSession: maxPendingPrompts,
-        ...(promptDeadlineMs !== undefined && { promptDeadlineMs }),
-        promptTextMaxLength: TURN_LIMITS.promptText,
-        resultTextMaxLength: TURN_LIMITS.resultText,
-        terminalOverlaySize: overlaySize,
-        transcriptScanMaxPages: scanLimits.maxPages,
-        transcriptScanPageRecords: scanLimits.recordsPerPage,
-        transcriptScanPageBytes: scanLimits.bytesPerPage,
-        maxSessions: this.settings.maxSessions,
-        maxSseStreams: this.settings.maxSseStreams,
-        maxSseStreamsPerSession: this.settings.maxSseStreamsPerSession,
-        maxPromptChars: this.settings.maxPromptChars,
-        maxTranscriptBytes: this.settings.maxTranscriptBytes,
-        maxWaitMs: this.waits.maxWaitMs,
-        maxWaiters: this.config.maxWaiters,
-        maxBodyBytes: this.config.maxBodyBytes,
-        headersTimeoutMs: this.config.headersTimeoutMs,
-        requestTimeoutMs: this.config.requestTimeoutMs,
-        maxIdempotencyKeys: this.settings.idempotency.maxKeys,
-        idempotencyTtlMs: this.settings.idempotency.ttlMs,
-        maxWebhooksPerSession: this.config.maxWebhooksPerSession,
-        webhookTimeoutMs: this.config.webhookTimeoutMs,
-        webhookMaxAttempts: this.config.webhookMaxAttempts,
-        webhookRetryBaseMs: this.config.webhookRetryBaseMs,
-      },
+      limits: capabilityLimits(this.config, this.settings),
       workspaces: workspaces.map(({ id, cwd, primary }) => ({ id, cwd, primary })),
       ...(this.config.redisUrl && { cluster: { nodeId: this.config.nodeId!, leaseMs: this.config.leaseMs! } }),
     };

@@ -1,35 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '../common/swagger.js';
+import type { CapabilityLimits } from '../wire/capability-limits.js';
+import { ADVERTISED_LIMITS } from './capability-limits.js';
 
 export class HealthDto {
   @ApiProperty({ enum: ['ok'] }) status!: 'ok';
 }
 
-export class LimitsDto {
-  @ApiProperty({ example: 5 }) maxPendingPromptsPerSession!: number;
-  @ApiPropertyOptional({ description: 'Server deadline per prompt (TURNS_PROMPT_DEADLINE_MS), when one is set.' })
-  promptDeadlineMs?: number;
-  @ApiProperty({ example: 32768 }) promptTextMaxLength!: number;
-  @ApiProperty({ example: 32768 }) resultTextMaxLength!: number;
-  @ApiProperty({ example: 64 }) terminalOverlaySize!: number;
-  @ApiProperty({ example: 10 }) transcriptScanMaxPages!: number;
-  @ApiProperty({ example: 500 }) transcriptScanPageRecords!: number;
-  @ApiProperty({ example: 4194304 }) transcriptScanPageBytes!: number;
-  @ApiProperty({ example: 1000 }) maxSessions!: number;
-  @ApiProperty({ example: 1000 }) maxSseStreams!: number;
-  @ApiProperty({ example: 16 }) maxSseStreamsPerSession!: number;
-  @ApiProperty({ example: 1048576 }) maxPromptChars!: number;
-  @ApiProperty({ example: 268435456 }) maxTranscriptBytes!: number;
-  @ApiProperty({ example: 30000, description: 'Longest wait of a turn request (waitMs, Prefer: wait).' }) maxWaitMs!: number;
-  @ApiProperty({ example: 10000 }) maxWaiters!: number;
-  @ApiProperty({ example: 4194304 }) maxBodyBytes!: number;
-  @ApiProperty({ example: 10000 }) headersTimeoutMs!: number;
-  @ApiProperty({ example: 30000 }) requestTimeoutMs!: number;
-  @ApiProperty({ example: 10000, description: 'Idempotency-Key values remembered per daemon.' }) maxIdempotencyKeys!: number;
-  @ApiProperty({ example: 86400000, description: 'How long an Idempotency-Key is remembered, ms.' }) idempotencyTtlMs!: number;
-  @ApiProperty({ example: 8 }) maxWebhooksPerSession!: number;
-  @ApiProperty({ example: 10000, description: 'A webhook attempt succeeds with a 2xx within this time.' }) webhookTimeoutMs!: number;
-  @ApiProperty({ example: 8 }) webhookMaxAttempts!: number;
-  @ApiProperty({ example: 5000, description: 'Scales the retry schedule (5 s, 30 s, 2 min, … 6 h at 5000).' }) webhookRetryBaseMs!: number;
+/** `/capabilities.limits`: its schema written from the settings' rows ({@link ADVERTISED_LIMITS}). */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+export interface LimitsDto extends CapabilityLimits {}
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export class LimitsDto {}
+for (const { field, required, ...shown } of ADVERTISED_LIMITS) {
+  (required ? ApiProperty : ApiPropertyOptional)({ type: Number, ...shown })(LimitsDto.prototype, field);
 }
 
 export class StatsDto {

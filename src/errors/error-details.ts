@@ -1,3 +1,4 @@
+import { WAIT_DEFAULTS } from '../turns/wait/wait.settings.js';
 /**
  * A field of an error body besides `error` and `code`: its JSON type, what it
  * says, the example the OpenAPI document shows, and whether every body of the
@@ -35,7 +36,7 @@ export const cwd = text('the cwd asked for', '/srv/other');
 export const reason = text('why the URL was refused', 'private address');
 export const state = text('the state filter refused (its first 256 code units)', 'done');
 export const check = text('the readiness check that fails (data_dir_writable, redis)', 'data_dir_writable');
-export const maxWaitMs = integer('the longest wait allowed', 30000);
+export const maxWaitMs = integer('the longest wait allowed', WAIT_DEFAULTS.maxWaitMs);
 export const maxLimit = integer('the largest page', 100);
 export const pendingCount = integer('prompts pending now, running included', 5);
 export const promptChars = integer('the size of the prompt (UTF-16 code units)', 2000000);

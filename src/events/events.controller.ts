@@ -7,7 +7,8 @@ import { ApiOkResponse, ApiTags, ApiHeader, ApiOperation, ApiProduces } from '..
 import { randomUUID } from 'node:crypto';
 import { concat, finalize, map, of, type Observable } from 'rxjs';
 import { ClientIdGuard } from '../client-id/client-id.guard.js';
-import { RuntimeSettings, SSE_HEARTBEAT_MS } from '../runtime/runtime-settings.js';
+import { RuntimeSettings } from '../runtime/runtime-settings.js';
+import { SSE_HEARTBEAT_MS } from './events.settings.js';
 import { SessionEventBus } from './session-event-bus.js';
 import { parseLastEventId } from './last-event-id.js';
 import { withHeartbeat } from './with-heartbeat.js';

@@ -1,13 +1,12 @@
 import { TERMINAL_OVERLAY_SIZE, TRANSCRIPT_SCAN_LIMITS } from '../turns/rules/limits.js';
-import { IDEMPOTENCY_DEFAULTS } from '../idempotency/idempotency-options.js';
 import type { IdempotencyLimits } from '../idempotency/idempotency-store.js';
 import type { Workspace } from '../sessions/workspace.js';
 import { workspaceKey } from '../transcript/chat-recording.service.js';
 import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
+import { SSE_HEARTBEAT_MS } from '../events/events.settings.js';
+import { valuesOf, type SettingValues } from '../common/settings/setting.js';
 import type { RuntimeModuleOptions } from './runtime.module-definition.js';
-
-/** A comment this often keeps proxies from cutting an idle SSE stream (SPEC §19). */
-export const SSE_HEARTBEAT_MS = 15_000;
+import { RUNTIME_SETTINGS } from './runtime.settings.js';
 
 /**
  * The runtime's effective configuration: {@link RuntimeModuleOptions} with
@@ -17,6 +16,8 @@ export const SSE_HEARTBEAT_MS = 15_000;
  * @publicApi
  */
 export class RuntimeSettings {
+  /** Every runtime setting in force by option name: the rows of `RUNTIME_SETTINGS`, defaults applied. */
+  readonly values: SettingValues<typeof RUNTIME_SETTINGS>;
   /** Workspaces sessions belong to; the first is primary. */
   readonly workspaces: readonly Workspace[];
   readonly dataDir: string;
@@ -36,22 +37,21 @@ export class RuntimeSettings {
   constructor(options: RuntimeModuleOptions) {
     if (options.workspaces.length === 0) throw new Error('RuntimeModule needs at least one workspace');
     this.workspaces = options.workspaces.map((cwd, index) => ({ id: workspaceKey(cwd), cwd, primary: index === 0 }));
+    const values = valuesOf(RUNTIME_SETTINGS, options);
+    this.values = values;
     this.dataDir = options.dataDir;
-    this.chatRecording = options.chatRecording ?? true;
-    this.maxPendingPrompts = options.maxPendingPrompts ?? 5;
-    this.promptDeadlineMs = options.promptDeadlineMs;
+    this.chatRecording = values.chatRecording;
+    this.maxPendingPrompts = values.maxPendingPrompts;
+    this.promptDeadlineMs = values.promptDeadlineMs;
     this.overlaySize = options.overlaySize ?? TERMINAL_OVERLAY_SIZE;
     this.scanLimits = { ...TRANSCRIPT_SCAN_LIMITS, ...options.scanLimits };
-    this.maxSessions = options.maxSessions ?? 1_000;
-    this.maxSseStreams = options.maxSseStreams ?? 1_000;
-    this.maxSseStreamsPerSession = options.maxSseStreamsPerSession ?? 16;
+    this.maxSessions = values.maxSessions;
+    this.maxSseStreams = values.maxSseStreams;
+    this.maxSseStreamsPerSession = values.maxSseStreamsPerSession;
     this.sseHeartbeatMs = options.sseHeartbeatMs ?? SSE_HEARTBEAT_MS;
-    this.maxPromptChars = options.maxPromptChars ?? 1024 * 1024;
-    this.maxTranscriptBytes = options.maxTranscriptBytes ?? TRANSCRIPT_SCAN_LIMITS.maxSnapshotBytes;
-    this.idempotency = {
-      maxKeys: options.maxIdempotencyKeys ?? IDEMPOTENCY_DEFAULTS.maxKeys,
-      ttlMs: options.idempotencyTtlMs ?? IDEMPOTENCY_DEFAULTS.ttlMs,
-    };
+    this.maxPromptChars = values.maxPromptChars;
+    this.maxTranscriptBytes = values.maxTranscriptBytes;
+    this.idempotency = { maxKeys: values.maxIdempotencyKeys, ttlMs: values.idempotencyTtlMs };
   }
 
   get primary(): Workspace {

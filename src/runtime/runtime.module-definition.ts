@@ -8,47 +8,34 @@ import {
   type ValueProvider,
 } from '@nestjs/common';
 import type { Clock } from '../common/clock.js';
+import type { SettingOptions } from '../common/settings/setting.js';
 import { AgentEngine } from '../engines/agent-engine.js';
 import { EchoEngine } from '../engines/echo.engine.js';
 import { LocalSessionOwnership, SessionOwnership } from '../sessions/session-ownership.js';
 import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
 import type { WebhookOptions } from '../webhooks/webhook-settings.js';
+import type { RUNTIME_SETTINGS } from './runtime.settings.js';
 
 /**
- * Configuration of {@link RuntimeModule}.
+ * Configuration of {@link RuntimeModule}. The flat limits (`chatRecording`,
+ * `maxPendingPrompts`, `promptDeadlineMs`, `maxPromptChars`, `maxSessions`,
+ * `maxSseStreams`, `maxSseStreamsPerSession`, `maxTranscriptBytes`,
+ * `maxIdempotencyKeys`, `idempotencyTtlMs`) are the rows of `RUNTIME_SETTINGS`:
+ * each means and defaults to what its `TURNS_*` variable does (docs/configuration.md).
  *
  * @publicApi
  */
-export interface RuntimeModuleOptions {
+export interface RuntimeModuleOptions extends SettingOptions<typeof RUNTIME_SETTINGS> {
   /** Absolute workspace paths; the first is primary. */
   workspaces: string[];
   /** Root of the transcripts: `<dataDir>/<workspace>/chats/<sessionId>.jsonl`. */
   dataDir: string;
-  /** Write JSONL transcripts (needed to find results after a restart). @default true */
-  chatRecording?: boolean;
-  /** Admitted prompts per session, running included. @default 5 */
-  maxPendingPrompts?: number;
-  /** Server deadline per prompt from admission, in ms; a request's `deadlineMs` only narrows it. @default none */
-  promptDeadlineMs?: number;
-  /** Terminal statuses kept in memory per session. @default 64 */
+  /** Terminal statuses kept in memory per session. @default TERMINAL_OVERLAY_SIZE (64) */
   overlaySize?: number;
   /** Bounds of one backward transcript scan. @default TRANSCRIPT_SCAN_LIMITS */
   scanLimits?: Partial<TranscriptScanLimits>;
-  /** Live sessions at once; more → `503 too_many_sessions`. @default 1000 */
-  maxSessions?: number;
-  /** Open SSE streams at once, and per session; more → `503 too_many_streams`. @default 1000, 16 */
-  maxSseStreams?: number;
-  maxSseStreamsPerSession?: number;
   /** A `: heartbeat` comment is sent on every event stream this often, in ms. @default 15000 */
   sseHeartbeatMs?: number;
-  /** Largest prompt, counted as the UTF-16 code units of its blocks' text and data; larger → `413 prompt_too_large`. @default 1 Mi */
-  maxPromptChars?: number;
-  /** Rewind, fork and load refuse a larger transcript (`413 transcript_too_large`). @default 256 MiB */
-  maxTranscriptBytes?: number;
-  /** `Idempotency-Key`s remembered per daemon (oldest first out). @default 10000 */
-  maxIdempotencyKeys?: number;
-  /** How long an `Idempotency-Key` is remembered from its first use, in ms. @default 86400000 (a day) */
-  idempotencyTtlMs?: number;
   /** Turn webhooks: the operator's endpoint, the SSRF allow list, timeouts and retries. */
   webhooks?: WebhookOptions;
   /** Source of time. @default the system clock */

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { BRIDGE_OPTIONS, type BridgeOptions } from '../bridge/bridge-options.js';
+import { BRIDGE_SETTINGS } from '../bridge/bridge.settings.js';
 import { PromptBridge } from '../bridge/prompt-bridge.js';
+import { pickSettings } from '../common/settings/setting.js';
 import { PromptsController } from '../bridge/prompts.controller.js';
 import { SessionRunner } from '../bridge/session-runner.js';
 import { Clock, SystemClock } from '../common/clock.js';
@@ -58,12 +60,7 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
     {
       provide: BRIDGE_OPTIONS,
       inject: [RuntimeSettings],
-      useFactory: (s: RuntimeSettings): BridgeOptions => ({
-        maxPendingPrompts: s.maxPendingPrompts,
-        promptDeadlineMs: s.promptDeadlineMs,
-        overlaySize: s.overlaySize,
-        maxPromptChars: s.maxPromptChars,
-      }),
+      useFactory: (s: RuntimeSettings): BridgeOptions => ({ ...pickSettings(s.values, BRIDGE_SETTINGS), overlaySize: s.overlaySize }),
     },
     {
       provide: CHAT_RECORDING_OPTIONS,

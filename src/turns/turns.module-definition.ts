@@ -1,22 +1,22 @@
 import { ConfigurableModuleBuilder, type ModuleMetadata, type Type } from '@nestjs/common';
 import { SessionClientLookup } from '../client-id/session-client-lookup.js';
+import type { SettingOptions } from '../common/settings/setting.js';
 import { BridgeOverlayProvider } from './bridge-overlay.provider.js';
 import { TranscriptScanService } from './transcript-scan.service.js';
+import type { WAIT_SETTINGS } from './wait/wait.settings.js';
 
 /**
- * Options of {@link TurnsModule}.
+ * Options of {@link TurnsModule}. `maxWaitMs` (longest a turn request may be
+ * held, `?waitMs=` / `Prefer: wait=`) and `maxWaiters` (held at once; more →
+ * `503 too_many_waiters`) are the rows of `WAIT_SETTINGS`, defaults included.
  *
  * @publicApi
  */
-export interface TurnsModuleOptions {
+export interface TurnsModuleOptions extends SettingOptions<typeof WAIT_SETTINGS> {
   /** Header that carries the client id (case-insensitive). @default 'X-Qwen-Client-Id' */
   clientIdHeader?: string;
   /** Refuse anonymous polls and prompts (no or empty client id header). @default false */
   requireClientId?: boolean;
-  /** Longest a turn request may be held (`?waitMs=`, `Prefer: wait=`). @default 30000 */
-  maxWaitMs?: number;
-  /** Held turn requests at once; more → `503 too_many_waiters`. @default 10000 */
-  maxWaiters?: number;
 }
 
 /**

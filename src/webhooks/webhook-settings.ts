@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { AddressPolicy } from './address-policy.js';
 import { systemResolver, type HostResolver } from './host-resolver.js';
+import { valuesOf } from '../common/settings/setting.js';
+import { TURN_WEBHOOK_SETTINGS } from './webhooks.settings.js';
 
 /**
  * Webhook options of the runtime (SPEC §12; each a `TURNS_WEBHOOK_*` setting of the daemon).
@@ -14,13 +16,13 @@ export interface WebhookOptions {
   secret?: string;
   /** Hosts and CIDRs the SSRF guard lets through although private, loopback or link-local. @default none */
   allow?: string[];
-  /** An attempt succeeds with a 2xx within this time. @default 10000 */
+  /** An attempt succeeds with a 2xx within this time. @default `TURNS_WEBHOOK_TIMEOUT_MS`'s */
   timeoutMs?: number;
-  /** Attempts per delivery. @default 8 */
+  /** Attempts per delivery. @default `TURNS_WEBHOOK_MAX_ATTEMPTS`'s */
   maxAttempts?: number;
-  /** Scales the retry schedule (5 s, 30 s, 2 min, … 6 h at 5000). @default 5000 */
+  /** Scales the retry schedule (5 s, 30 s, 2 min, … 6 h at 5000). @default `TURNS_WEBHOOK_RETRY_BASE_MS`'s */
   retryBaseMs?: number;
-  /** Subscriptions per session; more → `409 too_many_webhooks`. @default 8 */
+  /** Subscriptions per session; more → `409 too_many_webhooks`. @default `TURNS_MAX_WEBHOOKS_PER_SESSION`'s */
   maxPerSession?: number;
   /** Where pending deliveries are kept. @default `<dataDir>/webhooks/outbox` */
   outboxDir?: string;
@@ -46,17 +48,17 @@ export interface WebhookSettings {
 
 export const WEBHOOK_SETTINGS = Symbol('WEBHOOK_SETTINGS');
 
-export const WEBHOOK_DEFAULTS = { timeoutMs: 10_000, maxAttempts: 8, retryBaseMs: 5_000, maxPerSession: 8 } as const;
+const DEFAULTS = valuesOf(TURN_WEBHOOK_SETTINGS, {});
 
 export function webhookSettings(options: WebhookOptions = {}, dataDir: string): WebhookSettings {
   if (options.url !== undefined && options.secret === undefined) throw new Error('a webhook url needs its secret');
   return {
     ...(options.url !== undefined && { operator: { url: options.url, secret: options.secret! } }),
     policy: new AddressPolicy(options.allow ?? []),
-    timeoutMs: options.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs,
-    maxAttempts: options.maxAttempts ?? WEBHOOK_DEFAULTS.maxAttempts,
-    retryBaseMs: options.retryBaseMs ?? WEBHOOK_DEFAULTS.retryBaseMs,
-    maxPerSession: options.maxPerSession ?? WEBHOOK_DEFAULTS.maxPerSession,
+    timeoutMs: options.timeoutMs ?? DEFAULTS.webhookTimeoutMs,
+    maxAttempts: options.maxAttempts ?? DEFAULTS.webhookMaxAttempts,
+    retryBaseMs: options.retryBaseMs ?? DEFAULTS.webhookRetryBaseMs,
+    maxPerSession: options.maxPerSession ?? DEFAULTS.maxWebhooksPerSession,
     outboxDir: options.outboxDir ?? join(dataDir, 'webhooks', 'outbox'),
     resolver: options.resolver ?? systemResolver,
     maxConcurrent: 16,

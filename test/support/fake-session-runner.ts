@@ -1,3 +1,4 @@
+import { TERMINAL_OVERLAY_SIZE } from '../../src/turns/rules/limits.js';
 import type { TurnOutcome } from '../../src/turns/rules/turn-outcome.js';
 import { PromptBridge } from '../../src/bridge/prompt-bridge.js';
 import { SessionRunner, type SessionPrompt } from '../../src/bridge/session-runner.js';
@@ -46,7 +47,8 @@ export function bridgeRig() {
   const runner = new FakeRunner(clock);
   const published: Array<{ type: SessionEventType; promptId?: string }> = [];
   events.subscribe('s').subscribe((e) => published.push({ type: e.type, promptId: e.promptId }));
-  const bridge = (options: BridgeOptions = {}) => new PromptBridge(runner, events, clock, { maxPendingPrompts: 5, ...options });
+  const bridge = (options: BridgeOptions = {}) =>
+    new PromptBridge(runner, events, clock, { maxPendingPrompts: 5, overlaySize: TERMINAL_OVERLAY_SIZE, ...options });
   return { clock, events, runner, dispatched: runner.dispatched, published, bridge };
 }
 

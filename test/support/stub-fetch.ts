@@ -22,9 +22,9 @@ export const unreachable = (): StubAnswer => {
 };
 
 /** `GET /capabilities` naming these features. */
-export const caps = (features: string[]): StubAnswer => ({
+export const caps = (features: string[], limits: object = { maxWaitMs: 30_000 }): StubAnswer => ({
   status: 200,
-  body: { v: 1, features, workspaceCwd: '/', limits: { maxWaitMs: 30_000 }, workspaces: [] },
+  body: { v: 1, features, workspaceCwd: '/', limits, workspaces: [] },
 });
 
 /** A turn status of prompt `p` of session `s`. */

@@ -7,9 +7,7 @@ import { TurnStatusService } from '../turn-status.service.js';
 import { isLiveStatus, type TurnStatus } from '../turn-status.js';
 import { TURNS_MODULE_OPTIONS, type TurnsModuleOptions } from '../turns.module-definition.js';
 import type { WaitSignal } from './client-gone.js';
-
-/** Defaults of the wait bounds. */
-export const WAIT_DEFAULTS = { maxWaitMs: 30_000, maxWaiters: 10_000 } as const;
+import { WAIT_DEFAULTS } from './wait.settings.js';
 
 /** What a held turn request waits for. */
 export interface TurnWaitRequest {

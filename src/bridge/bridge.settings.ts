@@ -1,0 +1,34 @@
+import { integer, milliseconds } from '../common/settings/readers.js';
+import type { Settings } from '../common/settings/setting.js';
+import { ACTIVITY_REFRESH_MS } from './turn-activity.js';
+
+/** The prompt bridge's limits: runtime options, `TURNS_*` settings of the daemon. */
+export const BRIDGE_SETTINGS = {
+  promptDeadlineMs: {
+    name: 'PROMPT_DEADLINE_MS',
+    ...milliseconds(),
+    limit: 'promptDeadlineMs',
+    doc: "server deadline per prompt, from admission; a request's `deadlineMs` only narrows it",
+  },
+  maxPendingPrompts: {
+    name: 'MAX_PENDING_PROMPTS',
+    ...integer(1, 10_000),
+    default: 5,
+    limit: 'maxPendingPromptsPerSession',
+    doc: 'admitted prompts per session, running included',
+  },
+  maxPromptChars: {
+    name: 'MAX_PROMPT_CHARS',
+    ...integer(1, 1024 ** 3),
+    default: 1024 * 1024,
+    limit: 'maxPromptChars',
+    doc: 'largest prompt (UTF-16 code units of every string its blocks carry: `text`, `data`, and `type`, `mimeType` too); beyond → `413 prompt_too_large`',
+  },
+  // SPEC §20: activity changes the ETag at most once a second, so the range starts there.
+  activityRefreshMs: {
+    name: 'ACTIVITY_REFRESH_MS',
+    ...integer(1_000, 600_000),
+    default: ACTIVITY_REFRESH_MS,
+    doc: "least time between two changes of a running turn's `activity` (and ETag); longer wakes `activity` waiters less often",
+  },
+} as const satisfies Settings;

@@ -1,0 +1,23 @@
+import { integer } from '../common/settings/readers.js';
+import type { Settings } from '../common/settings/setting.js';
+
+/** Bounds of the SSE event streams: runtime options, `TURNS_*` settings of the daemon. */
+export const EVENT_SETTINGS = {
+  maxSseStreams: {
+    name: 'MAX_SSE_STREAMS',
+    ...integer(1, 1_000_000),
+    default: 1_000,
+    limit: 'maxSseStreams',
+    doc: 'open event streams per daemon; beyond → `503 too_many_streams`',
+  },
+  maxSseStreamsPerSession: {
+    name: 'MAX_SSE_STREAMS_PER_SESSION',
+    ...integer(1, 1_000_000),
+    default: 16,
+    limit: 'maxSseStreamsPerSession',
+    doc: 'open event streams per session; beyond → `503 too_many_streams`',
+  },
+} as const satisfies Settings;
+
+/** A comment this often keeps proxies from cutting an idle SSE stream (SPEC §19). */
+export const SSE_HEARTBEAT_MS = 15_000;

@@ -1,0 +1,26 @@
+import { isAbsolute, resolve } from 'node:path';
+import { integer, list } from '../common/settings/readers.js';
+import { ConfigError, type Settings } from '../common/settings/setting.js';
+
+const workspaceList = list((path, variable) => {
+  if (!isAbsolute(path)) throw new ConfigError(`${variable} entries must be absolute paths (got "${path}")`);
+  return resolve(path);
+});
+
+/** Where sessions live and how many: runtime options, `TURNS_*` settings of the daemon. */
+export const SESSION_SETTINGS = {
+  workspaces: {
+    name: 'WORKSPACES',
+    read: (raw: string, variable: string, cwd: string): string[] => workspaceList.read(raw, variable, cwd) ?? [cwd],
+    default: (cwd: string): string[] => [cwd],
+    defaultText: 'current directory',
+    doc: 'comma-separated absolute paths; the first is primary',
+  },
+  maxSessions: {
+    name: 'MAX_SESSIONS',
+    ...integer(1, 1_000_000),
+    default: 1_000,
+    limit: 'maxSessions',
+    doc: 'live sessions at once; beyond → `503 too_many_sessions` + `Retry-After`',
+  },
+} as const satisfies Settings;

@@ -1,0 +1,77 @@
+import { checked, integer, list } from '../common/settings/readers.js';
+import { ConfigError, type SettingOptions, type Settings } from '../common/settings/setting.js';
+import { AddressPolicy } from './address-policy.js';
+import { isWebhookSecret } from './webhook-secret.js';
+
+const allowList = list((entry, variable) => {
+  try {
+    AddressPolicy.entry(entry);
+  } catch {
+    throw new ConfigError(`${variable} entries must be host names or CIDRs (got "${entry}")`);
+  }
+  return entry;
+});
+
+/** Turn webhooks (SPEC §12): `TURNS_WEBHOOK_*` settings of the daemon, {@link WebhookOptions} of the runtime. */
+export const TURN_WEBHOOK_SETTINGS = {
+  webhookUrl: {
+    name: 'WEBHOOK_URL',
+    ...checked((raw) => /^https?:\/\/[^\s]+$/.test(raw), 'must be an http(s) URL'),
+    needs: { name: 'WEBHOOK_SECRET' },
+    doc: "the operator's endpoint: every session's terminal events (needs `TURNS_WEBHOOK_SECRET`)",
+  },
+  // The secret is never echoed in an error.
+  webhookSecret: {
+    name: 'WEBHOOK_SECRET',
+    ...checked(isWebhookSecret, 'must be whsec_ followed by the base64 of at least 24 bytes'),
+    doc: 'its signing secret, `whsec_` + base64 of at least 24 bytes; never logged',
+  },
+  webhookAllow: {
+    name: 'WEBHOOK_ALLOW',
+    ...allowList,
+    doc: 'comma-separated hosts and CIDRs the SSRF guard lets through (e.g. `127.0.0.1,10.0.0.0/8,hooks.internal`)',
+  },
+  webhookTimeoutMs: {
+    name: 'WEBHOOK_TIMEOUT_MS',
+    ...integer(100, 600_000),
+    default: 10_000,
+    limit: 'webhookTimeoutMs',
+    doc: 'an attempt succeeds with a 2xx within this time',
+  },
+  webhookMaxAttempts: {
+    name: 'WEBHOOK_MAX_ATTEMPTS',
+    ...integer(1, 100),
+    default: 8,
+    limit: 'webhookMaxAttempts',
+    doc: 'attempts per delivery, then `failed`',
+  },
+  webhookRetryBaseMs: {
+    name: 'WEBHOOK_RETRY_BASE_MS',
+    ...integer(1, 600_000),
+    default: 5_000,
+    limit: 'webhookRetryBaseMs',
+    doc: 'scales the retry schedule (5 s … 6 h at 5000; tests use a few ms)',
+  },
+  maxWebhooksPerSession: {
+    name: 'MAX_WEBHOOKS_PER_SESSION',
+    ...integer(1, 100),
+    default: 8,
+    limit: 'maxWebhooksPerSession',
+    doc: 'subscriptions per session; beyond → `409 too_many_webhooks`',
+  },
+} as const satisfies Settings;
+
+type WebhookValues = SettingOptions<typeof TURN_WEBHOOK_SETTINGS>;
+
+/** The runtime's webhook options out of the settings' values (its option names are shorter; defaults are its own). */
+export function webhookOptionsOf(values: WebhookValues) {
+  return {
+    url: values.webhookUrl,
+    secret: values.webhookSecret,
+    allow: values.webhookAllow,
+    timeoutMs: values.webhookTimeoutMs,
+    maxAttempts: values.webhookMaxAttempts,
+    retryBaseMs: values.webhookRetryBaseMs,
+    maxPerSession: values.maxWebhooksPerSession,
+  };
+}
