@@ -28,7 +28,8 @@ function connect(url: string): Redis {
 
 /**
  * Cluster mode: session leases in Redis, the router that forwards a request
- * to its session's owner, and `GET /cluster/nodes`. Pass its
+ * to its session's owner (`ClusterRouter.stage`, which the daemon puts in its
+ * front door), and `GET /cluster/nodes`. Pass its
  * {@link RedisSessionOwnership} to the runtime as its `ownership`:
  *
  * ```ts
@@ -61,7 +62,7 @@ export class ClusterModule {
         ClusterRouter,
         WebhookOutboxAdoption,
       ],
-      exports: [RedisSessionOwnership, ClusterNode, CLUSTER_SETTINGS],
+      exports: [RedisSessionOwnership, ClusterNode, ClusterRouter, CLUSTER_SETTINGS],
     };
   }
 }

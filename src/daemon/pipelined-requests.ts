@@ -1,6 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { NextListener } from '../http/request-front.js';
+import type { FrontRequest, FrontStage } from '../http/front-door.js';
 
 /**
  * Runs the requests pipelined on one connection one after the other: Node
@@ -9,9 +8,9 @@ import type { NextListener } from '../http/request-front.js';
  * answer before it has finished (their answers go out in that order anyway);
  * when the connection closes, the requests still waiting are dropped.
  */
-export function inRequestOrder() {
+export function inRequestOrder(): FrontStage {
   const waiting = new WeakMap<Socket, Array<() => void>>();
-  const start = (req: IncomingMessage, res: ServerResponse, next: NextListener) => {
+  const start = ({ req, res }: FrontRequest, next: () => void) => {
     const socket = req.socket;
     let done = false;
     const finished = () => {
@@ -24,14 +23,14 @@ export function inRequestOrder() {
     };
     res.once('finish', finished);
     res.once('close', finished);
-    next(req, res);
+    next();
   };
-  return (req: IncomingMessage, res: ServerResponse, next: NextListener): void => {
-    const queue = waiting.get(req.socket);
-    if (queue) queue.push(() => start(req, res, next));
+  return (request, next) => {
+    const queue = waiting.get(request.req.socket);
+    if (queue) queue.push(() => start(request, next));
     else {
-      waiting.set(req.socket, []);
-      start(req, res, next);
+      waiting.set(request.req.socket, []);
+      start(request, next);
     }
   };
 }

@@ -1,60 +1,104 @@
 import { RequestMethod, type INestApplication } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { MetadataScanner, ModulesContainer } from '@nestjs/core';
+import type { PathRoutes, RouteInfo, RouteMatcher } from '../http/front-door.js';
+import { IS_PUBLIC } from './public.decorator.js';
 
-/** One route: an HTTP method and a path pattern (`session/:id/turns`, `docs/*`). */
+/** One route: an HTTP method, a path pattern (`session/:id/turns`, `docs/*`), and whether it is public. */
 export interface Route {
   readonly method: string;
   readonly path: string;
+  readonly public?: boolean;
 }
 
 interface Pattern {
   readonly segments: string[];
   readonly prefix: boolean;
-  readonly methods: Set<string>;
+  readonly byMethod: Map<string, RouteInfo>;
 }
 
 const segmentsOf = (path: string) => path.split('/').filter((segment) => segment !== '');
 
+/** The routes of the patterns one path matches, united once (a matched path then costs no allocation). */
+class MatchedRoutes implements PathRoutes {
+  readonly allowed: readonly string[];
+  private readonly byMethod = new Map<string, RouteInfo>();
+
+  constructor(patterns: readonly Pattern[]) {
+    // Static segments first (as the frameworks route), so `session/load` beats `session/:id`.
+    const ranked = [...patterns].sort((a, b) => params(a) - params(b));
+    for (const pattern of ranked)
+      for (const [method, info] of pattern.byMethod) if (!this.byMethod.has(method)) this.byMethod.set(method, info);
+    const methods = new Set([...this.byMethod.keys(), 'OPTIONS']);
+    if (methods.has('GET')) methods.add('HEAD');
+    this.allowed = [...methods].sort();
+  }
+
+  route(method: string): RouteInfo | undefined {
+    return this.byMethod.get(method === 'HEAD' ? 'GET' : method);
+  }
+}
+
+const params = (pattern: Pattern) => pattern.segments.filter((s) => s.startsWith(':')).length;
+
 /**
- * The methods each path of the app answers, for answering a method it does
- * not (`405` with `Allow`) before the framework routes it. A `:param`
- * segment matches any non-empty segment, a trailing `*` any rest; matching is
- * on the raw (still percent-encoded) path, case-sensitive. `HEAD` comes with every `GET` (both
+ * The routes each path of the app has, for the front door: the methods it
+ * answers (`405` with `Allow` for another), and per method the route's
+ * template and whether it is public. A `:param` segment matches any non-empty
+ * segment, a trailing `*` any rest; matching is on the raw (still
+ * percent-encoded) path, case-sensitive. `HEAD` comes with every `GET` (both
  * adapters answer it), `OPTIONS` with every path (the gate answers it).
  */
-export class RouteTable {
+export class RouteTable implements RouteMatcher {
   private readonly patterns: Pattern[] = [];
+  /** The routes of a path that matches one pattern only (most paths), by the pattern's index. */
+  private readonly single: MatchedRoutes[];
+  /** United routes by the indices of the patterns matched: one entry per distinct combination, so bounded. */
+  private readonly united = new Map<string, MatchedRoutes>();
 
   constructor(routes: Iterable<Route>) {
     const byPath = new Map<string, Pattern>();
-    for (const { method, path } of routes) {
-      const segments = segmentsOf(path);
+    for (const route of routes) {
+      const segments = segmentsOf(route.path);
       const prefix = segments.at(-1) === '*';
       if (prefix) segments.pop();
       const key = `${segments.map((s) => (s.startsWith(':') ? ':' : s)).join('/')}${prefix ? '/*' : ''}`;
       let pattern = byPath.get(key);
       if (!pattern) {
-        pattern = { segments, prefix, methods: new Set(['OPTIONS']) };
+        pattern = { segments, prefix, byMethod: new Map() };
         byPath.set(key, pattern);
         this.patterns.push(pattern);
       }
-      pattern.methods.add(method);
-      if (method === 'GET') pattern.methods.add('HEAD');
+      const template = `/${segments.join('/')}${prefix ? '/*' : ''}`;
+      pattern.byMethod.set(route.method, { template, public: route.public === true });
     }
+    this.single = this.patterns.map((pattern) => new MatchedRoutes([pattern]));
+  }
+
+  /** The routes of `pathname`, or `undefined` when no route has that path. */
+  match(pathname: string): PathRoutes | undefined {
+    // Empty segments kept: `/health/` and `//health` are not `/health` (the frameworks' 404).
+    const segments = pathname.slice(1).split('/');
+    let first = -1;
+    let key: string | undefined;
+    for (let i = 0; i < this.patterns.length; i++) {
+      if (!matches(this.patterns[i]!, segments)) continue;
+      if (first === -1) first = i;
+      else key = `${key ?? first},${i}`;
+    }
+    if (first === -1) return undefined;
+    if (key === undefined) return this.single[first];
+    let routes = this.united.get(key);
+    if (!routes) {
+      routes = new MatchedRoutes(this.patterns.filter((pattern) => matches(pattern, segments)));
+      this.united.set(key, routes);
+    }
+    return routes;
   }
 
   /** The methods `pathname` answers, sorted, or `undefined` when no route has that path. */
-  allowed(pathname: string): string[] | undefined {
-    // Empty segments kept: `/health/` and `//health` are not `/health` (the frameworks' 404).
-    const segments = pathname.slice(1).split('/');
-    let methods: Set<string> | undefined;
-    for (const pattern of this.patterns) {
-      if (!matches(pattern, segments)) continue;
-      methods ??= new Set();
-      for (const method of pattern.methods) methods.add(method);
-    }
-    return methods && [...methods].sort();
+  allowed(pathname: string): readonly string[] | undefined {
+    return this.match(pathname)?.allowed;
   }
 }
 
@@ -71,12 +115,16 @@ export function controllerRoutes(app: INestApplication): Route[] {
     for (const { metatype } of module.controllers.values()) {
       if (typeof metatype !== 'function') continue;
       const bases = [Reflect.getMetadata(PATH_METADATA, metatype) ?? '/'].flat() as string[];
+      const publicClass = Reflect.getMetadata(IS_PUBLIC, metatype) === true;
       for (const name of scanner.getAllMethodNames(metatype.prototype)) {
         const handler = metatype.prototype[name];
         const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
         if (method === undefined) continue;
         const paths = [Reflect.getMetadata(PATH_METADATA, handler) ?? '/'].flat() as string[];
-        for (const base of bases) for (const path of paths) routes.push({ method: RequestMethod[method], path: `${base}/${path}` });
+        const isPublic = publicClass || Reflect.getMetadata(IS_PUBLIC, handler) === true;
+        for (const base of bases) {
+          for (const path of paths) routes.push({ method: RequestMethod[method], path: `${base}/${path}`, public: isPublic });
+        }
       }
     }
   }
