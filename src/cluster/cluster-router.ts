@@ -41,12 +41,14 @@ export class ClusterRouter {
     this.owners = new OwnerCache(settings.ownerCacheMs);
   }
 
-  /** The front door stage: `answerHere` passes the request on to this node's own routes. */
-  readonly stage: FrontStage = (request, answerHere) => {
-    const local = () => {
-      request.headers[NODE_HEADER] = this.node.id;
-      answerHere();
-    };
+  /** A front door stage (after the browser walls): every answer this node gives itself names it. */
+  readonly namesNode: FrontStage = (request, next) => {
+    request.headers[NODE_HEADER] = this.node.id;
+    next();
+  };
+
+  /** The front door stage that forwards: `local` passes the request on to this node's own routes. */
+  readonly stage: FrontStage = (request, local) => {
     const sessionId = request.sessionId;
     if (!sessionId) return local();
     if (this.ownership.holds(sessionId)) {

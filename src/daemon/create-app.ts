@@ -78,7 +78,7 @@ export async function createApp(settings: DaemonConfig, overrides: DaemonOverrid
   await app.init();
   openFrontDoor(app, config, {
     observer: new RequestObserver(config.metrics ? app.get(TurnsMetrics) : undefined, logger),
-    cluster: cluster && app.get(cluster.router).stage,
+    cluster: cluster && app.get(cluster.router),
     browserWalls: overrides.browserWalls,
   });
   return app;

@@ -14,8 +14,8 @@ import { controllerRoutes, RouteTable } from './route-table.js';
 /** What the front door is built of, besides the configuration. */
 export interface FrontDoorParts {
   observer: RequestObserver;
-  /** Cluster mode's router stage. */
-  cluster?: FrontStage;
+  /** Cluster mode's router: its stage naming this node on its answers, and its forwarding stage. */
+  cluster?: { readonly namesNode: FrontStage; readonly stage: FrontStage };
   /** `false`: no browser walls (see `DaemonOverrides.browserWalls`). */
   browserWalls?: false;
 }
@@ -51,18 +51,20 @@ export function prepareFrontDoor(app: INestApplication, config: LoadedDaemonConf
  * 1. the request observer — outermost, so every answer below is counted,
  *    logged and carries `X-Request-Id`;
  * 2. the browser walls — Host, Origin, media type, CORS (SPEC §15);
- * 3. the gate — `413`, `405`, plain `OPTIONS`, alike on both adapters;
- * 4. the bearer token — the one check, before any cluster lookup;
- * 5. the cluster router — forwards to the session's owner;
- * 6. pipelined requests in order — then the framework.
+ * 3. in cluster mode, `X-Turns-Node` on every answer past the walls;
+ * 4. the gate — `413`, `405`, plain `OPTIONS`, alike on both adapters;
+ * 5. the bearer token — the one check, before any cluster lookup;
+ * 6. the cluster router — forwards to the session's owner;
+ * 7. pipelined requests in order — then the framework.
  */
 export function openFrontDoor(app: INestApplication, config: LoadedDaemonConfig, parts: FrontDoorParts): void {
   const stages: Array<FrontStage | undefined> = [
     parts.observer.stage,
     parts.browserWalls === false ? undefined : browserWalls(browserWallSettings(config)),
+    parts.cluster?.namesNode,
     requestGate(config.maxBodyBytes),
     tokenCheck(config),
-    parts.cluster,
+    parts.cluster?.stage,
     inRequestOrder(),
   ];
   installFrontDoor(

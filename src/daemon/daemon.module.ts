@@ -50,7 +50,7 @@ export interface DaemonOverrides {
 export interface DaemonCluster {
   module: DynamicModule;
   ownership: Type<SessionOwnership>;
-  router: Type<{ readonly stage: FrontStage }>;
+  router: Type<{ readonly namesNode: FrontStage; readonly stage: FrontStage }>;
 }
 
 /**

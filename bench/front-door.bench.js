@@ -1,0 +1,132 @@
+// The front door's cost (issue 27 item 2): what the browser walls, the request
+// gate and in-order pipelining (with the one parse of the request they share)
+// add to a request, in-process ns, against the server CPU a Fastify settled
+// exact poll takes in the built daemon (µs, from /proc), in the same run.
+// Loopback only; every case bounded in time.
+//
+//   npm run build && node bench/front-door.bench.js
+//   BENCH_SECONDS=4 BENCH_ROUNDS=5 node bench/front-door.bench.js
+import autocannon from 'autocannon';
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pinLoadGenerator, startOnPort } from './support/daemon-process.js';
+import { cpuTicks, json, post } from './support/held-requests.js';
+import { installFrontDoor } from '../dist/http/front-door.js';
+import { browserWalls, browserWallSettings } from '../dist/daemon/browser-walls.js';
+import { requestGate } from '../dist/daemon/request-gate.js';
+import { inRequestOrder } from '../dist/daemon/pipelined-requests.js';
+import { bearerAuth } from '../dist/daemon/bearer-auth.js';
+import { BearerToken } from '../dist/daemon/bearer-token.js';
+import { RouteTable } from '../dist/daemon/route-table.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const REQUESTS = 300_000;
+const placement = pinLoadGenerator();
+
+/** The daemon's routes, as its controllers declare them (the poll's among them). */
+const ROUTES = [
+  ['GET', 'health'],
+  ['GET', 'capabilities'],
+  ['POST', 'session'],
+  ['POST', 'session/:id/load'],
+  ['POST', 'session/:id/prompt'],
+  ['GET', 'session/:id/pending-prompts'],
+  ['DELETE', 'session/:id/pending-prompts/:promptId'],
+  ['POST', 'session/:id/cancel'],
+  ['DELETE', 'session/:id'],
+  ['GET', 'session/:id/events'],
+  ['GET', 'session/:id/turns'],
+  ['GET', 'session/:id/turns/current'],
+  ['GET', 'session/:id/turns/:promptId'],
+  ['GET', 'docs'],
+  ['GET', 'docs/*'],
+  ['GET', 'docs-json'],
+].map(([method, path]) => ({ method, path, public: path === 'health' }));
+
+/**
+ * ns a request through `stages` installed on a server whose one listener (the
+ * framework) finishes the response at once, minus the same with no front door:
+ * each request a fresh request and response, as Node makes them.
+ */
+function frontNs(stages) {
+  const run = (withFront) => {
+    const server = new EventEmitter();
+    server.on('request', (_req, res) => {
+      res.writableFinished = true;
+      res.emit('finish');
+      res.emit('close');
+    });
+    if (withFront) installFrontDoor(server, stages, { routes: new RouteTable(ROUTES), headersOnReply: true });
+    const socket = {};
+    const url = `/session/${randomUUID()}/turns/${randomUUID()}`;
+    const headers = { host: '127.0.0.1:4170', accept: 'application/json', authorization: 'Bearer bench-token' };
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < REQUESTS; i += 1) {
+      const res = new EventEmitter();
+      res.writableFinished = false;
+      server.emit('request', { method: 'GET', url, headers, socket }, res);
+    }
+    return Number(process.hrtime.bigint() - started) / REQUESTS;
+  };
+  const samples = [];
+  // Interleaved, the median of the rounds' differences: the VM's speed moves from one second to the next.
+  for (let round = 0; round < ROUNDS * 2; round += 1) {
+    const bare = run(false);
+    samples.push(run(true) - bare);
+  }
+  return samples.sort((a, b) => a - b)[samples.length >> 1];
+}
+
+/** Server CPU µs a Fastify settled exact poll takes in the built daemon (`env` on top of its defaults). */
+async function pollCpuUs(env) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'turns-bench-'));
+  const daemon = await startOnPort(['dist/daemon/bin.js'], {
+    TURNS_DATA_DIR: dataDir,
+    TURNS_WORKSPACES: dataDir,
+    TURNS_HTTP_ADAPTER: 'fastify',
+    ...env,
+  });
+  try {
+    const base = daemon.url;
+    const { sessionId } = await json(base, '/session', post({ sessionScope: 'thread' }));
+    const { promptId } = await json(base, `/session/${sessionId}/prompt`, post({ prompt: [{ type: 'text', text: 'hello' }] }));
+    await json(base, `/session/${sessionId}/turns/${promptId}?waitMs=10000`);
+    const url = `${base}/session/${sessionId}/turns/${promptId}`;
+    const runs = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      await autocannon({ url, connections: 20, duration: 0.5 });
+      const ticks = cpuTicks(daemon.child.pid);
+      const result = await autocannon({ url, connections: 20, duration: SECONDS });
+      if (result.non2xx > 0) throw new Error(`${result.non2xx} polls failed`);
+      runs.push(((cpuTicks(daemon.child.pid) - ticks) * 10_000) / Math.max(1, result.requests.total));
+    }
+    return runs.sort((a, b) => a - b)[runs.length >> 1];
+  } finally {
+    await daemon.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const walls = browserWalls(browserWallSettings({ host: '127.0.0.1', allowOrigins: ['http://localhost:3000'] }));
+const gate = requestGate(4 * 1024 * 1024);
+const token = bearerAuth(new BearerToken('bench-token'));
+const ns = {
+  parse: frontNs([]),
+  'walls + gate + pipelining': frontNs([walls, gate, inRequestOrder()]),
+  'walls + gate + token + pipelining': frontNs([walls, gate, token, inRequestOrder()]),
+};
+const cpu = {
+  defaults: await pollCpuUs({}),
+  'metrics and log off': await pollCpuUs({ TURNS_METRICS: 'false', TURNS_LOG: 'silent' }),
+};
+
+console.log(`front door, ${placement}; ${ROUNDS} rounds, medians`);
+for (const [name, us] of Object.entries(cpu)) console.log(`Fastify settled exact poll, ${name}: ${us.toFixed(1)} µs server CPU a request`);
+for (const [name, value] of Object.entries(ns)) {
+  const shares = Object.entries(cpu).map(([cpuName, us]) => `${((value / (us * 1_000)) * 100).toFixed(2)}% (${cpuName})`);
+  console.log(`${name.padEnd(34)} ${value.toFixed(0).padStart(5)} ns a request = ${shares.join(', ')} of a poll`);
+}
