@@ -23,8 +23,8 @@ import { BearerToken } from '../dist/daemon/bearer-token.js';
 import { RouteTable } from '../dist/daemon/route-table.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const REQUESTS = 300_000;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const REQUESTS = 200_000;
 const placement = pinLoadGenerator();
 
 /** The daemon's routes, as its controllers declare them (the poll's among them). */
@@ -49,8 +49,9 @@ const ROUTES = [
 
 /**
  * ns a request through `stages` installed on a server whose one listener (the
- * framework) finishes the response at once, minus the same with no front door:
- * each request a fresh request and response, as Node makes them.
+ * framework) finishes the response at once, minus the same with no front door
+ * (each request a fresh request and response, as Node makes them): the median
+ * of interleaved pairs.
  */
 function frontNs(stages) {
   const run = (withFront) => {
@@ -73,16 +74,17 @@ function frontNs(stages) {
     return Number(process.hrtime.bigint() - started) / REQUESTS;
   };
   const samples = [];
-  // Interleaved, the median of the rounds' differences: the VM's speed moves from one second to the next.
-  for (let round = 0; round < ROUNDS * 2; round += 1) {
+  for (let pair = 0; pair < 3; pair += 1) {
     const bare = run(false);
     samples.push(run(true) - bare);
   }
-  return samples.sort((a, b) => a - b)[samples.length >> 1];
+  return median(samples);
 }
 
-/** Server CPU µs a Fastify settled exact poll takes in the built daemon (`env` on top of its defaults). */
-async function pollCpuUs(env) {
+const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
+
+/** The built daemon on Fastify (`env` on top of its defaults) with a settled prompt: `cpuUs()` loads its exact poll once. */
+async function pollDaemon(env) {
   const dataDir = mkdtempSync(join(tmpdir(), 'turns-bench-'));
   const daemon = await startOnPort(['dist/daemon/bin.js'], {
     TURNS_DATA_DIR: dataDir,
@@ -90,43 +92,63 @@ async function pollCpuUs(env) {
     TURNS_HTTP_ADAPTER: 'fastify',
     ...env,
   });
-  try {
-    const base = daemon.url;
-    const { sessionId } = await json(base, '/session', post({ sessionScope: 'thread' }));
-    const { promptId } = await json(base, `/session/${sessionId}/prompt`, post({ prompt: [{ type: 'text', text: 'hello' }] }));
-    await json(base, `/session/${sessionId}/turns/${promptId}?waitMs=10000`);
-    const url = `${base}/session/${sessionId}/turns/${promptId}`;
-    const runs = [];
-    for (let round = 0; round < ROUNDS; round += 1) {
+  const base = daemon.url;
+  const { sessionId } = await json(base, '/session', post({ sessionScope: 'thread' }));
+  const { promptId } = await json(base, `/session/${sessionId}/prompt`, post({ prompt: [{ type: 'text', text: 'hello' }] }));
+  await json(base, `/session/${sessionId}/turns/${promptId}?waitMs=10000`);
+  const url = `${base}/session/${sessionId}/turns/${promptId}`;
+  return {
+    /** Server CPU µs a request of one load (after a warm-up not counted). */
+    async cpuUs() {
       await autocannon({ url, connections: 20, duration: 0.5 });
       const ticks = cpuTicks(daemon.child.pid);
       const result = await autocannon({ url, connections: 20, duration: SECONDS });
       if (result.non2xx > 0) throw new Error(`${result.non2xx} polls failed`);
-      runs.push(((cpuTicks(daemon.child.pid) - ticks) * 10_000) / Math.max(1, result.requests.total));
-    }
-    return runs.sort((a, b) => a - b)[runs.length >> 1];
-  } finally {
-    await daemon.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+      return ((cpuTicks(daemon.child.pid) - ticks) * 10_000) / Math.max(1, result.requests.total);
+    },
+    async stop() {
+      await daemon.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 const walls = browserWalls(browserWallSettings({ host: '127.0.0.1', allowOrigins: ['http://localhost:3000'] }));
 const gate = requestGate(4 * 1024 * 1024);
 const token = bearerAuth(new BearerToken('bench-token'));
-const ns = {
-  parse: frontNs([]),
-  'walls + gate + pipelining': frontNs([walls, gate, inRequestOrder()]),
-  'walls + gate + token + pipelining': frontNs([walls, gate, token, inRequestOrder()]),
+const fronts = {
+  'parse alone': [],
+  'walls + gate + pipelining': [walls, gate, inRequestOrder()],
+  'the same + bearer token': [walls, gate, token, inRequestOrder()],
 };
-const cpu = {
-  defaults: await pollCpuUs({}),
-  'metrics and log off': await pollCpuUs({ TURNS_METRICS: 'false', TURNS_LOG: 'silent' }),
+const daemons = {
+  defaults: await pollDaemon({}),
+  'metrics and log off': await pollDaemon({ TURNS_METRICS: 'false', TURNS_LOG: 'silent' }),
 };
+// Each round: the in-process figures, then a load of each daemon; a share is ns ÷ the poll's CPU of the same round.
+const rounds = [];
+try {
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const ns = Object.fromEntries(Object.entries(fronts).map(([name, stages]) => [name, frontNs(stages)]));
+    const cpu = {};
+    for (const [name, daemon] of Object.entries(daemons)) cpu[name] = await daemon.cpuUs();
+    rounds.push({ ns, cpu });
+  }
+} finally {
+  for (const daemon of Object.values(daemons)) await daemon.stop();
+}
 
-console.log(`front door, ${placement}; ${ROUNDS} rounds, medians`);
-for (const [name, us] of Object.entries(cpu)) console.log(`Fastify settled exact poll, ${name}: ${us.toFixed(1)} µs server CPU a request`);
-for (const [name, value] of Object.entries(ns)) {
-  const shares = Object.entries(cpu).map(([cpuName, us]) => `${((value / (us * 1_000)) * 100).toFixed(2)}% (${cpuName})`);
-  console.log(`${name.padEnd(34)} ${value.toFixed(0).padStart(5)} ns a request = ${shares.join(', ')} of a poll`);
+console.log(`front door, ${placement}; ${ROUNDS} rounds, medians (shares: of the same round's poll)`);
+for (const name of Object.keys(daemons)) {
+  console.log(`Fastify settled exact poll, ${name}: ${median(rounds.map((r) => r.cpu[name])).toFixed(1)} µs server CPU a request`);
+}
+for (const name of Object.keys(fronts)) {
+  const shares = Object.keys(daemons).map(
+    (cpuName) => `${(median(rounds.map((r) => r.ns[name] / (r.cpu[cpuName] * 1_000))) * 100).toFixed(2)}% (${cpuName})`,
+  );
+  console.log(
+    `${name.padEnd(26)} ${median(rounds.map((r) => r.ns[name]))
+      .toFixed(0)
+      .padStart(5)} ns a request = ${shares.join(', ')} of a poll`,
+  );
 }

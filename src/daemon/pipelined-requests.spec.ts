@@ -52,3 +52,18 @@ describe('inRequestOrder', () => {
     expect(started).toEqual(['first', 'after']);
   });
 });
+
+describe('inRequestOrder on a connection whose answer has finished', () => {
+  it('starts the next request at once, before that answer has closed, and adds no listener to it', () => {
+    const order = inRequestOrder();
+    const socket = {};
+    const started: string[] = [];
+    const first = new FakeResponse();
+    const as = (res: FakeResponse) => ({ req: { socket }, res }) as unknown as FrontRequest;
+    order(as(first), () => started.push('first'));
+    first.writableFinished = true; // finished, 'close' not emitted yet
+    order(as(new FakeResponse()), () => started.push('second'));
+    expect(started).toEqual(['first', 'second']);
+    expect(first.listenerCount('close')).toBe(0);
+  });
+});

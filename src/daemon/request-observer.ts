@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { FrontRequest, FrontStage } from '../http/front-door.js';
+import { frontRequestOf, type FrontRequest, type FrontStage } from '../http/front-door.js';
 import { stampedRouteTemplate } from '../http/route-template.js';
+import { DOCS_TEMPLATE } from './request-gate.js';
 import type { DaemonLogger } from '../logging/daemon-logger.js';
 import type { TurnsMetrics } from '../metrics/turns-metrics.js';
 import { tracingEnabled, withIncomingContext } from '../telemetry/tracing.js';
@@ -68,5 +69,6 @@ export class RequestObserver {
 function routeOf(req: IncomingMessage): string {
   const stamped = stampedRouteTemplate(req) ?? (req as { route?: { path?: unknown } }).route?.path;
   if (typeof stamped === 'string') return stamped;
-  return req.url !== undefined && /^\/docs(?:-json|[/?]|$)/.test(req.url) ? '/docs' : 'unmatched';
+  // Swagger UI is no controller route: the front door matched it (its routes are all named `/docs`).
+  return frontRequestOf(req)?.route?.template === DOCS_TEMPLATE ? DOCS_TEMPLATE : 'unmatched';
 }

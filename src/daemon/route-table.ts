@@ -9,10 +9,15 @@ export interface Route {
   readonly method: string;
   readonly path: string;
   readonly public?: boolean;
+  /** Its name in the request log and metrics. @default the pattern, with a leading `/` */
+  readonly template?: string;
 }
 
 interface Pattern {
+  readonly index: number;
   readonly segments: string[];
+  /** The segments as matched: a literal, or `null` for a `:param` (any non-empty segment). */
+  readonly parts: Array<string | null>;
   readonly prefix: boolean;
   readonly byMethod: Map<string, RouteInfo>;
 }
@@ -55,6 +60,10 @@ export class RouteTable implements RouteMatcher {
   private readonly single: MatchedRoutes[];
   /** United routes by the indices of the patterns matched: one entry per distinct combination, so bounded. */
   private readonly united = new Map<string, MatchedRoutes>();
+  /** The patterns without a trailing `*`, by their number of segments: a path is tried against its count's only. */
+  private readonly bySegments = new Map<number, Pattern[]>();
+  private readonly prefixed: Pattern[] = [];
+  private readonly slashes: number[] = [];
 
   constructor(routes: Iterable<Route>) {
     const byPath = new Map<string, Pattern>();
@@ -65,32 +74,46 @@ export class RouteTable implements RouteMatcher {
       const key = `${segments.map((s) => (s.startsWith(':') ? ':' : s)).join('/')}${prefix ? '/*' : ''}`;
       let pattern = byPath.get(key);
       if (!pattern) {
-        pattern = { segments, prefix, byMethod: new Map() };
+        const parts = segments.map((segment) => (segment.startsWith(':') ? null : segment));
+        pattern = { index: this.patterns.length, segments, parts, prefix, byMethod: new Map() };
         byPath.set(key, pattern);
         this.patterns.push(pattern);
       }
-      const template = `/${segments.join('/')}${prefix ? '/*' : ''}`;
+      const template = route.template ?? `/${segments.join('/')}${prefix ? '/*' : ''}`;
       pattern.byMethod.set(route.method, { template, public: route.public === true });
     }
     this.single = this.patterns.map((pattern) => new MatchedRoutes([pattern]));
+    for (const pattern of this.patterns) {
+      if (pattern.prefix) this.prefixed.push(pattern);
+      else this.bySegments.set(pattern.parts.length, [...(this.bySegments.get(pattern.parts.length) ?? []), pattern]);
+    }
   }
 
   /** The routes of `pathname`, or `undefined` when no route has that path. */
   match(pathname: string): PathRoutes | undefined {
-    // Empty segments kept: `/health/` and `//health` are not `/health` (the frameworks' 404).
-    const segments = pathname.slice(1).split('/');
-    let first = -1;
+    // Where each segment ends, found once for every pattern tried (a scratch array: no allocation a request).
+    const slashes = this.slashes;
+    let count = 0;
+    for (let slash = pathname.indexOf('/'); slash !== -1; slash = pathname.indexOf('/', slash + 1)) slashes[count++] = slash;
+    if (count === 0 || slashes[0] !== 0) return undefined;
+    slashes[count] = pathname.length;
+    let first: Pattern | undefined;
     let key: string | undefined;
-    for (let i = 0; i < this.patterns.length; i++) {
-      if (!matches(this.patterns[i]!, segments)) continue;
-      if (first === -1) first = i;
-      else key = `${key ?? first},${i}`;
+    for (const pattern of this.bySegments.get(count) ?? NONE) {
+      if (!matches(pattern, pathname, slashes)) continue;
+      if (!first) first = pattern;
+      else key = `${key ?? first.index},${pattern.index}`;
     }
-    if (first === -1) return undefined;
-    if (key === undefined) return this.single[first];
+    for (const pattern of this.prefixed) {
+      if (count <= pattern.parts.length || !matches(pattern, pathname, slashes)) continue;
+      if (!first) first = pattern;
+      else key = `${key ?? first.index},${pattern.index}`;
+    }
+    if (!first) return undefined;
+    if (key === undefined) return this.single[first.index];
     let routes = this.united.get(key);
     if (!routes) {
-      routes = new MatchedRoutes(this.patterns.filter((pattern) => matches(pattern, segments)));
+      routes = new MatchedRoutes(this.patterns.filter((pattern) => key!.split(',').includes(String(pattern.index))));
       this.united.set(key, routes);
     }
     return routes;
@@ -102,10 +125,22 @@ export class RouteTable implements RouteMatcher {
   }
 }
 
-function matches(pattern: Pattern, segments: string[]): boolean {
-  if (pattern.prefix ? segments.length <= pattern.segments.length : segments.length !== pattern.segments.length) return false;
-  return pattern.segments.every((expected, i) => (expected.startsWith(':') ? segments[i] !== '' : expected === segments[i]));
+/**
+ * Whether `path` fits `pattern`, given where its segments end (`slashes[i]`: the `/` before segment
+ * `i`; the last entry the path's length); its segment count is checked by the caller. Empty
+ * segments count: `/health/` and `//health` are not `/health` (the frameworks' 404).
+ */
+function matches(pattern: Pattern, path: string, slashes: number[]): boolean {
+  for (let i = 0; i < pattern.parts.length; i++) {
+    const part = pattern.parts[i]!;
+    const start = slashes[i]! + 1;
+    const end = slashes[i + 1]!;
+    if (part === null ? end === start : end - start !== part.length || !path.startsWith(part, start)) return false;
+  }
+  return true;
 }
+
+const NONE: Pattern[] = [];
 
 /** Every route the app's controllers declare (Nest's own metadata, so both adapters alike). */
 export function controllerRoutes(app: INestApplication): Route[] {

@@ -22,6 +22,7 @@ export interface RouteMatcher {
   match(path: string): PathRoutes | undefined;
 }
 
+const NOT_READ = Symbol('not read');
 const FRONT_REQUEST = Symbol('nest-turn-status.frontRequest');
 
 /**
@@ -32,8 +33,6 @@ export class FrontRequest {
   readonly path: string;
   /** What follows `?` (without it), or `''`. */
   readonly query: string;
-  /** The session the path addresses (a UUID), if any. */
-  readonly sessionId: string | undefined;
   /** The routes of the path; `undefined` when no route has it. */
   readonly routes: PathRoutes | undefined;
   /**
@@ -42,6 +41,7 @@ export class FrontRequest {
    * (a header set on the raw response first sends Node's `writeHead` down its slow path).
    */
   readonly headers: Record<string, string> = {};
+  private session: string | undefined | typeof NOT_READ = NOT_READ;
 
   constructor(
     readonly req: IncomingMessage,
@@ -52,9 +52,14 @@ export class FrontRequest {
     const mark = url.indexOf('?');
     this.path = mark === -1 ? url : url.slice(0, mark);
     this.query = mark === -1 ? '' : url.slice(mark + 1);
-    this.sessionId = sessionIdOf(this.path);
     this.routes = matcher?.match(this.path);
     (req as { [FRONT_REQUEST]?: FrontRequest })[FRONT_REQUEST] = this;
+  }
+
+  /** The session the path addresses (a UUID), if any: read once, when first asked for. */
+  get sessionId(): string | undefined {
+    if (this.session === NOT_READ) this.session = sessionIdOf(this.path);
+    return this.session;
   }
 
   /** The route that answers this method here (a `HEAD` its `GET`'s), if any. */
