@@ -6,12 +6,14 @@
 //
 //   npm run build && node bench/front-door.bench.js
 //   BENCH_SECONDS=4 BENCH_ROUNDS=5 node bench/front-door.bench.js
+//   FRONT_BASELINE_REF=b30c96c node bench/front-door.bench.js   (also: the same stages as that commit stacked them)
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildRef } from './support/build-ref.js';
 import { pinLoadGenerator, startOnPort } from './support/daemon-process.js';
 import { cpuTicks, json, post } from './support/held-requests.js';
 import { installFrontDoor } from '../dist/http/front-door.js';
@@ -53,7 +55,7 @@ const ROUTES = [
  * (each request a fresh request and response, as Node makes them): the median
  * of interleaved pairs.
  */
-function frontNs(stages) {
+function frontNs(stages, install = (server) => installFrontDoor(server, stages, { routes: new RouteTable(ROUTES), headersOnReply: true })) {
   const run = (withFront) => {
     const server = new EventEmitter();
     server.on('request', (_req, res) => {
@@ -61,7 +63,7 @@ function frontNs(stages) {
       res.emit('finish');
       res.emit('close');
     });
-    if (withFront) installFrontDoor(server, stages, { routes: new RouteTable(ROUTES), headersOnReply: true });
+    if (withFront) install(server);
     const socket = {};
     const url = `/session/${randomUUID()}/turns/${randomUUID()}`;
     const headers = { host: '127.0.0.1:4170', accept: 'application/json', authorization: 'Bearer bench-token' };
@@ -69,6 +71,7 @@ function frontNs(stages) {
     for (let i = 0; i < REQUESTS; i += 1) {
       const res = new EventEmitter();
       res.writableFinished = false;
+      res.setHeader = noop;
       server.emit('request', { method: 'GET', url, headers, socket }, res);
     }
     return Number(process.hrtime.bigint() - started) / REQUESTS;
@@ -81,6 +84,7 @@ function frontNs(stages) {
   return median(samples);
 }
 
+const noop = () => undefined;
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
 /** The built daemon on Fastify (`env` on top of its defaults) with a settled prompt: `cpuUs()` loads its exact poll once. */
@@ -121,6 +125,24 @@ const fronts = {
   'walls + gate + pipelining': [walls, gate, inRequestOrder()],
   'the same + bearer token': [walls, gate, token, inRequestOrder()],
 };
+const baselineRef = process.env.FRONT_BASELINE_REF;
+if (baselineRef) {
+  // That commit's walls, gate and orderer, each put in front by re-installing the server's listeners, in its order.
+  const dir = buildRef(baselineRef);
+  if (!dir) throw new Error(`could not build ${baselineRef}`);
+  const ref = async (path) => import(join(dir, 'dist', path));
+  const { installBrowserWalls } = await ref('daemon/browser-walls.js');
+  const { requestGate: refGate } = await ref('daemon/request-gate.js');
+  const { inRequestOrder: refOrder } = await ref('daemon/pipelined-requests.js');
+  const { RouteTable: RefRouteTable } = await ref('daemon/route-table.js');
+  const front = (await ref('http/request-front.js').catch(() => ref('common/request-front.js'))).putInFront;
+  const settings = browserWallSettings({ host: '127.0.0.1', allowOrigins: ['http://localhost:3000'] });
+  fronts[`${baselineRef}: walls + gate + pipelining`] = (server) => {
+    front(server, refGate(new RefRouteTable(ROUTES), 4 * 1024 * 1024));
+    front(server, refOrder());
+    installBrowserWalls(server, settings);
+  };
+}
 const daemons = {
   defaults: await pollDaemon({}),
   'metrics and log off': await pollDaemon({ TURNS_METRICS: 'false', TURNS_LOG: 'silent' }),
@@ -129,7 +151,9 @@ const daemons = {
 const rounds = [];
 try {
   for (let round = 0; round < ROUNDS; round += 1) {
-    const ns = Object.fromEntries(Object.entries(fronts).map(([name, stages]) => [name, frontNs(stages)]));
+    const ns = Object.fromEntries(
+      Object.entries(fronts).map(([name, stages]) => [name, typeof stages === 'function' ? frontNs([], stages) : frontNs(stages)]),
+    );
     const cpu = {};
     for (const [name, daemon] of Object.entries(daemons)) cpu[name] = await daemon.cpuUs();
     rounds.push({ ns, cpu });
