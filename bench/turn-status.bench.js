@@ -477,11 +477,13 @@ function gateNsPerRequest() {
     'session/:id/fork',
   ]);
   const routes = new RouteTable([...paths, ...more, ...turns].map((path) => ({ method: post.has(path) ? 'POST' : 'GET', path })));
-  const urls = [`/session/${randomUUID()}/turns/${randomUUID()}`, `/session/${randomUUID()}/turns/current?waitMs=0`];
+  // Paths as the front door parsed them (the URL without its query).
+  const polled = [`/session/${randomUUID()}/turns/${randomUUID()}`, `/session/${randomUUID()}/turns/current`];
   const rounds = 2_000_000;
   let passed = 0;
   const started = process.hrtime.bigint();
-  for (let i = 0; i < rounds; i += 1) if (judgeMethod('GET', urls[i & 1], {}, routes, 4 * 1024 * 1024).kind === 'pass') passed += 1;
+  for (let i = 0; i < rounds; i += 1)
+    if (judgeMethod('GET', routes.allowed(polled[i & 1]), {}, 4 * 1024 * 1024).kind === 'pass') passed += 1;
   if (passed !== rounds) throw new Error('a poll was refused');
   return Number(process.hrtime.bigint() - started) / rounds;
 }

@@ -20,16 +20,10 @@ export interface ClusterOptions extends SettingOptions<typeof CLUSTER_MODE_SETTI
   ownerCacheMs?: number;
   /** The longest wait a turn request may ask for (sizes the forwarding time-out). @default `TurnsModule`'s */
   maxWaitMs?: number;
-  /**
-   * Whether a request may cost a directory lookup (the daemon checks its
-   * bearer token here); a refused request is answered by this node's own
-   * routes, which reject it.
-   */
-  authorize?: (authorization: string | undefined) => boolean;
 }
 
 /** {@link ClusterOptions} with the defaults applied. */
-export type ClusterSettings = Required<Omit<ClusterOptions, 'nodeUrl' | 'authorize'>> & Pick<ClusterOptions, 'nodeUrl' | 'authorize'>;
+export type ClusterSettings = Required<Omit<ClusterOptions, 'nodeUrl'>> & Pick<ClusterOptions, 'nodeUrl'>;
 
 export const CLUSTER_SETTINGS = Symbol('CLUSTER_SETTINGS');
 

@@ -1,11 +1,8 @@
-import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Inject, Injectable } from '@nestjs/common';
 import { ApiException } from '../errors/api-exception.js';
 import { clusterUnavailable } from '../errors/api-errors.js';
 import { setRouteTemplate } from '../http/route-template.js';
-import { putInFront, type NextListener } from '../http/request-front.js';
-import { sendApiError } from '../errors/send-api-error.js';
+import type { FrontRequest, FrontStage } from '../http/front-door.js';
 import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
 import { ClusterNode } from './cluster-node.js';
 import { FORWARDED_BY_HEADER, NODE_HEADER } from './forward-headers.js';
@@ -13,13 +10,14 @@ import { LeaseDirectory, type Lease } from './lease-directory.js';
 import { OwnerCache } from './owner-cache.js';
 import { RedisSessionOwnership } from './redis-session-ownership.js';
 import { RequestForwarder } from './request-forwarder.js';
-import { isLoadRequest, sessionIdOf } from '../http/session-path.js';
+import { isLoadRequest } from '../http/session-path.js';
 
 /**
  * Decides, before the HTTP framework sees a request, whether this node
- * answers it or forwards it to the session's owner. It sits on the Node
- * server itself, so it works the same under Express and Fastify and the
- * forwarded bytes are untouched.
+ * answers it or forwards it to the session's owner: a stage of the daemon's
+ * front door ({@link stage}), on the Node server itself, so it works the same
+ * under Express and Fastify and the forwarded bytes are untouched. The front
+ * door checks the bearer token before it, so a refused request costs no lookup.
  *
  * - Not session-scoped (`/health`, `POST /session`, …): answered here.
  * - A session this node holds a fresh lease on: answered here, no Redis call.
@@ -30,11 +28,10 @@ import { isLoadRequest, sessionIdOf } from '../http/session-path.js';
  *   owner either, it answers `503 cluster_unavailable`.
  */
 @Injectable()
-export class ClusterRouter implements OnApplicationBootstrap {
+export class ClusterRouter {
   private readonly owners: OwnerCache<Lease>;
 
   constructor(
-    private readonly adapterHost: HttpAdapterHost,
     private readonly node: ClusterNode,
     private readonly directory: LeaseDirectory,
     private readonly ownership: RedisSessionOwnership,
@@ -44,49 +41,45 @@ export class ClusterRouter implements OnApplicationBootstrap {
     this.owners = new OwnerCache(settings.ownerCacheMs);
   }
 
-  /** Puts the router in front of the framework's request listener. */
-  onApplicationBootstrap(): void {
-    putInFront(this.adapterHost.httpAdapter.getHttpServer() as Server, (req, res, next) => this.handle(req, res, next));
-  }
+  /** A front door stage (after the browser walls): every answer this node gives itself names it. */
+  readonly namesNode: FrontStage = (request, next) => {
+    request.headers[NODE_HEADER] = this.node.id;
+    next();
+  };
 
-  handle(req: IncomingMessage, res: ServerResponse, answerHere: NextListener): void {
-    const local = () => {
-      res.setHeader(NODE_HEADER, this.node.id);
-      answerHere(req, res);
-    };
-    const sessionId = sessionIdOf(req.url);
+  /** The front door stage that forwards: `local` passes the request on to this node's own routes. */
+  readonly stage: FrontStage = (request, local) => {
+    const sessionId = request.sessionId;
     if (!sessionId) return local();
     if (this.ownership.holds(sessionId)) {
       const confirmed = this.ownership.confirm(sessionId);
       if (confirmed === true) return local();
-      void Promise.resolve(confirmed).then((still) => (still ? local() : this.route(req, res, sessionId, local)));
+      void Promise.resolve(confirmed).then((still) => (still ? local() : this.route(request, sessionId, local)));
       return;
     }
-    // A request the daemon will refuse anyway costs no lookup.
-    if (this.settings.authorize && !this.settings.authorize(req.headers.authorization)) return local();
-    void this.route(req, res, sessionId, local);
-  }
+    void this.route(request, sessionId, local);
+  };
 
-  private async route(req: IncomingMessage, res: ServerResponse, sessionId: string, local: () => void): Promise<void> {
+  private async route(request: FrontRequest, sessionId: string, local: () => void): Promise<void> {
+    const { req, res } = request;
     const forwarded = req.headers[FORWARDED_BY_HEADER] !== undefined;
     try {
       // A forwarded request came here because the sender's view said so: check afresh.
       let owner = forwarded ? undefined : this.owners.get(sessionId);
       owner ??= await this.lookup(sessionId);
-      if ((!owner || owner.node === this.node.id) && isLoadRequest(req.method, req.url)) {
+      if ((!owner || owner.node === this.node.id) && isLoadRequest(req.method, request.path)) {
         owner = await this.claimForLoad(sessionId);
       }
       if (!owner || owner.node === this.node.id) return local();
       if (forwarded) throw clusterUnavailable({ sessionId, node: owner.node });
       // The owner logs and counts it by its route; here it is one forwarded request.
       setRouteTemplate(req, 'forwarded');
+      request.writeHeadersRaw();
       const reached = await this.forwarder.forward(req, res, owner, sessionId);
       if (!reached || res.statusCode === 404 || res.statusCode === 503) this.owners.delete(sessionId);
     } catch (error) {
       if (!res.headersSent) {
-        sendApiError(res, error instanceof ApiException ? error : clusterUnavailable({ sessionId }), {
-          [NODE_HEADER]: this.node.id,
-        });
+        request.sendError(error instanceof ApiException ? error : clusterUnavailable({ sessionId }), { [NODE_HEADER]: this.node.id });
       }
       req.resume();
     }

@@ -29,7 +29,8 @@ function connect(url: string): Redis {
 
 /**
  * Cluster mode: session leases in Redis, the router that forwards a request
- * to its session's owner, and `GET /cluster/nodes`. Pass its
+ * to its session's owner (`ClusterRouter.stage`, which the daemon puts in its
+ * front door), and `GET /cluster/nodes`. Pass its
  * {@link RedisSessionOwnership} to the runtime as its `ownership`:
  *
  * ```ts
@@ -63,7 +64,7 @@ export class ClusterModule {
         // The runtime's webhook outbox adoption asks these which dead node's outbox it may take.
         { provide: OutboxClaims, useClass: RedisOutboxClaims },
       ],
-      exports: [RedisSessionOwnership, ClusterNode, CLUSTER_SETTINGS, OutboxClaims],
+      exports: [RedisSessionOwnership, ClusterNode, ClusterRouter, CLUSTER_SETTINGS, OutboxClaims],
     };
   }
 }

@@ -1,8 +1,7 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, Server } from 'node:http';
 import type { ApiException } from '../errors/api-exception.js';
 import { hostForbidden, originForbidden, unsupportedMediaType } from '../errors/api-errors.js';
-import { putInFront } from '../http/request-front.js';
-import { sendApiError } from '../errors/send-api-error.js';
+import { installFrontDoor, type FrontStage } from '../http/front-door.js';
 import { DEFAULT_CLIENT_ID_HEADER } from '../client-id/client-id-options.js';
 import { isLoopback, type DaemonConfig } from './daemon-config.js';
 
@@ -157,27 +156,33 @@ export function judgeRequest(method: string | undefined, headers: IncomingHttpHe
   return settings.allowOrigins === '*' || settings.allowOrigins.size > 0 ? PASS_VARYING : PASS;
 }
 
+/** {@link judgeRequest} as a front door stage: answers what it refuses and preflights, passes the rest on. */
+export function browserWalls(settings: BrowserWallSettings): FrontStage {
+  return (request, next) => {
+    const verdict = judgeRequest(request.req.method, request.req.headers, settings);
+    if (verdict.kind === 'pass') {
+      if (verdict.headers) Object.assign(request.headers, verdict.headers);
+      return next();
+    }
+    // The request is answered here; what it still sends is read and dropped.
+    request.req.resume();
+    if (verdict.kind === 'preflight') {
+      request.res.writeHead(204, { ...request.headers, ...verdict.headers, 'content-length': 0 });
+      request.res.end();
+      return;
+    }
+    request.sendError(verdict.error, verdict.headers);
+  };
+}
+
 /**
  * Stands the walls in front of everything else on the server: install them
- * last, after the app is initialized. `createApp` does; a host that mounts
- * `RuntimeModule` in an app of its own calls it itself.
+ * last, after the app is initialized. `createApp` does (as a stage of its
+ * front door); a host that mounts `RuntimeModule` in an app of its own calls
+ * this itself.
  *
  * @publicApi
  */
 export function installBrowserWalls(server: Server, settings: BrowserWallSettings): void {
-  putInFront(server, (req, res, next) => {
-    const verdict = judgeRequest(req.method, req.headers, settings);
-    if (verdict.kind === 'pass') {
-      if (verdict.headers) for (const [name, value] of Object.entries(verdict.headers)) res.setHeader(name, value!);
-      return next(req, res);
-    }
-    // The request is answered here; what it still sends is read and dropped.
-    req.resume();
-    if (verdict.kind === 'preflight') {
-      res.writeHead(204, { ...verdict.headers, 'content-length': 0 });
-      res.end();
-      return;
-    }
-    sendApiError(res, verdict.error, verdict.headers);
-  });
+  installFrontDoor(server, [browserWalls(settings)]);
 }

@@ -1,11 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
-import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import { completeDaemonConfig, type DaemonConfig, type LoadedDaemonConfig } from './daemon-config.js';
-import { BearerToken } from './bearer-token.js';
-import { browserWallSettings, installBrowserWalls } from './browser-walls.js';
+import { openFrontDoor, prepareFrontDoor } from './daemon-front-door.js';
 import { DaemonModule, type DaemonCluster, type DaemonOverrides } from './daemon.module.js';
 import { fastifyOptions, hardenApp } from './http-hardening.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -39,23 +37,23 @@ async function createAdapter(config: LoadedDaemonConfig) {
 async function loadCluster(config: LoadedDaemonConfig): Promise<DaemonCluster | undefined> {
   if (!config.redisUrl) return undefined;
   const { ClusterModule, RedisSessionOwnership } = await import('../cluster/index.js');
-  const token = config.token ? new BearerToken(config.token) : undefined;
+  const { ClusterRouter } = await import('../cluster/cluster-router.js');
   return {
     module: ClusterModule.forRoot({
       ...pickSettings(config, CLUSTER_MODE_SETTINGS),
       redisUrl: config.redisUrl,
       nodeId: config.nodeId!,
       maxWaitMs: config.maxWaitMs,
-      authorize: token && ((authorization) => token.accepts(authorization)),
     }),
     ownership: RedisSessionOwnership,
+    router: ClusterRouter,
   };
 }
 
 /**
  * Builds the daemon on the configured HTTP adapter, with the OpenAPI document
- * at `/docs-json` and Swagger UI at `/docs`, behind the browser walls (SPEC
- * §15). Initialized, not yet listening; signals are the caller's to handle
+ * at `/docs-json` and Swagger UI at `/docs`, behind its front door (the
+ * browser walls of SPEC §15, the gate, the bearer token, cluster forwarding). Initialized, not yet listening; signals are the caller's to handle
  * (`main` closes the app on SIGINT/SIGTERM).
  *
  * @publicApi
@@ -66,21 +64,23 @@ export async function createApp(settings: DaemonConfig, overrides: DaemonOverrid
   // OpenTelemetry, when its API is installed: loaded before any span could start.
   await loadOpenTelemetry();
   const logger = new DaemonLogger({ level: config.log });
-  const module = DaemonModule.forRoot(config, overrides, await loadCluster(config), logger);
+  const cluster = await loadCluster(config);
+  const module = DaemonModule.forRoot(config, overrides, cluster, logger);
   const app = await NestFactory.create(module, await createAdapter(config), {
     logger,
     // Express's JSON parser is registered by hardenApp, with the configured limit.
     bodyParser: config.httpAdapter === 'fastify',
   });
   hardenApp(app, config);
-  const observer = new RequestObserver(config.metrics ? app.get(TurnsMetrics) : undefined, logger);
-  observer.prepare(app, config.httpAdapter);
+  prepareFrontDoor(app, config);
   SwaggerModule.setup('docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });
-  // Initialized first, so the walls and the request observer stand in front of everything, the cluster router included;
-  // the observer outermost, so refusals at the walls are counted and logged too.
+  // Initialized first, so every route is known and the front door stands before all of them.
   await app.init();
-  if (overrides.browserWalls !== false) installBrowserWalls(app.getHttpServer() as Server, browserWallSettings(config));
-  observer.install(app);
+  openFrontDoor(app, config, {
+    observer: new RequestObserver(config.metrics ? app.get(TurnsMetrics) : undefined, logger),
+    cluster: cluster && app.get(cluster.router),
+    browserWalls: overrides.browserWalls,
+  });
   return app;
 }
 

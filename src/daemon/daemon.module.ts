@@ -1,6 +1,6 @@
 import { Module, type DynamicModule, type Provider, type Type } from '@nestjs/common';
 import { join } from 'node:path';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { APP_FILTER } from '@nestjs/core';
 import { ApiExceptionFilter } from '../errors/api-exception.filter.js';
 import type { Clock } from '../common/clock.js';
 import type { AgentEngine } from '../engines/agent-engine.js';
@@ -16,14 +16,13 @@ import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.s
 import { DaemonStatusController } from '../status/daemon-status.controller.js';
 import { DaemonStatusService } from '../status/daemon-status.service.js';
 import type { HostResolver } from '../webhooks/host-resolver.js';
+import type { FrontStage } from '../http/front-door.js';
 import { TurnsModule } from '../turns/turns.module.js';
 import { MetricsController } from '../metrics/metrics.controller.js';
 import { MetricsServer } from '../metrics/metrics-server.js';
 import { TurnsMetrics } from '../metrics/turns-metrics.js';
 import { DaemonLogger } from '../logging/daemon-logger.js';
-import { BearerToken } from './bearer-token.js';
-import { browserWallSettings, installBrowserWalls } from './browser-walls.js';
-import { BEARER_TOKEN, BearerTokenGuard } from './bearer-token.guard.js';
+import { metricsFrontDoor } from './daemon-front-door.js';
 import { createEngine } from './create-engine.js';
 import { completeDaemonConfig, type DaemonConfig, type LoadedDaemonConfig } from './daemon-config.js';
 import { DAEMON_CONFIG, SystemController } from './system.controller.js';
@@ -51,15 +50,17 @@ export interface DaemonOverrides {
   browserWalls?: false;
 }
 
-/** Cluster mode as `createApp` loads it: the module, and the ownership it gives the runtime. */
+/** Cluster mode as `createApp` loads it: the module, the ownership it gives the runtime, and its front door stage. */
 export interface DaemonCluster {
   module: DynamicModule;
   ownership: Type<SessionOwnership>;
+  router: Type<{ readonly namesNode: FrontStage; readonly stage: FrontStage }>;
 }
 
 /**
  * The runnable daemon: the reference runtime with its routes, `TurnsModule`,
- * the daemon's own routes, the bearer token and the exception filter.
+ * the daemon's own routes and the exception filter. The bearer token and the
+ * browser walls stand in `createApp`'s front door, in front of the framework.
  *
  * @publicApi
  */
@@ -104,9 +105,7 @@ export class DaemonModule {
         ...metricsProviders(config, overrides.browserWalls !== false),
         // The logger is a provider too, so the app's shutdown flushes it.
         ...(logger ? [{ provide: DaemonLogger, useValue: logger }] : []),
-        { provide: BEARER_TOKEN, useValue: config.token },
         { provide: DAEMON_CONFIG, useValue: config },
-        { provide: APP_GUARD, useClass: BearerTokenGuard },
         // The library's controllers carry the filter themselves (a host that mounts them keeps its own global filter);
         // this one answers the daemon's own routes and paths no route matches.
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
@@ -119,20 +118,12 @@ export class DaemonModule {
 function metricsProviders(config: LoadedDaemonConfig, walls: boolean): Provider[] {
   if (!config.metrics) return [];
   if (config.metricsPort === undefined) return [TurnsMetrics];
-  const token = config.token ? new BearerToken(config.token) : undefined;
   return [
     TurnsMetrics,
     {
       provide: MetricsServer,
       inject: [TurnsMetrics],
-      useFactory: (metrics: TurnsMetrics) =>
-        new MetricsServer(
-          metrics,
-          (authorization) => !token || token.accepts(authorization),
-          config.metricsPort!,
-          config.host,
-          walls ? (server) => installBrowserWalls(server, browserWallSettings(config)) : undefined,
-        ),
+      useFactory: (metrics: TurnsMetrics) => new MetricsServer(metrics, config.metricsPort!, config.host, metricsFrontDoor(config, walls)),
     },
   ];
 }

@@ -4,10 +4,9 @@ import type { Socket } from 'node:net';
 import { apiError } from '../errors/api-errors.js';
 import type { ApiException } from '../errors/api-exception.js';
 import { apiErrorHttpMessage } from '../errors/send-api-error.js';
-import { BearerToken } from './bearer-token.js';
 import type { LoadedDaemonConfig } from './daemon-config.js';
 import { stripPrototypeKeys } from './prototype-keys.js';
-import { installRequestGate } from './request-gate.js';
+import { frontRequestOf } from '../http/front-door.js';
 
 // The one adapter-aware place: what Express and Fastify do before a request
 // reaches Nest (body parsing, routing, malformed requests, Swagger UI), held
@@ -35,9 +34,14 @@ export function fastifyOptions(config: LoadedDaemonConfig) {
     requestTimeout: config.requestTimeoutMs,
     // Session and prompt ids are at most a few hundred characters; longer ones are answered as unknown.
     routerOptions: { maxParamLength: 1_024 },
-    frameworkErrors: (error: { code?: string; statusCode?: number }, _request: unknown, reply: FastifyLikeReply) => {
+    frameworkErrors: (error: { code?: string; statusCode?: number }, request: { raw: object }, reply: FastifyLikeReply) => {
       const answer = fastifyFrameworkError(error.code, error.statusCode);
-      reply.code(answer.getStatus()).headers(answer.headers).send(answer.toBody());
+      // Raised before any hook: the front door's headers (X-Request-Id, CORS) go on here.
+      const front = frontRequestOf(request.raw)?.headers;
+      reply
+        .code(answer.getStatus())
+        .headers({ ...front, ...answer.headers })
+        .send(answer.toBody());
     },
   };
 }
@@ -69,38 +73,6 @@ function hardenServer(server: Server, config: LoadedDaemonConfig): void {
   });
 }
 
-/** Swagger UI and its document are served outside Nest's guards: hold them to the same bearer token. */
-function guardDocs(app: INestApplication, config: LoadedDaemonConfig): void {
-  if (!config.token) return;
-  const token = new BearerToken(config.token);
-  const error = apiError('unauthorized');
-  const denied = error.toBody();
-  const isDocs = (url: string | undefined) => url !== undefined && /^\/docs(?:-json|[/?]|$)/.test(url);
-  const instance = app.getHttpAdapter().getInstance();
-  if (config.httpAdapter === 'fastify') {
-    instance.addHook(
-      'onRequest',
-      (request: { url: string; headers: Record<string, unknown> }, reply: FastifyLikeReply, done: () => void) => {
-        if (isDocs(request.url) && !token.accepts(request.headers.authorization))
-          reply.code(error.getStatus()).headers(error.headers).send(denied);
-        else done();
-      },
-    );
-  } else {
-    instance.use(
-      (
-        request: { url: string; headers: Record<string, unknown> },
-        response: { set(headers: Record<string, string>): { status(n: number): { json(b: unknown): void } } },
-        next: () => void,
-      ) => {
-        if (isDocs(request.url) && !token.accepts(request.headers.authorization))
-          response.set(error.headers).status(error.getStatus()).json(denied);
-        else next();
-      },
-    );
-  }
-}
-
 /** Applies every hardening step to a created (not yet listening) daemon app. */
 export function hardenApp(app: INestApplication, config: LoadedDaemonConfig): void {
   // Fastify's own errors (body size, media type, parsing) reach ApiExceptionFilter through Nest's error handler.
@@ -113,6 +85,4 @@ export function hardenApp(app: INestApplication, config: LoadedDaemonConfig): vo
     });
   }
   hardenServer(app.getHttpServer() as Server, config);
-  guardDocs(app, config);
-  installRequestGate(app, config.maxBodyBytes);
 }

@@ -1,37 +1,51 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import type { NextListener } from '../http/request-front.js';
+import type { ServerResponse } from 'node:http';
+import type { FrontStage } from '../http/front-door.js';
+
+/** One connection's requests: the one being answered, and those waiting behind it. */
+interface Line {
+  current: ServerResponse;
+  readonly waiting: Array<{ res: ServerResponse; start: () => void }>;
+}
+
+type LinedSocket = Record<symbol, Line | undefined>;
 
 /**
  * Runs the requests pipelined on one connection one after the other: Node
  * hands each to the listener as soon as it is parsed, so a `GET` sent before
  * a `POST` could otherwise see the `POST`'s effect. A request starts once the
  * answer before it has finished (their answers go out in that order anyway);
- * when the connection closes, the requests still waiting are dropped.
+ * when the connection closes under an answer, the requests still waiting are
+ * dropped. A request with none before it costs no listener: only one that
+ * waits makes the answer before it call on closing.
  */
-export function inRequestOrder() {
-  const waiting = new WeakMap<Socket, Array<() => void>>();
-  const start = (req: IncomingMessage, res: ServerResponse, next: NextListener) => {
-    const socket = req.socket;
-    let done = false;
-    const finished = () => {
-      if (done) return;
-      done = true;
-      const queue = waiting.get(socket);
-      const following = res.writableFinished ? queue?.shift() : undefined;
-      if (following) following();
-      else waiting.delete(socket);
-    };
-    res.once('finish', finished);
-    res.once('close', finished);
-    next(req, res);
-  };
-  return (req: IncomingMessage, res: ServerResponse, next: NextListener): void => {
-    const queue = waiting.get(req.socket);
-    if (queue) queue.push(() => start(req, res, next));
-    else {
-      waiting.set(req.socket, []);
-      start(req, res, next);
+export function inRequestOrder(): FrontStage {
+  // Kept on the socket itself, under a key of this orderer's own.
+  const LINE = Symbol('requestLine');
+  const advance = (socket: LinedSocket, line: Line) => {
+    if (!line.current.writableFinished) {
+      // Closed under an answer: the connection is gone, and what waits with it.
+      delete socket[LINE];
+      return;
     }
+    const following = line.waiting.shift();
+    if (!following) return;
+    line.current = following.res;
+    if (line.waiting.length > 0) following.res.on('close', () => advance(socket, line));
+    following.start();
+  };
+  return (request, next) => {
+    const socket = request.req.socket as unknown as LinedSocket;
+    const line = socket[LINE];
+    if (line === undefined) {
+      socket[LINE] = { current: request.res, waiting: [] };
+      return next();
+    }
+    if (line.waiting.length === 0 && line.current.writableFinished) {
+      line.current = request.res;
+      return next();
+    }
+    // The first to wait behind the current answer has it call on closing (a response closes once).
+    if (line.waiting.length === 0) line.current.on('close', () => advance(socket, line));
+    line.waiting.push({ res: request.res, start: next });
   };
 }

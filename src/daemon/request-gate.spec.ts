@@ -6,7 +6,8 @@ const routes = new RouteTable([
   { method: 'POST', path: 'session' },
   { method: 'GET', path: 'session/:id/turns/:promptId' },
 ]);
-const judge = (method: string, url: string, headers = {}) => describeVerdict(judgeMethod(method, url, headers, routes, 1_000));
+const judge = (method: string, url: string, headers = {}) =>
+  describeVerdict(judgeMethod(method, routes.allowed(url.split('?')[0]!), headers, 1_000));
 function describeVerdict(verdict: GateVerdict): string {
   if (verdict.kind === 'pass') return 'pass';
   if (verdict.kind === 'options') return `204 Allow: ${verdict.allow}`;

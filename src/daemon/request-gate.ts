@@ -1,11 +1,8 @@
-import type { INestApplication } from '@nestjs/common';
-import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { ApiException } from '../errors/api-exception.js';
 import { apiError } from '../errors/api-errors.js';
-import { putInFront, type NextListener } from '../http/request-front.js';
-import { sendApiError } from '../errors/send-api-error.js';
-import { inRequestOrder } from './pipelined-requests.js';
-import { controllerRoutes, RouteTable, type Route } from './route-table.js';
+import type { FrontStage } from '../http/front-door.js';
+import type { Route } from './route-table.js';
 
 /** Methods both frameworks route themselves; on an unknown path they answer their (JSON) 404. */
 const ROUTED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH']);
@@ -21,7 +18,8 @@ const PASS: GateVerdict = { kind: 'pass' };
 
 /**
  * What the daemon answers before Express or Fastify sees a request, so both
- * adapters answer alike:
+ * adapters answer alike (`allowed`: the methods the request's path answers,
+ * `undefined` when no route has it):
  * - a declared `Content-Length` over the body limit → `413 payload_too_large`
  *   at once, without reading the body, and the connection closed;
  * - a method a path does not answer → `405 method_not_allowed` with `Allow`;
@@ -31,42 +29,37 @@ const PASS: GateVerdict = { kind: 'pass' };
  */
 export function judgeMethod(
   method: string,
-  url: string,
+  allowed: readonly string[] | undefined,
   headers: IncomingHttpHeaders,
-  routes: RouteTable,
   maxBodyBytes: number,
 ): GateVerdict {
   if (Number(headers['content-length']) > maxBodyBytes) {
     return { kind: 'refuse', error: apiError('payload_too_large'), headers: { connection: 'close' } };
   }
-  const query = url.indexOf('?');
-  const allowed = routes.allowed(query === -1 ? url : url.slice(0, query));
   if (!allowed) return ROUTED_METHODS.has(method) ? PASS : { kind: 'refuse', error: apiError('not_found') };
   if (method !== 'OPTIONS' && allowed.includes(method)) return PASS;
   const allow = allowed.join(', ');
   return method === 'OPTIONS' ? { kind: 'options', allow } : { kind: 'refuse', error: apiError('method_not_allowed'), headers: { allow } };
 }
 
-/** {@link judgeMethod} in front of the framework: answers what it refuses, passes the rest on. */
-export function requestGate(routes: RouteTable, maxBodyBytes: number) {
-  return (req: IncomingMessage, res: ServerResponse, next: NextListener): void => {
-    const verdict = judgeMethod(req.method ?? '', req.url ?? '/', req.headers, routes, maxBodyBytes);
-    if (verdict.kind === 'pass') return next(req, res);
-    if (verdict.kind === 'refuse') return sendApiError(res, verdict.error, verdict.headers);
-    res.writeHead(204, { allow: verdict.allow });
+/** {@link judgeMethod} as a front door stage: answers what it refuses, passes the rest on. */
+export function requestGate(maxBodyBytes: number): FrontStage {
+  return (request, next) => {
+    const { req, res } = request;
+    const verdict = judgeMethod(req.method ?? '', request.routes?.allowed, req.headers, maxBodyBytes);
+    if (verdict.kind === 'pass') return next();
+    if (verdict.kind === 'refuse') return request.sendError(verdict.error, verdict.headers);
+    res.writeHead(204, { ...request.headers, allow: verdict.allow });
     res.end();
   };
 }
 
-/** What SwaggerModule serves (UI, its assets, the document), outside the controllers. */
-const DOCS_ROUTES: Route[] = ['docs', 'docs/*', 'docs-json', 'docs-yaml'].map((path) => ({ method: 'GET', path }));
+/** The route template of everything Swagger UI serves, for the request log and metrics. */
+export const DOCS_TEMPLATE = '/docs';
 
-/**
- * Puts {@link inRequestOrder}, then {@link requestGate}, in front of the
- * framework (the cluster router and the browser walls go in front of them).
- */
-export function installRequestGate(app: INestApplication, maxBodyBytes: number): void {
-  const server = app.getHttpServer() as Server;
-  putInFront(server, requestGate(new RouteTable([...controllerRoutes(app), ...DOCS_ROUTES]), maxBodyBytes));
-  putInFront(server, inRequestOrder());
-}
+/** What SwaggerModule serves (UI, its assets, the document), outside the controllers: the one place the docs paths are named. */
+export const DOCS_ROUTES: Route[] = ['docs', 'docs/*', 'docs-json', 'docs-yaml'].map((path) => ({
+  method: 'GET',
+  path,
+  template: DOCS_TEMPLATE,
+}));

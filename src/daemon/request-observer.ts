@@ -1,9 +1,8 @@
-import type { INestApplication } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { putInFront } from '../http/request-front.js';
-import { setRouteTemplate, stampedRouteTemplate } from '../http/route-template.js';
-import { sessionIdOf } from '../http/session-path.js';
+import type { IncomingMessage } from 'node:http';
+import { frontRequestOf, type FrontRequest, type FrontStage } from '../http/front-door.js';
+import { stampedRouteTemplate } from '../http/route-template.js';
+import { DOCS_TEMPLATE } from './request-gate.js';
 import type { DaemonLogger } from '../logging/daemon-logger.js';
 import type { TurnsMetrics } from '../metrics/turns-metrics.js';
 import { tracingEnabled, withIncomingContext } from '../telemetry/tracing.js';
@@ -27,34 +26,23 @@ export class RequestObserver {
     private readonly logger: DaemonLogger | undefined,
   ) {}
 
-  /** Before `init`: Fastify names the matched route in a hook (Express keeps it on the request). */
-  prepare(app: INestApplication, httpAdapter: 'express' | 'fastify'): void {
-    if (httpAdapter !== 'fastify') return;
-    app
-      .getHttpAdapter()
-      .getInstance()
-      .addHook('onRequest', (request: { raw: object; routeOptions?: { url?: string } }, _reply: unknown, done: () => void) => {
-        if (request.routeOptions?.url) setRouteTemplate(request.raw, request.routeOptions.url);
-        done();
-      });
-  }
+  /**
+   * The front door's outermost stage: observes the request (its id goes on
+   * every answer) and runs the rest in the trace context it carries.
+   */
+  readonly stage: FrontStage = (request, next) => {
+    request.headers['X-Request-Id'] = this.observe(request);
+    if (request.req.headers.traceparent === undefined || !tracingEnabled()) next();
+    else withIncomingContext(request.req.headers, next);
+  };
 
-  /** After `init` (the cluster router is in place): wraps every request listener of the server. */
-  install(app: INestApplication): void {
-    putInFront(app.getHttpServer() as Server, (req, res, next) => {
-      this.observe(req, res);
-      if (req.headers.traceparent === undefined || !tracingEnabled()) next(req, res);
-      else withIncomingContext(req.headers, () => next(req, res));
-    });
-  }
-
-  private observe(req: IncomingMessage, res: ServerResponse): void {
+  /** Starts observing one exchange; returns its request id. */
+  private observe({ req, res, sessionId }: FrontRequest): string {
     const started = performance.now();
     const given = req.headers['x-request-id'];
     const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     // A forwarded request carries the same id to the owner, so both nodes log one id.
     req.headers['x-request-id'] = requestId;
-    res.setHeader('X-Request-Id', requestId);
     // A response closes once: `on` spares the wrapper `once` makes.
     res.on('close', () => {
       const durationMs = performance.now() - started;
@@ -68,11 +56,12 @@ export class RequestObserver {
           route,
           status,
           durationMs: Math.round(durationMs * 100) / 100,
-          sessionId: sessionIdOf(req.url),
+          sessionId,
           aborted: res.writableFinished ? undefined : true,
         });
       }
     });
+    return requestId;
   }
 }
 
@@ -80,5 +69,6 @@ export class RequestObserver {
 function routeOf(req: IncomingMessage): string {
   const stamped = stampedRouteTemplate(req) ?? (req as { route?: { path?: unknown } }).route?.path;
   if (typeof stamped === 'string') return stamped;
-  return req.url !== undefined && /^\/docs(?:-json|[/?]|$)/.test(req.url) ? '/docs' : 'unmatched';
+  // Swagger UI is no controller route: the front door matched it (its routes are all named `/docs`).
+  return frontRequestOf(req)?.route?.template === DOCS_TEMPLATE ? DOCS_TEMPLATE : 'unmatched';
 }

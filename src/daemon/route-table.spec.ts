@@ -36,3 +36,25 @@ describe('RouteTable', () => {
     }
   });
 });
+
+describe('RouteTable.match', () => {
+  const routes = new RouteTable([
+    { method: 'GET', path: '/health', public: true },
+    { method: 'POST', path: 'session/:id/load' },
+    { method: 'DELETE', path: 'session/:id' },
+    { method: 'GET', path: 'session/:id/turns/current' },
+    { method: 'GET', path: 'session/:id/turns/:promptId' },
+  ]);
+
+  it('names the route of each method, HEAD answered by GET, static segments first', () => {
+    expect(routes.match('/health')?.route('HEAD')).toEqual({ template: '/health', public: true });
+    expect(routes.match('/session/s/turns/current')?.route('GET')?.template).toBe('/session/:id/turns/current');
+    expect(routes.match('/session/s/turns/p1')?.route('GET')).toEqual({ template: '/session/:id/turns/:promptId', public: false });
+    expect(routes.match('/session/s/load')?.route('GET')).toBeUndefined();
+  });
+
+  it('hands out the same answer for a path again (no allocation a request)', () => {
+    expect(routes.match('/session/a/turns/p1')).toBe(routes.match('/session/b/turns/p2'));
+    expect(routes.match('/session/a/turns/current')).toBe(routes.match('/session/b/turns/current'));
+  });
+});

@@ -1,6 +1,9 @@
 import { SESSION_ID_PATTERN } from '../turns/rules/limits.js';
 
-const SESSION_PATH = /^\/session\/([^/?#]+)(?:[/?#]|$)/;
+const SESSION_PREFIX = '/session/';
+const UUID_LENGTH = 36;
+/** `/`, `?` and `#` end the id. */
+const ID_END = new Set([0x2f, 0x3f, 0x23]);
 const LOAD_PATH = /^\/session\/[^/?#]+\/(?:load|resume)(?:[?#]|$)/;
 
 /**
@@ -10,8 +13,12 @@ const LOAD_PATH = /^\/session\/[^/?#]+\/(?:load|resume)(?:[?#]|$)/;
  * answer `404`; nothing unvalidated reaches the directory).
  */
 export function sessionIdOf(url: string | undefined): string | undefined {
-  const id = url ? SESSION_PATH.exec(url)?.[1] : undefined;
-  return id !== undefined && SESSION_ID_PATTERN.test(id) ? id : undefined;
+  // Read in place, not by a regex over the URL: the id has a UUID's 36 characters, ended by `/`, `?`, `#` or the URL's end.
+  if (url === undefined || !url.startsWith(SESSION_PREFIX)) return undefined;
+  const end = SESSION_PREFIX.length + UUID_LENGTH;
+  if (url.length > end && !ID_END.has(url.charCodeAt(end))) return undefined;
+  const id = url.slice(SESSION_PREFIX.length, end);
+  return SESSION_ID_PATTERN.test(id) ? id : undefined;
 }
 
 /** True for `POST /session/:id/load` and `/resume`, which claim a session no node owns. */

@@ -7,8 +7,8 @@ import type { TurnsMetrics } from './turns-metrics.js';
 
 /**
  * `GET /metrics` on a listener of its own (`TURNS_METRICS_PORT`), so scrapes
- * stay off the API's port and its load balancer. Same host, same token rule
- * and same browser walls as the API; anything but `GET /metrics` is a JSON 404.
+ * stay off the API's port and its load balancer. Same host, and the same
+ * token rule and browser walls as the API (its front door); anything but `GET /metrics` is a JSON 404.
  */
 export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly server: Server;
@@ -16,10 +16,9 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
 
   constructor(
     private readonly metrics: TurnsMetrics,
-    private readonly authorize: (authorization: string | undefined) => boolean,
     private readonly port: number,
     private readonly host: string,
-    /** What the daemon puts in front of its own listeners (the browser walls), put in front of this one too. */
+    /** The daemon's front door for this listener (the browser walls and the bearer token). */
     front?: (server: Server) => void,
   ) {
     this.server = createServer((req, res) => {
@@ -28,7 +27,6 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
         res.end(body);
       };
       if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') return send(404, JSON.stringify(apiError('not_found').toBody()));
-      if (!this.authorize(req.headers.authorization)) return send(401, JSON.stringify(apiError('unauthorized').toBody()));
       this.metrics.metrics().then(
         (text) => send(200, text, Registry.PROMETHEUS_CONTENT_TYPE),
         () => send(500, JSON.stringify(apiError('internal_error').toBody())),

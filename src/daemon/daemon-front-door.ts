@@ -1,0 +1,94 @@
+import type { INestApplication } from '@nestjs/common';
+import type { Server } from 'node:http';
+import { frontRequestOf, installFrontDoor, type FrontStage } from '../http/front-door.js';
+import { setRouteTemplate } from '../http/route-template.js';
+import { bearerAuth } from './bearer-auth.js';
+import { BearerToken } from './bearer-token.js';
+import { browserWalls, browserWallSettings } from './browser-walls.js';
+import type { LoadedDaemonConfig } from './daemon-config.js';
+import { inRequestOrder } from './pipelined-requests.js';
+import { DOCS_ROUTES, requestGate } from './request-gate.js';
+import type { RequestObserver } from './request-observer.js';
+import { controllerRoutes, RouteTable } from './route-table.js';
+
+/** What the front door is built of, besides the configuration. */
+export interface FrontDoorParts {
+  observer: RequestObserver;
+  /** Cluster mode's router: its stage naming this node on its answers, and its forwarding stage. */
+  cluster?: { readonly namesNode: FrontStage; readonly stage: FrontStage };
+  /** `false`: no browser walls (see `DaemonOverrides.browserWalls`). */
+  browserWalls?: false;
+}
+
+interface FastifyHookRequest {
+  raw: object;
+  routeOptions?: { url?: string };
+}
+
+/**
+ * Before `init`, on Fastify: one `onRequest` hook puts the front door's
+ * headers on the reply (so they go into Fastify's own `writeHead`) and names
+ * the matched route for the request log and metrics (Express keeps it on the request).
+ */
+export function prepareFrontDoor(app: INestApplication, config: LoadedDaemonConfig): void {
+  if (config.httpAdapter !== 'fastify') return;
+  const instance = app.getHttpAdapter().getInstance();
+  instance.addHook(
+    'onRequest',
+    (request: FastifyHookRequest, reply: { headers(values: Record<string, string>): void }, done: () => void) => {
+      const front = frontRequestOf(request.raw);
+      if (front) reply.headers(front.headers);
+      if (request.routeOptions?.url) setRouteTemplate(request.raw, request.routeOptions.url);
+      done();
+    },
+  );
+}
+
+/**
+ * The daemon's front door, after `init` (every route is known): the one
+ * ordered list of what runs before the HTTP framework, over one parse of each
+ * request. Each stage answers or passes on:
+ * 1. the request observer — outermost, so every answer below is counted,
+ *    logged and carries `X-Request-Id`;
+ * 2. the browser walls — Host, Origin, media type, CORS (SPEC §15);
+ * 3. in cluster mode, `X-Turns-Node` on every answer past the walls;
+ * 4. the gate — `413`, `405`, plain `OPTIONS`, alike on both adapters;
+ * 5. the bearer token — the one check, before any cluster lookup;
+ * 6. the cluster router — forwards to the session's owner;
+ * 7. pipelined requests in order — then the framework.
+ */
+export function openFrontDoor(app: INestApplication, config: LoadedDaemonConfig, parts: FrontDoorParts): void {
+  const stages: Array<FrontStage | undefined> = [
+    parts.observer.stage,
+    parts.browserWalls === false ? undefined : browserWalls(browserWallSettings(config)),
+    parts.cluster?.namesNode,
+    requestGate(config.maxBodyBytes),
+    tokenCheck(config),
+    parts.cluster?.stage,
+    inRequestOrder(),
+  ];
+  installFrontDoor(
+    app.getHttpServer() as Server,
+    stages.filter((stage) => stage !== undefined),
+    {
+      routes: new RouteTable([...controllerRoutes(app), ...DOCS_ROUTES]),
+      headersOnReply: config.httpAdapter === 'fastify',
+    },
+  );
+}
+
+/** The bearer token stage, when a token is configured: the same on the API's port and on `/metrics`' own. */
+function tokenCheck(config: LoadedDaemonConfig): FrontStage | undefined {
+  return config.token ? bearerAuth(new BearerToken(config.token)) : undefined;
+}
+
+/** The front door of `/metrics` on its own port (`TURNS_METRICS_PORT`): the browser walls and the token, as on the API's. */
+export function metricsFrontDoor(config: LoadedDaemonConfig, walls: boolean): (server: Server) => void {
+  const stages = [walls ? browserWalls(browserWallSettings(config)) : undefined, tokenCheck(config)];
+  return (server) =>
+    installFrontDoor(
+      server,
+      stages.filter((stage) => stage !== undefined),
+      { routes: new RouteTable([{ method: 'GET', path: 'metrics' }]) },
+    );
+}
