@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { SessionOwnership } from '../sessions/session-ownership.js';
@@ -9,6 +9,7 @@ import { TurnWaitService } from '../turns/wait/turn-wait.service.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { httpLabels } from './http-labels.js';
 import { RequestHistogram, type HistogramSeries } from './request-histogram.js';
+import { registerRuntimeMetrics } from './runtime-metrics.js';
 
 /**
  * prom-client's gauges of this name end in `_total`, which Prometheus keeps
@@ -48,7 +49,7 @@ export class TurnsMetrics implements OnModuleDestroy {
     webhooks: WebhookDispatcher,
   ) {
     const register = [this.registry];
-    collectDefaultMetrics({ register: this.registry });
+    this.unsubscribe.push(registerRuntimeMetrics(this.registry));
     for (const name of MISNAMED_DEFAULTS) this.registry.removeSingleMetric(name);
 
     this.httpDuration = new RequestHistogram(
