@@ -238,6 +238,12 @@ export const DAEMON_SETTINGS = {
     doc: 'time an owner has to start answering a forwarded request',
   },
   log: { name: 'LOG', ...oneOf(LOG_LEVELS), default: 'info', doc: `log level: ${LOG_LEVELS.join(', ')}` },
+  logPolls: {
+    name: 'LOG_POLLS',
+    ...flag,
+    default: 'false',
+    doc: 'a request line at info for every poll answered 200 or 304 (else at debug)',
+  },
   metrics: { name: 'METRICS', ...flag, default: 'true', doc: 'GET /metrics (Prometheus)' },
   metricsPort: { name: 'METRICS_PORT', ...integer(0, 65_535), doc: 'serve GET /metrics on this port of its own' },
   allowOrigins: {
