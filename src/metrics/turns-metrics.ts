@@ -10,6 +10,7 @@ import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { httpLabels } from './http-labels.js';
 import { RequestHistogram, type HistogramSeries } from './request-histogram.js';
 import { registerRuntimeMetrics } from './runtime-metrics.js';
+import { SeriesCounter } from './series-counter.js';
 
 /**
  * prom-client's gauges of this name end in `_total`, which Prometheus keeps
@@ -59,13 +60,9 @@ export class TurnsMetrics implements OnModuleDestroy {
       this.registry,
     );
 
-    const polls = new Counter({
-      name: 'turns_turn_polls_total',
-      help: 'Turn polls answered, by where the answer came from',
-      labelNames: ['source'],
-      registers: register,
-    });
-    const bySource = new Map(POLL_SOURCES.map((source) => [source, polls.labels(source) as Child]));
+    // On every poll: series bound once, each at 0 from the start.
+    const polls = new SeriesCounter('turns_turn_polls_total', 'Turn polls answered, by where the answer came from', this.registry);
+    const bySource = new Map(POLL_SOURCES.map((source) => [source, polls.labels({ source })]));
     this.on(TURNS_CHANNELS.poll, (source) => bySource.get(source)?.inc());
 
     const scanSeconds = new Histogram({
