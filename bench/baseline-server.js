@@ -1,6 +1,10 @@
 // A bare server returning the bytes of a settled turn status, for the
-// benchmark's baselines: node:http, Express or Fastify without Nest.
+// benchmark's baselines: node:http, Express or Fastify without Nest; or
+// `replay`: node:http sending the headers and body a daemon answered a poll
+// with (a JSON file `{ status, headers: [[name, value]…], body }` made by
+// the bench), so the daemon and the floor send the same bytes.
 //   node bench/baseline-server.js http|express|fastify
+//   node bench/baseline-server.js replay <answer.json>
 // Prints its URL, then serves until killed. Loopback only.
 import { createServer } from 'node:http';
 
@@ -20,7 +24,13 @@ const body = Buffer.from(
 const headers = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache', etag: '"baseline"' };
 const kind = process.argv[2];
 
-if (kind === 'http') {
+if (kind === 'replay') {
+  const { readFileSync } = await import('node:fs');
+  const answer = JSON.parse(readFileSync(process.argv[3], 'utf8'));
+  const replayed = Buffer.from(answer.body, 'utf8');
+  const server = createServer((_req, res) => res.writeHead(answer.status, answer.headers.flat()).end(replayed));
+  server.listen(0, '127.0.0.1', () => console.log(`http://127.0.0.1:${server.address().port}`));
+} else if (kind === 'http') {
   const server = createServer((_req, res) => res.writeHead(200, headers).end(body));
   server.listen(0, '127.0.0.1', () => console.log(`http://127.0.0.1:${server.address().port}`));
 } else if (kind === 'express') {
@@ -37,6 +47,6 @@ if (kind === 'http') {
   await app.listen({ port: 0, host: '127.0.0.1' });
   console.log(`http://127.0.0.1:${app.server.address().port}`);
 } else {
-  console.error('usage: baseline-server.js http|express|fastify');
+  console.error('usage: baseline-server.js http|express|fastify | replay <answer.json>');
   process.exit(2);
 }

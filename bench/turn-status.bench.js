@@ -18,11 +18,12 @@
 //   BENCH_SECONDS=10 BENCH_ROUNDS=5 npm run bench
 //   BENCH_ONLY=operations npm run bench   (only the operations section)
 //   BENCH_ONLY=list npm run bench   (only GET /turns?limit=20 beside the settled exact poll)
-//   POLL_BASELINE_REF=<commit> npm run bench   (also: this poll path against that commit's)
+//   POLL_BASELINE_REF=<commit> npm run bench   (also: this poll path against that commit's, both on their defaults, then log off)
 //   POLL_BASELINE_REF=<commit> BENCH_ONLY=baseline npm run bench   (only that)
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { get } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { buildRef } from './support/build-ref.js';
@@ -161,6 +162,33 @@ async function listSessions(daemon, dir) {
   };
 }
 
+/** Headers Node's server writes of its own (or that differ by connection), left out of a replayed answer. */
+const PER_CONNECTION = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+/**
+ * A bare node:http server (a child, on the servers' core) sending the bytes the
+ * daemon answered `url` with: its status, its headers (less those Node writes
+ * itself) and its body. Beside a poll, a cost the daemon adds to every request shows.
+ */
+async function bareReplayOf(url, dir) {
+  const answer = await new Promise((resolve, reject) => {
+    get(url, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () => {
+        const headers = [];
+        for (let i = 0; i < res.rawHeaders.length; i += 2)
+          if (!PER_CONNECTION.has(res.rawHeaders[i].toLowerCase())) headers.push([res.rawHeaders[i], res.rawHeaders[i + 1]]);
+        resolve({ status: res.statusCode, headers, body: Buffer.concat(chunks).toString('utf8') });
+      });
+    }).on('error', reject);
+  });
+  const file = join(dir, 'poll-answer.json');
+  writeFileSync(file, JSON.stringify(answer));
+  const server = await spawnServer(['bench/baseline-server.js', 'replay', file]);
+  return { url: `${server.url}${new URL(url).pathname}`, pid: server.child.pid, stop: server.stop };
+}
+
 /** Five settled turns read back from a transcript, the newest polled once so its answer is in memory. */
 async function settledSession(base, dataDir) {
   const sessionId = await loadedSession(base, dataDir, [[5, 200]]);
@@ -222,6 +250,8 @@ async function benchAdapter(httpAdapter) {
       };
     };
     const [mine, twins] = [await fastCases(server, dataDir), await fastCases(twin, twinDir)];
+    // The floor: bare node:http sending the settled exact poll's bytes, loaded beside /health and beside the polls.
+    const bare = ONLY_LIST ? undefined : await bareReplayOf(mine.exact.url, dataDir);
     const settledExact = async (daemon, dir) => {
       const { sessionId, promptId } = await settledSession(daemon.url, dir);
       return { url: `${daemon.url}/session/${sessionId}/turns/${promptId}`, pid: daemon.child.pid };
@@ -250,6 +280,9 @@ async function benchAdapter(httpAdapter) {
       currentLive: (m, t) => [t.health, m.currentLive],
       repeatedMiss: (m, t) => [t.health, m.repeatedMiss],
       exactNoWalls: () => [exactWalled, exactNoWalls],
+      bareHttp: (m, t) => [t.health, bare],
+      exactBare: (m) => [bare, m.exact],
+      currentBare: (m) => [bare, m.current],
       listMemory: (m, t) => [t.health, m.listMemory],
       listRestart: (m, t) => [t.health, m.listRestart],
     };
@@ -266,7 +299,9 @@ async function benchAdapter(httpAdapter) {
     }
     // Each case's own runs; /health's are those it ran beside the polls.
     const rows = Object.fromEntries(Object.entries(runs).map(([key, list]) => [key, mean(list.map(([, r]) => r))]));
-    rows.health = mean(Object.entries(runs).flatMap(([key, list]) => (key === 'exactNoWalls' ? [] : list.map(([r]) => r))));
+    // Pairs led by another partner than /health (the walled poll, the bare floor) leave /health's mean.
+    const besideHealth = (key) => !['exactNoWalls', 'exactBare', 'currentBare'].includes(key);
+    rows.health = mean(Object.entries(runs).flatMap(([key, list]) => (besideHealth(key) ? list.map(([r]) => r) : [])));
     rows.fast = ['health', ...Object.keys(pairs)];
     /** `key` ÷ what ran beside it (/health; for exactNoWalls, the walled poll): req/s, median of the rounds. */
     rows.ratio = (key) => median(runs[key].map(([a, b]) => b.rps / a.rps));
@@ -349,9 +384,10 @@ const HIDE_OPENTELEMETRY = ['--import', './bench/support/hide-opentelemetry.mjs'
 /**
  * A settled poll (in memory), each variant side by side with an `off` daemon
  * of its own (no metrics, no logs, no OpenTelemetry API): `ops` (metrics and
- * one JSON log line per request, into a file as an operator's), `otel` (the
- * API loaded, no SDK registered), `ops` taken apart (`metrics` alone, `log`
- * alone), and `control`, an `off` beside an `off`: the method's own error.
+ * the request log at info, the defaults: a poll's line is debug), `opsEveryLine`
+ * (and a JSON line for every poll, `TURNS_LOG_POLLS=true`, into a file as an
+ * operator's), `otel` (the API loaded, no SDK registered), those taken apart
+ * (`metrics` alone, `log` alone with every poll's line), and `control`, an `off` beside an `off`: the method's own error.
  * Each pair has idled as long as its partner when its turn comes (beside one
  * shared `off`, loaded every time, an `off` twin read 0.91–0.98). Ratios are
  * medians of the rounds' ratios to the partner.
@@ -360,9 +396,11 @@ async function benchOperations(httpAdapter) {
   const off = { args: HIDE_OPENTELEMETRY, env: { TURNS_METRICS: 'false', TURNS_LOG: 'silent' } };
   const variants = {
     ops: { args: HIDE_OPENTELEMETRY, env: { TURNS_METRICS: 'true', TURNS_LOG: 'info' } },
+    // Every poll's line too (TURNS_LOG_POLLS=true): what opting in costs.
+    opsEveryLine: { args: HIDE_OPENTELEMETRY, env: { TURNS_METRICS: 'true', TURNS_LOG: 'info', TURNS_LOG_POLLS: 'true' } },
     otel: { args: [], env: { TURNS_METRICS: 'false', TURNS_LOG: 'silent' } },
     metrics: { args: HIDE_OPENTELEMETRY, env: { TURNS_METRICS: 'true', TURNS_LOG: 'silent' } },
-    log: { args: HIDE_OPENTELEMETRY, env: { TURNS_METRICS: 'false', TURNS_LOG: 'info' } },
+    log: { args: HIDE_OPENTELEMETRY, env: { TURNS_METRICS: 'false', TURNS_LOG: 'info', TURNS_LOG_POLLS: 'true' } },
     control: off,
   };
   const servers = [];
@@ -383,12 +421,13 @@ async function benchOperations(httpAdapter) {
     }
     const ratio = (name) => median(runs[name].map(([partner, r]) => r.rps / partner.rps));
     const of = (name) => mean(runs[name].map(([, r]) => r));
-    const logMiB = statSync(join(pairs.ops.variant.dataDir, 'daemon.log')).size / 2 ** 20;
+    const logMiB = statSync(join(pairs.opsEveryLine.variant.dataDir, 'daemon.log')).size / 2 ** 20;
     return {
       off: mean(Object.values(runs).flatMap((list) => list.map(([partner]) => partner))),
       ops: of('ops'),
       otel: of('otel'),
       opsRatio: ratio('ops'),
+      opsEveryLineRatio: ratio('opsEveryLine'),
       otelRatio: ratio('otel'),
       metricsRatio: ratio('metrics'),
       logRatio: ratio('log'),
@@ -400,15 +439,22 @@ async function benchOperations(httpAdapter) {
   }
 }
 
+/** Both sides on their own defaults (metrics on, the request log at info: routine polls at debug). */
+const DEFAULTS = { TURNS_LOG: '', TURNS_LOG_POLLS: '', TURNS_METRICS: '' };
+/** The A/B's cases; the "log off" variant takes the polls only, to stay short. */
+const AB_CASES = ['health', 'exact', 'current', 'repeatedMiss'];
+const AB_LOG_OFF_CASES = ['exact', 'current'];
+
 /**
  * This daemon against the one built from `root` (a past commit), side by side
- * on one adapter: `/health` and the settled exact and `current` polls, each
- * in ROUNDS rounds, as new ÷ old req/s (median). Request log off, as above.
+ * on one adapter, each on `env` (by default both on their defaults): `/health`
+ * and the settled exact and `current` polls, each in ROUNDS rounds, as new ÷
+ * old req/s (median).
  */
 const MISSING_PROMPT = randomUUID();
-async function benchAgainstRef(httpAdapter, root) {
+async function benchAgainstRef(httpAdapter, root, env = DEFAULTS, keys = AB_CASES) {
   const start = async (bin) => {
-    const daemon = await daemonWithSettledPrompt([bin], httpAdapter, { TURNS_LOG: 'warn' });
+    const daemon = await daemonWithSettledPrompt([bin], httpAdapter, env);
     return {
       stop: daemon.stop,
       health: daemon.at('/health'),
@@ -423,7 +469,7 @@ async function benchAgainstRef(httpAdapter, root) {
     daemons.push(await start(join(root, 'dist/daemon/bin.js')), await start('dist/daemon/bin.js'));
     const [old, mine] = daemons;
     const ratios = {};
-    for (const key of ['health', 'exact', 'current', 'repeatedMiss']) {
+    for (const key of keys) {
       const list = [];
       for (let round = 0; round < ROUNDS; round += 1) {
         await sleep(300);
@@ -532,19 +578,26 @@ const ONLY_OPERATIONS = process.env.BENCH_ONLY === 'operations';
 const ONLY_LIST = process.env.BENCH_ONLY === 'list';
 const BASELINE_REF = process.env.POLL_BASELINE_REF;
 
-/** The poll path against POLL_BASELINE_REF's, when it is set and builds. */
+/** The poll path against POLL_BASELINE_REF's, when it is set and builds: both on their defaults, then both with the log at warn. */
 async function againstRef() {
   if (!BASELINE_REF) return;
   const root = buildRef(BASELINE_REF);
   if (!root) return console.log(`\n(${BASELINE_REF} was not built: no git history for it here, or its build failed)`);
   try {
-    const row = (r) => ['health', 'exact', 'current', 'repeatedMiss'].map((key) => `${key} ${r[key].toFixed(3)}`).join(', ');
-    const rows = {};
-    for (const adapter of ['express', 'fastify']) rows[adapter] = await benchAgainstRef(adapter, root);
-    console.log(
-      `\nthis daemon against ${BASELINE_REF}'s, side by side (new ÷ old req/s, median of ${ROUNDS} rounds of ${SECONDS} s; request log off):`,
-    );
-    for (const [adapter, r] of Object.entries(rows)) console.log(`  ${adapter.padEnd(8)} ${row(r)}`);
+    const row = (r) =>
+      Object.entries(r)
+        .map(([key, value]) => `${key} ${value.toFixed(3)}`)
+        .join(', ');
+    const variants = {
+      'defaults (metrics on, log at info)': [DEFAULTS, AB_CASES],
+      'log off (TURNS_LOG=warn, metrics on)': [{ ...DEFAULTS, TURNS_LOG: 'warn' }, AB_LOG_OFF_CASES],
+    };
+    console.log(`\nthis daemon against ${BASELINE_REF}'s, side by side (new ÷ old req/s, median of ${ROUNDS} rounds of ${SECONDS} s):`);
+    for (const [name, [env, keys]] of Object.entries(variants)) {
+      for (const adapter of ['express', 'fastify']) {
+        console.log(`  ${name.padEnd(38)} ${adapter.padEnd(8)} ${row(await benchAgainstRef(adapter, root, env, keys))}`);
+      }
+    }
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
@@ -589,19 +642,19 @@ await Promise.all(children.map((server) => server.stop()));
 function printOperations() {
   console.log(
     `
-operating it — ${placement}; settled poll, ${ROUNDS} rounds of ${SECONDS} s, each variant side by side with an "off" daemon of its own (ratio = median of the rounds' ratios to it; goals: ops ≥ 0.95, otel ≥ 0.98):`,
+operating it — ${placement}; settled poll, ${ROUNDS} rounds of ${SECONDS} s, each variant side by side with an "off" daemon of its own (ratio = median of the rounds' ratios to it; goals: metrics+logs ≥ 0.90 on fastify, ≥ 0.95 on express; otel ≥ 0.98):`,
   );
   for (const [adapter, r] of Object.entries(operations)) {
     const row = (name) => `${String(Math.round(r[name].rps)).padStart(7)} req/s ${r[name].cpuUs.toFixed(0).padStart(4)} µs/req`;
     console.log(
-      `  ${adapter.padEnd(8)} off ${row('off')} | metrics+logs ${row('ops')} ratio ${r.opsRatio.toFixed(3)} | OTel API, no SDK ${row('otel')} ratio ${r.otelRatio.toFixed(3)} | request log ${r.logMiB.toFixed(0)} MiB into a file`,
+      `  ${adapter.padEnd(8)} off ${row('off')} | metrics+logs ${row('ops')} ratio ${r.opsRatio.toFixed(3)} | with every poll's line ratio ${r.opsEveryLineRatio.toFixed(3)} | OTel API, no SDK ${row('otel')} ratio ${r.otelRatio.toFixed(3)} | every poll's line: ${r.logMiB.toFixed(0)} MiB into a file`,
     );
   }
   console.log(
     `  metrics+logs taken apart, each beside its "off": ${Object.entries(operations)
       .map(
         ([adapter, r]) =>
-          `${adapter} metrics alone ${r.metricsRatio.toFixed(3)}, request log alone ${r.logRatio.toFixed(3)}; control (off beside off) ${r.controlRatio.toFixed(3)}`,
+          `${adapter} metrics alone ${r.metricsRatio.toFixed(3)}, request log alone (every poll's line) ${r.logRatio.toFixed(3)}; control (off beside off) ${r.controlRatio.toFixed(3)}`,
       )
       .join('; ')}`,
   );
@@ -624,6 +677,7 @@ const label = {
   miss: 'full-window miss (404, new id each time)',
   repeatedMiss: 'repeated miss, unchanged transcript',
   exactNoWalls: 'turns/:promptId, settled, no browser walls',
+  bareHttp: "bare node:http, the settled poll's bytes",
   miss1MiB: 'window miss in a 1 MiB transcript',
   miss256MiB: 'window miss in a 256 MiB transcript',
   listMemory: 'turns?limit=20, 20 settled, in memory',
@@ -659,8 +713,11 @@ for (const [kind, r] of Object.entries(baselines))
   console.log(
     `  bare ${kind.padEnd(8)} ${String(Math.round(r.rps)).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ${r.cpuUs.toFixed(0)} µs/req`,
   );
+console.log(`\nsettled exact: express ${e.ratio('exact').toFixed(2)}× /health, fastify ${f.ratio('exact').toFixed(2)}× /health`);
+/** A poll ÷ bare node:http sending its bytes, side by side (req/s, median of rounds; goal on fastify: ≥ 0.50). */
+const overBare = (rows) => `exact ${rows.ratio('exactBare').toFixed(2)}, current ${rows.ratio('currentBare').toFixed(2)}`;
 console.log(
-  `\nsettled exact: express ${e.ratio('exact').toFixed(2)}× /health, fastify ${f.ratio('exact').toFixed(2)}× /health; fastify exact / bare node:http ${(f.exact.rps / baselines.http.rps).toFixed(2)}`,
+  `settled poll ÷ bare node:http sending the same bytes, side by side (median of ${ROUNDS} rounds): express ${overBare(e)}; fastify ${overBare(f)}`,
 );
 const costs = (rows) => ['exact', 'current', 'exactLive', 'currentLive'].map((key) => `${key} ${rows.cheaper(key).toFixed(2)}`).join(', ');
 /** Live ÷ settled, each as measured beside /health. */

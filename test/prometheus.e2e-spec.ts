@@ -38,6 +38,8 @@ const hostOf = (url: string) => new URL(url).host;
       TURNS_TOKEN: TOKEN,
       TURNS_ECHO_DELAY_MS: '20',
       TURNS_LOG: 'info',
+      // Polls answered 200 are debug lines by default: the request-id test below reads one.
+      TURNS_LOG_POLLS: 'true',
       ...env,
     });
   const cluster = (id: string, adapter: string) =>

@@ -63,7 +63,7 @@ export async function createApp(settings: DaemonConfig, overrides: DaemonOverrid
   const config = completeDaemonConfig({ ...settings, log: settings.log ?? envLogLevel() });
   // OpenTelemetry, when its API is installed: loaded before any span could start.
   await loadOpenTelemetry();
-  const logger = new DaemonLogger({ level: config.log });
+  const logger = new DaemonLogger({ level: config.log, logPolls: config.logPolls });
   const cluster = await loadCluster(config);
   const module = DaemonModule.forRoot(config, overrides, cluster, logger);
   const app = await NestFactory.create(module, await createAdapter(config), {

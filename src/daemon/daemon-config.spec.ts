@@ -33,6 +33,7 @@ describe('loadDaemonConfig', () => {
       webhookRetryBaseMs: 5_000,
       maxWebhooksPerSession: 8,
       log: 'info',
+      logPolls: false,
       metrics: true,
       metricsPort: undefined,
     });

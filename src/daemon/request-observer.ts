@@ -49,7 +49,7 @@ export class RequestObserver {
       const route = routeOf(req);
       const status = res.headersSent ? res.statusCode : CLIENT_CLOSED;
       this.metrics?.observeHttp(req.method, route, status, durationMs / 1_000);
-      if (this.logger?.enabled('info')) {
+      if (this.logger?.requestEnabled(route, status)) {
         this.logger.request({
           requestId,
           method: req.method ?? 'GET',

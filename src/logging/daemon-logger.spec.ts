@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { DaemonLogger } from './daemon-logger.js';
 
 /** A logger writing JSON lines into an array. */
-function capture(level: ConstructorParameters<typeof DaemonLogger>[0]['level'] = 'info') {
+function capture(level: ConstructorParameters<typeof DaemonLogger>[0]['level'] = 'info', options: { logPolls?: boolean } = {}) {
   const lines: Array<Record<string, unknown>> = [];
   const out = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -13,7 +13,7 @@ function capture(level: ConstructorParameters<typeof DaemonLogger>[0]['level'] =
       done();
     },
   });
-  return { logger: new DaemonLogger({ level, out, pretty: false }), lines };
+  return { logger: new DaemonLogger({ level, out, pretty: false, ...options }), lines };
 }
 
 describe('DaemonLogger', () => {
@@ -128,10 +128,7 @@ describe('DaemonLogger', () => {
     };
     const info = capture('info');
     chatter(info.logger);
-    expect(info.lines.map((l) => [l.level, l.msg])).toEqual([
-      ['info', 'GET /session/:id/turns/current 200'],
-      ['info', 'listening on http://127.0.0.1:4170'],
-    ]);
+    expect(info.lines.map((l) => [l.level, l.msg])).toEqual([['info', 'listening on http://127.0.0.1:4170']]);
     const debug = capture('debug');
     chatter(debug.logger);
     expect(debug.lines.map((l) => [l.level, l.msg])).toEqual([
@@ -140,10 +137,34 @@ describe('DaemonLogger', () => {
       ['debug', 'Mapped {/health, GET} route'],
       ['debug', 'GET /health 200'],
       ['debug', 'GET /health/ready 503'],
-      ['info', 'GET /session/:id/turns/current 200'],
+      ['debug', 'GET /session/:id/turns/current 200'],
       ['info', 'listening on http://127.0.0.1:4170'],
     ]);
     expect(JSON.parse(JSON.stringify(debug.lines[3]))).toMatchObject({ level: 'debug', route: '/health', requestId: 'r1' });
+  });
+
+  it('writes a poll answered 200 or 304 at info only with logPolls; a failed poll at info always', () => {
+    const polls = (logger: DaemonLogger) => {
+      for (const [requestId, status] of [
+        ['ok', 200],
+        ['same', 304],
+        ['gone', 404],
+      ] as const) {
+        if (logger.requestEnabled('/session/:id/turns/:promptId', status))
+          logger.request({ requestId, method: 'GET', route: '/session/:id/turns/:promptId', status, durationMs: 1 });
+      }
+      return logger;
+    };
+    const quiet = capture('info');
+    polls(quiet.logger);
+    expect(quiet.lines.map((l) => [l.level, l.requestId])).toEqual([['info', 'gone']]);
+    const all = capture('info', { logPolls: true });
+    polls(all.logger);
+    expect(all.lines.map((l) => [l.level, l.requestId])).toEqual([
+      ['info', 'ok'],
+      ['info', 'same'],
+      ['info', 'gone'],
+    ]);
   });
 
   it("keeps a real Nest app's start-up at info to its own lines: modules and mapped routes only at debug", async () => {

@@ -37,6 +37,8 @@ export interface DaemonLoggerOptions {
   out?: NodeJS.WritableStream & { isTTY?: boolean; hasColors?: () => boolean; fd?: number };
   /** Pretty lines instead of JSON. @default out.isTTY */
   pretty?: boolean;
+  /** A poll answered 200 or 304 at `info` rather than `debug` (`TURNS_LOG_POLLS`). @default false */
+  logPolls?: boolean;
 }
 
 /**
@@ -54,10 +56,12 @@ export class DaemonLogger implements LoggerService, OnApplicationShutdown {
   private readonly flushStdout?: () => void;
   /** The fields pino puts on every line after `time`, serialized once for the request line. */
   private readonly base = `,"pid":${process.pid},"hostname":${JSON.stringify(hostname())}`;
+  private readonly polls: 'info' | 'debug';
 
   constructor(options: DaemonLoggerOptions) {
     const out = options.out ?? process.stdout;
     const pretty = options.pretty ?? out.isTTY === true;
+    this.polls = options.logPolls ? 'info' : 'debug';
     // Batched: standard output is written off the request path, a few KiB at a time, at least every
     // 100 ms and at shutdown (a write per line cost a Fastify poll +34 µs of server CPU, ~70%).
     if (!pretty && out === process.stdout) {
@@ -88,13 +92,18 @@ export class DaemonLogger implements LoggerService, OnApplicationShutdown {
     return this.pino.isLevelEnabled(level);
   }
 
+  /** True when the line of a request answered `status` on `route` is written: asked before the line is built. */
+  requestEnabled(route: string, status: number): boolean {
+    return this.pino.isLevelEnabled(requestLevel(route, status, this.polls));
+  }
+
   /**
    * The request line, in the shape pino writes, built by hand: through pino
    * it cost ~5 µs a request (a tenth of a Fastify poll); this is a few
    * string joins of fields whose types are fixed.
    */
   request(line: RequestLogLine): void {
-    const level = requestLevel(line.route);
+    const level = requestLevel(line.route, line.status, this.polls);
     if (!this.pino.isLevelEnabled(level)) return;
     const { method, route, status } = line;
     const session = line.sessionId === undefined ? '' : `,"sessionId":${jsonString(line.sessionId)}`;

@@ -35,10 +35,20 @@ describe('pinoLevelOf', () => {
 
 describe('requestLevel', () => {
   it('logs the probes at debug, every other route at info', () => {
-    expect(requestLevel('/health')).toBe('debug');
-    expect(requestLevel('/health/ready')).toBe('debug');
-    expect(requestLevel('/session/:id/turns/:promptId')).toBe('info');
-    expect(requestLevel('/healthz')).toBe('info');
-    expect(requestLevel('unmatched')).toBe('info');
+    expect(requestLevel('/health', 200)).toBe('debug');
+    expect(requestLevel('/health/ready', 503)).toBe('debug');
+    expect(requestLevel('/session/:id/prompt', 202)).toBe('info');
+    expect(requestLevel('/healthz', 200)).toBe('info');
+    expect(requestLevel('unmatched', 404)).toBe('info');
+    expect(requestLevel('forwarded', 200)).toBe('info');
+  });
+
+  it('logs a poll answered 200 or 304 at debug by default, at info when asked; a failed poll at info either way', () => {
+    for (const route of ['/session/:id/turns/:promptId', '/session/:id/turns/current', '/session/:id/turns']) {
+      expect([requestLevel(route, 200), requestLevel(route, 304)]).toEqual(['debug', 'debug']);
+      expect([requestLevel(route, 200, 'info'), requestLevel(route, 304, 'info')]).toEqual(['info', 'info']);
+      for (const status of [400, 401, 404, 429, 499, 500, 503]) expect(requestLevel(route, status)).toBe('info');
+    }
+    expect(requestLevel('/health', 200, 'info')).toBe('debug');
   });
 });

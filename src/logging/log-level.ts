@@ -35,8 +35,15 @@ export function pinoLevelOf(level: NestLevel, context: string | undefined): (typ
 
 /** Probe routes, asked every few seconds by a load balancer or an orchestrator. */
 const PROBE_ROUTES = new Set(['/health', '/health/ready']);
+/** The turn reads a client polls (`GET`-only routes): at thousands a second their lines are most of a log. */
+const POLL_ROUTES = new Set(['/session/:id/turns/:promptId', '/session/:id/turns/current', '/session/:id/turns']);
 
-/** The level of a request line: probes at debug (a readiness change has a line of its own), the rest at info. */
-export function requestLevel(route: string): 'info' | 'debug' {
-  return PROBE_ROUTES.has(route) ? 'debug' : 'info';
+/**
+ * The level of a request line: probes at debug (a readiness change has a line
+ * of its own); a poll answered 200 or 304 at debug unless `polls` is `info`
+ * (`TURNS_LOG_POLLS`); the rest, failed polls included, at info.
+ */
+export function requestLevel(route: string, status: number, polls: 'info' | 'debug' = 'debug'): 'info' | 'debug' {
+  if (PROBE_ROUTES.has(route)) return 'debug';
+  return polls === 'debug' && (status === 200 || status === 304) && POLL_ROUTES.has(route) ? 'debug' : 'info';
 }

@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { SessionOwnership } from '../sessions/session-ownership.js';
@@ -9,6 +9,8 @@ import { TurnWaitService } from '../turns/wait/turn-wait.service.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { httpLabels } from './http-labels.js';
 import { RequestHistogram, type HistogramSeries } from './request-histogram.js';
+import { registerRuntimeMetrics } from './runtime-metrics.js';
+import { SeriesCounter } from './series-counter.js';
 
 /**
  * prom-client's gauges of this name end in `_total`, which Prometheus keeps
@@ -48,7 +50,7 @@ export class TurnsMetrics implements OnModuleDestroy {
     webhooks: WebhookDispatcher,
   ) {
     const register = [this.registry];
-    collectDefaultMetrics({ register: this.registry });
+    this.unsubscribe.push(registerRuntimeMetrics(this.registry));
     for (const name of MISNAMED_DEFAULTS) this.registry.removeSingleMetric(name);
 
     this.httpDuration = new RequestHistogram(
@@ -58,13 +60,9 @@ export class TurnsMetrics implements OnModuleDestroy {
       this.registry,
     );
 
-    const polls = new Counter({
-      name: 'turns_turn_polls_total',
-      help: 'Turn polls answered, by where the answer came from',
-      labelNames: ['source'],
-      registers: register,
-    });
-    const bySource = new Map(POLL_SOURCES.map((source) => [source, polls.labels(source) as Child]));
+    // On every poll: series bound once, each at 0 from the start.
+    const polls = new SeriesCounter('turns_turn_polls_total', 'Turn polls answered, by where the answer came from', this.registry);
+    const bySource = new Map(POLL_SOURCES.map((source) => [source, polls.labels({ source })]));
     this.on(TURNS_CHANNELS.poll, (source) => bySource.get(source)?.inc());
 
     const scanSeconds = new Histogram({
