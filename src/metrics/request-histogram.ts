@@ -28,6 +28,13 @@ export class HistogramSeries {
     let total = 0;
     return Array.from(this.counts, (n) => (total += n));
   }
+
+  /** Back to no observations (the object stays: callers keep it bound). */
+  clear(): void {
+    this.counts.fill(0);
+    this.sum = 0;
+    this.count = 0;
+  }
 }
 
 /**
@@ -64,7 +71,9 @@ export class RequestHistogram {
 
   /** What prom-client's registry renders: buckets (with `le`), `_sum` and `_count` per series. */
   get() {
+    // A series with nothing observed (since a reset) is not rendered, as prom-client renders none.
     const values = [...this.series.values()].flatMap((series) => {
+      if (series.count === 0) return [];
       const cumulative = series.cumulative();
       return [
         ...cumulative.map((value, i) => ({
@@ -79,7 +88,8 @@ export class RequestHistogram {
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
   }
 
+  /** Back to no series shown; the series objects are kept (bound callers keep observing into them). */
   reset(): void {
-    this.series.clear();
+    for (const series of this.series.values()) series.clear();
   }
 }
