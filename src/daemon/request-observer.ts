@@ -37,7 +37,8 @@ export class RequestObserver {
   };
 
   /** Starts observing one exchange; returns its request id. */
-  private observe({ req, res, sessionId }: FrontRequest): string {
+  private observe(request: FrontRequest): string {
+    const { req, res } = request;
     const started = performance.now();
     const given = req.headers['x-request-id'];
     const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -56,7 +57,8 @@ export class RequestObserver {
           route,
           status,
           durationMs: Math.round(durationMs * 100) / 100,
-          sessionId,
+          // Read only for a line written (the front door parses it when first asked).
+          sessionId: request.sessionId,
           aborted: res.writableFinished ? undefined : true,
         });
       }
