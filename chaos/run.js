@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+// `npm run chaos`: seeded fault schedules on a three-node cluster behind nginx, each checked by the
+// history checker (chaos/check.js). SEED=… reproduces a run; SCHEDULES=n DURATION_S=s size it;
+// PARALLEL=k runs k schedules at once; CHAOS_DIR (default .chaos) holds the runs. Exit 1 on any violation.
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { countHistory, runsTable } from './report.js';
+import { runSchedule } from './run-schedule.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const env = process.env;
+const seed = env.SEED ?? String(Date.now() % 1_000_000);
+const schedules = Math.max(1, Math.min(200, Number(env.SCHEDULES ?? 1)));
+const durationMs = Math.max(20, Math.min(3_600, Number(env.DURATION_S ?? 60))) * 1000;
+const parallel = Math.max(1, Math.min(4, Number(env.PARALLEL ?? 1)));
+const root = resolve(ROOT, env.CHAOS_DIR ?? '.chaos');
+const log = (line) => console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${line}`);
+
+// What to stop if the run is interrupted: each schedule's cluster and receiver, by pid.
+const running = new Set();
+const track = (stop) => {
+  running.add(stop);
+  return () => running.delete(stop);
+};
+let stopping = false;
+async function stopEverything(code) {
+  if (stopping) return;
+  stopping = true;
+  await Promise.allSettled([...running].map((stop) => stop()));
+  process.exit(code);
+}
+process.on('SIGINT', () => void stopEverything(130));
+process.on('SIGTERM', () => void stopEverything(143));
+
+const { checkRun, formatReport } = await import('./check.js');
+
+log(`seed ${seed}: ${schedules} schedule(s) × ${durationMs / 1000} s, ${parallel} at a time → ${root}`);
+const runs = [];
+let next = 0;
+async function worker() {
+  while (next < schedules) {
+    const index = next++;
+    const name = `${seed}-${index}`;
+    try {
+      const dir = await runSchedule({ seed, index, durationMs, root, track, log });
+      const counts = countHistory(readFileSync(join(dir, 'history.jsonl'), 'utf8').split('\n'));
+      const result = await checkRun(dir);
+      console.log(`\n=== ${name}\n${formatReport(result)}`);
+      runs.push({ name, index, counts, result });
+    } catch (error) {
+      log(`schedule ${name} failed: ${error?.stack ?? error}`);
+      runs.push({ name, index, counts: { faults: {}, ops: {} }, result: undefined, error });
+    }
+  }
+}
+try {
+  await Promise.all(Array.from({ length: parallel }, worker));
+} catch (error) {
+  log(`stopped by an error: ${error?.stack ?? error}`);
+  await stopEverything(2);
+}
+runs.sort((a, b) => a.index - b.index);
+console.log(`\n=== ${runs.length} run(s), seed ${seed}, ${durationMs / 1000} s each\n${runsTable(runs)}`);
+const violations = runs.reduce((sum, run) => sum + (run.result?.properties ?? []).reduce((n, p) => n + p.violations.length, 0), 0);
+const broken = runs.filter((run) => !run.result).length;
+log(`${violations} violation(s)${broken ? `, ${broken} schedule(s) did not complete` : ''}`);
+process.exit(violations > 0 || broken > 0 ? 1 : 0);
