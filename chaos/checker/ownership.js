@@ -1,0 +1,60 @@
+// @ts-check
+// Who owned each session when, as the clients saw it: a create or a load answered 2xx names its owner in
+// `X-Turns-Node` (a load that reached another node is forwarded to the owner, whose answer carries its own name).
+import { isSuccess, opsOf } from './turn-observations.js';
+
+/** @typedef {import('./types.js').OpRecord} OpRecord */
+
+/** The header a daemon names itself in (the owner on a forwarded answer). */
+export const NODE_HEADER = 'x-turns-node';
+
+/** The node that answered an op, when the harness recorded it. */
+export function servedBy(/** @type {OpRecord} */ op) {
+  const headers = op.headers ?? {};
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === NODE_HEADER && value) return String(value);
+  return undefined;
+}
+
+/** The session an op is about: its `sessionId`, else a create's answer. */
+export function sessionOf(/** @type {OpRecord} */ op) {
+  if (typeof op.sessionId === 'string' && op.sessionId !== '') return op.sessionId;
+  return typeof op.body?.sessionId === 'string' ? op.body.sessionId : undefined;
+}
+
+/**
+ * Each session's owners in time order: `{ node, since, op }`, `since` being when the claiming answer arrived.
+ * @param {import('./types.js').HistoryRecord[]} history
+ * @returns {Map<string, { node: string, since: number, op: OpRecord }[]>}
+ */
+export function ownershipTimeline(history) {
+  /** @type {Map<string, { node: string, since: number, op: OpRecord }[]>} */
+  const owners = new Map();
+  const claims = opsOf(history)
+    .filter((op) => (op.op === 'create' || op.op === 'load') && isSuccess(op))
+    .sort((a, b) => a.end - b.end);
+  for (const op of claims) {
+    const sessionId = sessionOf(op);
+    const node = servedBy(op);
+    if (!sessionId || !node) continue;
+    const list = owners.get(sessionId) ?? [];
+    if (list.at(-1)?.node !== node) list.push({ node, since: op.end, op });
+    owners.set(sessionId, list);
+  }
+  return owners;
+}
+
+/**
+ * The owner of a session at a time (the last claim answered before it), or undefined.
+ * @param {{ node: string, since: number, op: OpRecord }[] | undefined} timeline
+ * @param {number} at
+ */
+export function ownerAt(timeline, at) {
+  let owner;
+  for (const entry of timeline ?? []) if (entry.since <= at) owner = entry;
+  return owner;
+}
+
+/** True when any op of the history names the node that served it. */
+export function historyNamesNodes(/** @type {import('./types.js').HistoryRecord[]} */ history) {
+  return opsOf(history).some((op) => servedBy(op) !== undefined);
+}
