@@ -2,7 +2,9 @@
 // `npm run chaos`: seeded fault schedules on a three-node cluster behind nginx, each checked by the
 // history checker (chaos/check.js). SEED=… reproduces a run; SCHEDULES=n DURATION_S=s size it;
 // PARALLEL=k runs k schedules at once; CHAOS_DIR (default .chaos) holds the runs. Exit 1 on any violation.
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { checkRun, formatReport } from './checker/index.js';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { countHistory, runsTable } from './report.js';
@@ -33,7 +35,12 @@ async function stopEverything(code) {
 process.on('SIGINT', () => void stopEverything(130));
 process.on('SIGTERM', () => void stopEverything(143));
 
-const { checkRun, formatReport } = await import('./check.js');
+for (const tool of ['redis-server', 'nginx']) {
+  if (spawnSync(tool, ['-v'], { stdio: 'ignore' }).error) {
+    console.error(`chaos: ${tool} is not installed (Debian: apt-get install -y redis-server nginx)`);
+    process.exit(2);
+  }
+}
 
 log(`seed ${seed}: ${schedules} schedule(s) × ${durationMs / 1000} s, ${parallel} at a time → ${root}`);
 const runs = [];
@@ -64,5 +71,6 @@ runs.sort((a, b) => a.index - b.index);
 console.log(`\n=== ${runs.length} run(s), seed ${seed}, ${durationMs / 1000} s each\n${runsTable(runs)}`);
 const violations = runs.reduce((sum, run) => sum + (run.result?.properties ?? []).reduce((n, p) => n + p.violations.length, 0), 0);
 const broken = runs.filter((run) => !run.result).length;
-log(`${violations} violation(s)${broken ? `, ${broken} schedule(s) did not complete` : ''}`);
+// The line .ci/run's summary takes.
+console.log(`chaos: ${runs.length} schedule(s), ${violations} violation(s)${broken ? `, ${broken} did not complete` : ''}`);
 process.exit(violations > 0 || broken > 0 ? 1 : 0);
