@@ -22,7 +22,8 @@ export function check(run) {
   /** @type {Set<string>} one violation a session and node is enough */
   const reported = new Set();
   for (const op of opsOf(run.history)) {
-    if (!isSuccess(op) || op.op === 'create') continue;
+    // A create or load answered 2xx is a claim: it moves the lease rather than serving under one.
+    if (!isSuccess(op) || op.op === 'create' || op.op === 'load') continue;
     const sessionId = sessionOf(op);
     const node = servedBy(op);
     if (!sessionId || !node) continue;

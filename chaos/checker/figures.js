@@ -2,7 +2,7 @@
 // The report's figures: failover time, delivery lag after the receiver returns, operations and faults by kind.
 import { summarize } from './percentiles.js';
 import { historyNamesNodes, ownerAt, ownershipTimeline, servedBy, sessionOf } from './ownership.js';
-import { isSuccess, opsOf, turnObservations } from './turn-observations.js';
+import { isSuccess, opsOf, timeOf, turnObservations } from './turn-observations.js';
 import { answeredOk, eventOf } from './webhooks.js';
 import { answeredByDaemon } from './server-errors.js';
 
@@ -18,7 +18,8 @@ function countBy(/** @type {any[]} */ items, /** @type {(item: any) => string} *
 
 /**
  * For each `kill9`/`sigstop` of a node that owned sessions then: from the fault to the first 2xx answer, sent after
- * it, for one of those sessions from another node (the new owner). Faults of a node that owned nothing give no sample.
+ * it, for one of those sessions — from any node after a `kill9` (the dead process answers nothing; its restart may
+ * take the session back), from another node after a `sigstop`. A node that owned nothing gives no sample.
  * @param {Run} run
  */
 export function failoverSamples(run) {
@@ -31,7 +32,8 @@ export function failoverSamples(run) {
       [...owners].filter(([, timeline]) => ownerAt(timeline, fault.t)?.node === fault.target).map(([sessionId]) => sessionId),
     );
     if (owned.size === 0) continue;
-    const first = ops.find((op) => op.start >= fault.t && owned.has(sessionOf(op) ?? '') && servedBy(op) !== fault.target);
+    const elsewhere = fault.fault === 'sigstop';
+    const first = ops.find((op) => op.start >= fault.t && owned.has(sessionOf(op) ?? '') && !(elsewhere && servedBy(op) === fault.target));
     if (first) samples.push(first.end - fault.t);
   }
   return samples;
@@ -43,7 +45,7 @@ export function failoverSamples(run) {
  * @param {Run} run
  */
 export function deliveryLagSamples(run) {
-  const returns = run.history.filter((r) => r.type === 'fault' && (r.fault === 'receiver-up' || r.fault === 'receiver-ok')).map((r) => r.t);
+  const returns = run.history.filter((r) => r.type === 'fault' && (r.fault === 'receiver-up' || r.fault === 'receiver-ok')).map(timeOf);
   /** @type {Map<string, number>} the first 2xx delivery of each prompt */
   const delivered = new Map();
   for (const record of run.history) {

@@ -23,7 +23,7 @@ export function chainProblems(transcript) {
   const violations = [];
   /** @type {Map<string, DataRecord>} */
   const byUuid = new Map();
-  /** @type {Map<string | null, DataRecord>} the first child of each parent */
+  /** @type {Map<string, DataRecord>} the first child of each parent */
   const childOf = new Map();
   /** @type {Map<string, DataRecord>} */
   const resultOf = new Map();
@@ -45,13 +45,13 @@ export function chainProblems(transcript) {
     } else if (parent !== null && !byUuid.has(parent)) {
       violations.push({ message: `${where}: line ${entry.line} names parent ${parent}, never written before it`, slice: [entry] });
     }
-    const sibling = childOf.get(parent);
+    const sibling = parent === null ? undefined : childOf.get(parent);
     if (sibling && !isRewind(record)) {
       violations.push({
         message: `${where}: lines ${sibling.line} and ${entry.line} both continue ${parent} (two writers)`,
         slice: [sibling, entry],
       });
-    } else if (!sibling) {
+    } else if (!sibling && parent !== null) {
       childOf.set(parent, entry);
     }
     byUuid.set(record.uuid, entry);
