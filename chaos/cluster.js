@@ -5,6 +5,8 @@ import { Child, freePort, redisChild, startRedis, waitHttp } from './processes.j
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const TOKEN = 'chaos-token';
+/** The daemon to run: the build of this checkout, or `CHAOS_BIN` (a build with a fault planted in it, to see the checker fail). */
+const BIN = resolve(process.env.CHAOS_BIN ?? join(ROOT, 'dist', 'daemon', 'bin.js'));
 
 /** nginx.conf from the deploy template, with the harness's own work dir, port and upstreams. */
 function renderNginx(template, work, port, upstreams) {
@@ -67,7 +69,7 @@ export class Cluster {
         TURNS_WEBHOOK_RETRY_BASE_MS: String(settings.webhookRetryBaseMs),
         TURNS_WEBHOOK_MAX_ATTEMPTS: String(settings.webhookMaxAttempts),
       };
-      const child = new Child(name, process.execPath, [join(ROOT, 'dist', 'daemon', 'bin.js')], {
+      const child = new Child(name, process.execPath, [BIN], {
         env,
         logFile: join(dir, 'nodes', `${name}.log`),
         onCrash: this.crash(name),
