@@ -4,7 +4,8 @@
 // PARALLEL=k runs k schedules at once; CHAOS_DIR (default .chaos) holds the runs. Exit 1 on any violation.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { checkRun, formatReport } from './checker/index.js';
+import { deliveryLagSamples, failoverSamples } from './checker/figures.js';
+import { checkRun, formatReport, readRun } from './checker/index.js';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { countHistory, runsTable } from './report.js';
@@ -52,9 +53,11 @@ async function worker() {
     try {
       const dir = await runSchedule({ seed, index, durationMs, root, track, log });
       const counts = countHistory(readFileSync(join(dir, 'history.jsonl'), 'utf8').split('\n'));
-      const result = await checkRun(dir);
+      const result = checkRun(dir);
+      const recorded = readRun(dir);
+      const samples = { failover: failoverSamples(recorded), lag: deliveryLagSamples(recorded) };
       console.log(`\n=== ${name}\n${formatReport(result)}`);
-      runs.push({ name, index, counts, result });
+      runs.push({ name, index, counts, result, samples });
     } catch (error) {
       log(`schedule ${name} failed: ${error?.stack ?? error}`);
       runs.push({ name, index, counts: { faults: {}, ops: {} }, result: undefined, error });
