@@ -21,9 +21,11 @@ interface HeldLease {
  * Fencing: a lease counts as ours only until `validUntil`, measured on the
  * monotonic clock from when its last renewal was *sent* — a node paused
  * (SIGSTOP) past its lease finds it stale on waking and asks Redis before it
- * serves or writes anything; if another node's claim took it, the session is
- * closed here. Redis being unreachable is not a loss: sessions held keep
- * working (nobody else can claim while nobody reaches Redis).
+ * serves or writes anything; if another node's claim took it, or it is gone,
+ * the session is closed here. Redis becoming unreachable while a lease is
+ * fresh is not a loss: that session keeps working (nobody else can claim
+ * while nobody reaches Redis). A lease already stale when Redis could not be
+ * reached is not served (another node may hold it): `503` until Redis answers.
  *
  * @publicApi
  */
@@ -38,6 +40,8 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
   private closing?: NodeJS.Timeout;
   private stopping = false;
   private directoryDown = false;
+  /** Monotonic send time of the first failed directory call of the current outage. */
+  private unreachableSince?: number;
   /** Milliseconds on a clock that keeps counting while the process is paused; tests drive it. */
   monotonic: () => number = () => performance.now();
 
@@ -87,7 +91,10 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     if (this.monotonic() < lease.validUntil) return true;
     let recheck = this.rechecking.get(sessionId);
     if (!recheck) {
-      recheck = this.renew([sessionId]).then(() => this.held.has(sessionId));
+      recheck = this.renew([sessionId]).then(() => {
+        const held = this.held.get(sessionId);
+        return held !== undefined && this.usable(held, this.monotonic());
+      });
       recheck.finally(() => this.rechecking.delete(sessionId)).catch(() => undefined);
       this.rechecking.set(sessionId, recheck);
     }
@@ -166,14 +173,16 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     let kept: boolean[];
     try {
       kept = await this.directory.renew(
-        leases.map(({ sessionId, lease }) => ({ sessionId, fence: lease.fence })),
+        leases.map(({ sessionId, lease }) => ({ sessionId, fence: lease.fence, extendOnly: !this.usable(lease, sentAt) })),
         { node: this.node.id, url: this.node.url },
       );
       if (this.directoryDown) this.logger.log('directory reachable again');
       this.directoryDown = false;
+      this.unreachableSince = undefined;
     } catch {
       if (!this.directoryDown) this.logger.warn('directory unreachable: sessions held here keep working; claims and forwarding answer 503');
       this.directoryDown = true;
+      this.unreachableSince ??= sentAt;
       return;
     }
     let renewed = 0;
@@ -192,6 +201,14 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
       }
     });
     TURNS_CHANNELS.clusterLeaseRenewal.publish({ renewed, lost });
+  }
+
+  /**
+   * Ours to serve at `at`: fresh, or gone stale only because Redis became
+   * unreachable while it was fresh (not because this process was paused past it).
+   */
+  private usable(lease: HeldLease, at: number): boolean {
+    return at < lease.validUntil || (this.unreachableSince !== undefined && this.unreachableSince < lease.validUntil);
   }
 
   /** A lease set at `sentAt` is trusted for 80% of its time: Redis started counting later, clocks drift a little. */
