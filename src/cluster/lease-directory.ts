@@ -45,8 +45,8 @@ return {1, ARGV[1], ARGV[2], tostring(fence)}
  * gone (expired while nobody claimed it, or Redis lost its data) and keeps
  * the counter at least that high; reports 0 for a lease another claim took.
  * A fence written `x<fence>` is only extended, never re-created: a lease
- * this node could not vouch for (paused past it) may have been claimed,
- * written to and released, or lost with Redis's data, meanwhile.
+ * that went stale while Redis was unreachable may have been claimed by
+ * another node just before, and that claim lost with Redis's data.
  */
 const RENEW = `
 local out = {}

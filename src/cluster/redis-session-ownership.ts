@@ -21,11 +21,12 @@ interface HeldLease {
  * Fencing: a lease counts as ours only until `validUntil`, measured on the
  * monotonic clock from when its last renewal was *sent* — a node paused
  * (SIGSTOP) past its lease finds it stale on waking and asks Redis before it
- * serves or writes anything; if another node's claim took it, or it is gone,
- * the session is closed here. Redis becoming unreachable while a lease is
+ * serves or writes anything; if another node's claim took it, the session is
+ * closed here. Redis becoming unreachable while a lease is
  * fresh is not a loss: that session keeps working (nobody else can claim
  * while nobody reaches Redis). A lease already stale when Redis could not be
- * reached is not served (another node may hold it): `503` until Redis answers.
+ * reached is not served (another node may hold it): `503` until Redis
+ * answers, and then it is kept only if Redis still has it.
  *
  * @publicApi
  */
@@ -173,7 +174,7 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     let kept: boolean[];
     try {
       kept = await this.directory.renew(
-        leases.map(({ sessionId, lease }) => ({ sessionId, fence: lease.fence, extendOnly: !this.usable(lease, sentAt) })),
+        leases.map(({ sessionId, lease }) => ({ sessionId, fence: lease.fence, extendOnly: this.staleInOutage(lease, sentAt) })),
         { node: this.node.id, url: this.node.url },
       );
       if (this.directoryDown) this.logger.log('directory reachable again');
@@ -209,6 +210,15 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
    */
   private usable(lease: HeldLease, at: number): boolean {
     return at < lease.validUntil || (this.unreachableSince !== undefined && this.unreachableSince < lease.validUntil);
+  }
+
+  /**
+   * Stale, and Redis was already unreachable when it went stale: when Redis
+   * answers again, a lease of ours that is gone may be one Redis lost with
+   * another node's claim, so it is only extended, never re-created.
+   */
+  private staleInOutage(lease: HeldLease, at: number): boolean {
+    return !this.usable(lease, at) && this.unreachableSince !== undefined;
   }
 
   /** A lease set at `sentAt` is trusted for 80% of its time: Redis started counting later, clocks drift a little. */
