@@ -102,6 +102,18 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     return recheck;
   }
 
+  /**
+   * Writes go on for a lease still held that Redis cannot confirm right now
+   * (a paused owner waking to an unreachable Redis): the turns it already ran
+   * are persisted, while `confirm` keeps new requests away until Redis answers.
+   * A lease known lost writes nothing.
+   */
+  override mayWrite(sessionId: string): boolean | Promise<boolean> {
+    const confirmed = this.confirm(sessionId);
+    if (confirmed === true) return true;
+    return Promise.resolve(confirmed).then((still) => still || (this.held.has(sessionId) && this.directoryDown));
+  }
+
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => void this.tick(), Math.max(1, Math.floor(this.settings.leaseMs / 3)));
     this.timer.unref();
