@@ -90,4 +90,5 @@ const violations = runs.reduce((sum, run) => sum + (run.result?.properties ?? []
 const broken = runs.filter((run) => !run.result).length;
 // The line .ci/run's summary takes.
 console.log(`chaos: ${runs.length} schedule(s), ${violations} violation(s)${broken ? `, ${broken} did not complete` : ''}`);
-process.exit(violations > 0 || broken > 0 ? 1 : 0);
+// 1: the checker found violations; 2: the harness itself failed (a schedule did not complete).
+process.exit(broken > 0 ? 2 : violations > 0 ? 1 : 0);
