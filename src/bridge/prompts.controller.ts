@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards, UseFilters, UsePipes } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Optional, Param, Post, UseGuards, UseFilters, UsePipes } from '@nestjs/common';
 import { ApiExceptionFilter } from '../errors/api-exception.filter.js';
 import { createValidationPipe } from '../validation/validation.pipe.js';
 import { ApiAcceptedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags, ApiOperation } from '../common/swagger.js';
@@ -15,6 +15,7 @@ import {
   IDEMPOTENT_REPLAYED_RESPONSE_HEADERS,
   IdempotentRoute,
 } from '../idempotency/idempotent-route.decorator.js';
+import { PromptLedger } from '../ledger/prompt-ledger.js';
 import { PromptBridge } from './prompt-bridge.js';
 
 /** Prompt admission and the live queue of one session. */
@@ -24,7 +25,10 @@ import { PromptBridge } from './prompt-bridge.js';
 @UsePipes(createValidationPipe())
 @UseFilters(ApiExceptionFilter)
 export class PromptsController {
-  constructor(private readonly bridge: PromptBridge) {}
+  constructor(
+    private readonly bridge: PromptBridge,
+    @Optional() private readonly ledger?: PromptLedger,
+  ) {}
 
   @ApiOperation({ summary: 'Admit a prompt into the session FIFO', operationId: 'admitPrompt' })
   @Post('prompt')
@@ -43,13 +47,17 @@ export class PromptsController {
     'payload_too_large',
     ...IDEMPOTENCY_ERRORS,
   )
-  prompt(
+  async prompt(
     @Param('id') sessionId: string,
     @Body() body: PromptRequestDto,
     @ClientId() clientId?: string,
     @AdmissionKey() idempotency?: AdmissionIdempotency,
-  ): AdmittedPrompt {
-    return this.bridge.admit(sessionId, body.prompt as PromptBlock[], clientId, body.deadlineMs, idempotency);
+  ): Promise<AdmittedPrompt> {
+    const admitted = this.bridge.admit(sessionId, body.prompt as PromptBlock[], clientId, body.deadlineMs, idempotency);
+    // The 202 waits for the ledger's in_flight record: a node killed right after it leaves the prompt findable as
+    // lost, not unknown (a chaos run, SEED=2931, saw a 202 one millisecond before a kill -9, then a 404).
+    await this.ledger?.flush(sessionId);
+    return admitted;
   }
 
   @ApiOperation({ summary: 'List the running and queued prompts', operationId: 'listPendingPrompts' })

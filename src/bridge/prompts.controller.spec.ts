@@ -1,0 +1,28 @@
+import { deferred, settle } from '../../test/support/deferred.js';
+import type { PromptLedger } from '../ledger/prompt-ledger.js';
+import type { AdmittedPrompt } from '../wire/wire-types.js';
+import type { PromptBridge } from './prompt-bridge.js';
+import { PromptsController } from './prompts.controller.js';
+
+describe('PromptsController', () => {
+  const admitted = { promptId: 'p', position: 0 } as unknown as AdmittedPrompt;
+  const bridge = { admit: jest.fn(() => admitted) } as unknown as PromptBridge;
+  const body = { prompt: [{ type: 'text', text: 'hi' }] } as never;
+
+  it('answers an admission only once the ledger holds it (its appends for the session are written)', async () => {
+    const written = deferred<void>();
+    const flush = jest.fn(() => written.promise);
+    const answer = new PromptsController(bridge, { flush } as unknown as PromptLedger).prompt('s', body);
+    let answered = false;
+    void answer.then(() => (answered = true));
+    await settle();
+    expect(flush).toHaveBeenCalledWith('s');
+    expect(answered).toBe(false);
+    written.resolve();
+    await expect(answer).resolves.toBe(admitted);
+  });
+
+  it('answers at once without a ledger', async () => {
+    await expect(new PromptsController(bridge).prompt('s', body)).resolves.toBe(admitted);
+  });
+});
