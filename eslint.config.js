@@ -141,7 +141,7 @@ const LAYERS = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.turns-data/**', '.test-dist/**', 'packages/*/dist/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.turns-data/**', '.chaos/**', '.test-dist/**', 'packages/*/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -40,6 +40,24 @@ describe.each(ADAPTERS)('front door headers on every answer (%s)', (httpAdapter)
     expect(res.headers.get('x-request-id')).toBe('bad-json');
   });
 
+  it('an event stream (written by Nest on the raw response) carries them too', async () => {
+    const created = await fetch(`${daemon.url}/session`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const { sessionId, clientId } = (await created.json()) as { sessionId: string; clientId: string };
+    const stop = new AbortController();
+    const res = await fetch(`${daemon.url}/session/${sessionId}/events`, {
+      headers: { ...auth, 'x-qwen-client-id': clientId, origin: UI, 'x-request-id': 'sse-1' },
+      signal: stop.signal,
+    });
+    stop.abort();
+    expect([res.status, res.headers.get('content-type')]).toEqual([200, expect.stringMatching(/^text\/event-stream/)]);
+    expect(res.headers.get('x-request-id')).toBe('sse-1');
+    expect(res.headers.get('access-control-allow-origin')).toBe(UI);
+  });
+
   it('asks for the token on a path no route has, and lets a public route pass without it', async () => {
     for (const path of ['/no/such/route', '/CAPABILITIES', '/capabilities/']) {
       const res = await fetch(`${daemon.url}${path}`);

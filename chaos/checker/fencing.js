@@ -30,6 +30,8 @@ export function check(run) {
     const timeline = owners.get(sessionId);
     const owner = ownerAt(timeline, op.start);
     if (!owner || owner.node === node) continue;
+    // Answered by a node whose own claim was under way before the answer arrived: the new owner, mid-claim.
+    if ((timeline ?? []).some((entry) => entry.node === node && entry.since > owner.since && entry.op.start <= op.end)) continue;
     // Served by a node that owned the session earlier: its lease had passed to `owner.node` before this was sent.
     const earlier = (timeline ?? []).find((entry) => entry.node === node && entry.since < owner.since);
     if (!earlier || reported.has(`${sessionId}\0${node}`)) continue;

@@ -78,10 +78,12 @@ export function check(run) {
   const violations = [];
   for (const { promptId, sessionId, op: ack } of acked.values()) {
     const seen = observations.get(promptId) ?? [];
-    const stuck = seen.filter((o) => LIVE_STATES.has(o.state) && o.start >= deadline);
+    // A prompt admitted after the last heal has its own settle time, counted from its admission.
+    const settled = Math.max(deadline, ack.start + (run.meta.settleMs ?? 0));
+    const stuck = seen.filter((o) => LIVE_STATES.has(o.state) && o.start >= settled);
     if (stuck.length > 0) {
       violations.push({
-        message: `prompt ${promptId} (session ${sessionId}) still ${stuck[0].state} at ${stuck[0].start}, past the settle time ${deadline}`,
+        message: `prompt ${promptId} (session ${sessionId}) still ${stuck[0].state} at ${stuck[0].start}, past the settle time ${settled}`,
         slice: [ack, ...stuck.slice(0, 3).map((o) => o.op)],
       });
     }

@@ -30,7 +30,8 @@ function connect(url: string): Redis {
 /**
  * Cluster mode: session leases in Redis, the router that forwards a request
  * to its session's owner (`ClusterRouter.stage`, which the daemon puts in its
- * front door), and `GET /cluster/nodes`. Pass its
+ * front door; an app of your own calls `installClusterRouter(app)` after
+ * `app.init()`), and `GET /cluster/nodes`. Pass its
  * {@link RedisSessionOwnership} to the runtime as its `ownership`:
  *
  * ```ts

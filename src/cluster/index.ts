@@ -5,6 +5,7 @@ import { assertSingleCopy } from '../common/single-copy.js';
 assertSingleCopy();
 
 export { ClusterModule } from './cluster.module.js';
+export { installClusterRouter } from './install-cluster-router.js';
 export type { ClusterOptions } from './cluster-options.js';
 export { RedisSessionOwnership } from './redis-session-ownership.js';
 export { LeaseDirectory, type Lease, type NodeRecord, type ClaimResult } from './lease-directory.js';

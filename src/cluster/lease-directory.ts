@@ -44,16 +44,21 @@ return {1, ARGV[1], ARGV[2], tostring(fence)}
  * Extends each lease still carrying this node's fence; re-creates one that is
  * gone (expired while nobody claimed it, or Redis lost its data) and keeps
  * the counter at least that high; reports 0 for a lease another claim took.
+ * A fence written `x<fence>` is only extended, never re-created: a lease
+ * that went stale while Redis was unreachable may have been claimed by
+ * another node just before, and that claim lost with Redis's data.
  */
 const RENEW = `
 local out = {}
 for i = 2, #KEYS do
   local fence = ARGV[i + 2]
+  local extendOnly = string.sub(fence, 1, 1) == 'x'
+  if extendOnly then fence = string.sub(fence, 2) end
   local current = redis.call('HGET', KEYS[i], 'fence')
   if current == fence then
     redis.call('PEXPIRE', KEYS[i], ARGV[3])
     out[i - 1] = 1
-  elseif not current then
+  elseif not current and not extendOnly then
     redis.call('HSET', KEYS[i], 'node', ARGV[1], 'url', ARGV[2], 'fence', fence)
     redis.call('PEXPIRE', KEYS[i], ARGV[3])
     if tonumber(redis.call('GET', KEYS[1]) or '0') < tonumber(fence) then redis.call('SET', KEYS[1], fence) end
@@ -119,11 +124,17 @@ export class LeaseDirectory {
     return won === 1 ? { won: true, fence: Number(fence) } : { won: false, owner: { node, url, fence: Number(fence) } };
   }
 
-  /** Extends this node's leases; `false` at the index of each one another node took. */
-  async renew(leases: ReadonlyArray<{ sessionId: string; fence: number }>, self: { node: string; url: string }): Promise<boolean[]> {
+  /**
+   * Extends this node's leases; `false` at the index of each one another node
+   * took (or, with `extendOnly`, that is gone).
+   */
+  async renew(
+    leases: ReadonlyArray<{ sessionId: string; fence: number; extendOnly?: boolean }>,
+    self: { node: string; url: string },
+  ): Promise<boolean[]> {
     if (leases.length === 0) return [];
     const keys = leases.map((lease) => this.leaseKey(lease.sessionId));
-    const fences = leases.map((lease) => String(lease.fence));
+    const fences = leases.map((lease) => `${lease.extendOnly ? 'x' : ''}${lease.fence}`);
     const kept = await this.redis.turnsRenew(1 + keys.length, this.counterKey, ...keys, self.node, self.url, this.leaseMs, ...fences);
     return kept.map((flag) => flag === 1);
   }

@@ -22,8 +22,11 @@ interface HeldLease {
  * monotonic clock from when its last renewal was *sent* — a node paused
  * (SIGSTOP) past its lease finds it stale on waking and asks Redis before it
  * serves or writes anything; if another node's claim took it, the session is
- * closed here. Redis being unreachable is not a loss: sessions held keep
- * working (nobody else can claim while nobody reaches Redis).
+ * closed here. Redis becoming unreachable while a lease is
+ * fresh is not a loss: that session keeps working (nobody else can claim
+ * while nobody reaches Redis). A lease already stale when Redis could not be
+ * reached is not served (another node may hold it): `503` until Redis
+ * answers, and then it is kept only if Redis still has it.
  *
  * @publicApi
  */
@@ -38,6 +41,8 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
   private closing?: NodeJS.Timeout;
   private stopping = false;
   private directoryDown = false;
+  /** Monotonic send time of the first failed directory call of the current outage. */
+  private unreachableSince?: number;
   /** Milliseconds on a clock that keeps counting while the process is paused; tests drive it. */
   monotonic: () => number = () => performance.now();
 
@@ -87,11 +92,26 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     if (this.monotonic() < lease.validUntil) return true;
     let recheck = this.rechecking.get(sessionId);
     if (!recheck) {
-      recheck = this.renew([sessionId]).then(() => this.held.has(sessionId));
+      recheck = this.renew([sessionId]).then(() => {
+        const held = this.held.get(sessionId);
+        return held !== undefined && this.usable(held, this.monotonic());
+      });
       recheck.finally(() => this.rechecking.delete(sessionId)).catch(() => undefined);
       this.rechecking.set(sessionId, recheck);
     }
     return recheck;
+  }
+
+  /**
+   * Writes go on for a lease still held that Redis cannot confirm right now
+   * (a paused owner waking to an unreachable Redis): the turns it already ran
+   * are persisted, while `confirm` keeps new requests away until Redis answers.
+   * A lease known lost writes nothing.
+   */
+  override mayWrite(sessionId: string): boolean | Promise<boolean> {
+    const confirmed = this.confirm(sessionId);
+    if (confirmed === true) return true;
+    return Promise.resolve(confirmed).then((still) => still || (this.held.has(sessionId) && this.directoryDown));
   }
 
   onApplicationBootstrap(): void {
@@ -166,14 +186,16 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     let kept: boolean[];
     try {
       kept = await this.directory.renew(
-        leases.map(({ sessionId, lease }) => ({ sessionId, fence: lease.fence })),
+        leases.map(({ sessionId, lease }) => ({ sessionId, fence: lease.fence, extendOnly: this.staleInOutage(lease, sentAt) })),
         { node: this.node.id, url: this.node.url },
       );
       if (this.directoryDown) this.logger.log('directory reachable again');
       this.directoryDown = false;
+      this.unreachableSince = undefined;
     } catch {
       if (!this.directoryDown) this.logger.warn('directory unreachable: sessions held here keep working; claims and forwarding answer 503');
       this.directoryDown = true;
+      this.unreachableSince ??= sentAt;
       return;
     }
     let renewed = 0;
@@ -192,6 +214,23 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
       }
     });
     TURNS_CHANNELS.clusterLeaseRenewal.publish({ renewed, lost });
+  }
+
+  /**
+   * Ours to serve at `at`: fresh, or gone stale only because Redis became
+   * unreachable while it was fresh (not because this process was paused past it).
+   */
+  private usable(lease: HeldLease, at: number): boolean {
+    return at < lease.validUntil || (this.unreachableSince !== undefined && this.unreachableSince < lease.validUntil);
+  }
+
+  /**
+   * Stale, and Redis was already unreachable when it went stale: when Redis
+   * answers again, a lease of ours that is gone may be one Redis lost with
+   * another node's claim, so it is only extended, never re-created.
+   */
+  private staleInOutage(lease: HeldLease, at: number): boolean {
+    return !this.usable(lease, at) && this.unreachableSince !== undefined;
   }
 
   /** A lease set at `sentAt` is trusted for 80% of its time: Redis started counting later, clocks drift a little. */

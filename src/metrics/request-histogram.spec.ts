@@ -35,4 +35,15 @@ describe('RequestHistogram', () => {
     registry.resetMetrics();
     expect(await registry.metrics()).not.toMatch(/req_seconds_count/);
   });
+
+  it('keeps counting into a series bound before a reset (TurnsMetrics keeps its children)', async () => {
+    const registry = new Registry();
+    const fast = new RequestHistogram('req_seconds', 'Requests', bounds, registry);
+    const bound = fast.labels({ route: '/a' });
+    bound.observe(1);
+    registry.resetMetrics();
+    bound.observe(0.02);
+    expect(await registry.metrics()).toMatch(/req_seconds_count\{route="\/a"\} 1\n/);
+    expect(await registry.metrics()).toMatch(/req_seconds_sum\{route="\/a"\} 0.02\n/);
+  });
 });

@@ -1,6 +1,5 @@
 import type { Registry } from 'prom-client';
-
-type Labels = Record<string, string>;
+import { BoundSeriesMetric, type Labels } from './bound-series-metric.js';
 
 /** One labelled series: counts per bucket (not cumulative), their sum and count. */
 export class HistogramSeries {
@@ -28,6 +27,13 @@ export class HistogramSeries {
     let total = 0;
     return Array.from(this.counts, (n) => (total += n));
   }
+
+  /** Back to no observations (the object stays: callers keep it bound). */
+  clear(): void {
+    this.counts.fill(0);
+    this.sum = 0;
+    this.count = 0;
+  }
 }
 
 /**
@@ -37,34 +43,27 @@ export class HistogramSeries {
  * a few % of a Fastify poll); a series here is an object the caller keeps,
  * and an observation is a bucket search and three additions.
  */
-export class RequestHistogram {
+export class RequestHistogram extends BoundSeriesMetric<HistogramSeries> {
   readonly type = 'histogram';
-  readonly aggregator = 'sum';
-  private readonly series = new Map<string, HistogramSeries>();
 
   constructor(
-    readonly name: string,
-    readonly help: string,
+    name: string,
+    help: string,
     private readonly bounds: readonly number[],
     registry: Registry,
   ) {
-    registry.registerMetric(this as never);
+    super(name, help, registry);
   }
 
-  /** The series of these labels (made on first use); keep it and call `observe`. */
-  labels(labels: Labels): HistogramSeries {
-    const key = JSON.stringify(labels);
-    let series = this.series.get(key);
-    if (!series) {
-      series = new HistogramSeries(labels, this.bounds);
-      this.series.set(key, series);
-    }
-    return series;
+  protected create(labels: Labels): HistogramSeries {
+    return new HistogramSeries(labels, this.bounds);
   }
 
   /** What prom-client's registry renders: buckets (with `le`), `_sum` and `_count` per series. */
   get() {
+    // A series with nothing observed (since a reset) is not rendered, as prom-client renders none.
     const values = [...this.series.values()].flatMap((series) => {
+      if (series.count === 0) return [];
       const cumulative = series.cumulative();
       return [
         ...cumulative.map((value, i) => ({
@@ -79,7 +78,8 @@ export class RequestHistogram {
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
   }
 
+  /** Back to no series shown; the series objects are kept (bound callers keep observing into them). */
   reset(): void {
-    this.series.clear();
+    for (const series of this.series.values()) series.clear();
   }
 }

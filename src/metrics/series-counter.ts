@@ -1,6 +1,4 @@
-import type { Registry } from 'prom-client';
-
-type Labels = Record<string, string>;
+import { BoundSeriesMetric, type Labels } from './bound-series-metric.js';
 
 /** One labelled counter series: keep it, call `inc`. */
 export class CounterSeries {
@@ -19,28 +17,11 @@ export class CounterSeries {
  * child's `inc` hashes and validates its labels on every call; a series here
  * is an object the caller binds once, and an increment is one addition.
  */
-export class SeriesCounter {
+export class SeriesCounter extends BoundSeriesMetric<CounterSeries> {
   readonly type = 'counter';
-  readonly aggregator = 'sum';
-  private readonly series = new Map<string, CounterSeries>();
 
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    registry: Registry,
-  ) {
-    registry.registerMetric(this as never);
-  }
-
-  /** The series of these labels (made on first use, at 0). */
-  labels(labels: Labels): CounterSeries {
-    const key = JSON.stringify(labels);
-    let series = this.series.get(key);
-    if (!series) {
-      series = new CounterSeries(labels);
-      this.series.set(key, series);
-    }
-    return series;
+  protected create(labels: Labels): CounterSeries {
+    return new CounterSeries(labels);
   }
 
   /** What prom-client's registry renders. */

@@ -69,7 +69,7 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
         dataDir: s.dataDir,
         enabled: s.chatRecording,
         maxTranscriptBytes: s.maxTranscriptBytes,
-        mayWrite: (sessionId) => ownership.confirm(sessionId),
+        mayWrite: (sessionId) => ownership.mayWrite(sessionId),
       }),
     },
     { provide: TRANSCRIPT_SCAN_OPTIONS, inject: [RuntimeSettings], useFactory: (s: RuntimeSettings) => s.scanLimits },

@@ -40,6 +40,15 @@ export abstract class SessionOwnership {
    */
   abstract confirm(sessionId: string): boolean | Promise<boolean>;
 
+  /**
+   * True while this node may append to the session's transcript and ledger:
+   * what `confirm` says, unless an implementation can tell a lease it cannot
+   * verify from one it lost.
+   */
+  mayWrite(sessionId: string): boolean | Promise<boolean> {
+    return this.confirm(sessionId);
+  }
+
   /** The node's cluster view; `undefined` for a single daemon. */
   clusterState(): ClusterState | undefined {
     return undefined;

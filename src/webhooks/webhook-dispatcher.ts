@@ -54,7 +54,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   onApplicationBootstrap(): void {
     this.overflow = true;
-    void this.refill();
+    // A delivery whose write a crash cut between sync and rename is pending too.
+    void this.outbox
+      .recover(true)
+      .catch(() => 0)
+      .then(() => this.refill());
   }
 
   onApplicationShutdown(): void {

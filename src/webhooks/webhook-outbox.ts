@@ -6,6 +6,8 @@ import { writeAtomically } from './webhook-subscriptions.service.js';
 /** `<nextAttemptAt, 15 digits>_<deliveryId>.json`: a directory listing alone says what is due when. */
 const NAME = /^(\d{15})_(msg_[0-9a-f-]{36})\.json$/;
 const ID = /^msg_[0-9a-f-]{36}$/;
+/** What `writeAtomically` leaves when the process dies between its sync and its rename: `<name>.<uuid>.tmp`. */
+const TEMP = /^(\d{15}_(msg_[0-9a-f-]{36})\.json)\.[0-9a-f-]{36}\.tmp$/;
 
 /** A pending delivery as the directory lists it. */
 export interface OutboxEntry {
@@ -44,16 +46,45 @@ export class WebhookOutbox {
 
   /** Every pending delivery, streamed from the directory (memory does not grow with their number). */
   async *entries(): AsyncGenerator<OutboxEntry> {
-    let dir;
-    try {
-      dir = await opendir(this.dir);
-    } catch {
-      return;
-    }
-    for await (const file of dir) {
-      const match = file.isFile() ? NAME.exec(file.name) : null;
+    for await (const name of this.names()) {
+      const match = NAME.exec(name);
       if (match) yield { deliveryId: match[2]!, at: Number(match[1]) };
     }
+  }
+
+  /**
+   * Finishes the writes a crash interrupted: a temp file that holds a whole
+   * delivery, synced but not yet renamed (a `kill -9` right after the
+   * terminal), is renamed into place unless the delivery has a file already;
+   * a torn one is dropped when `dropTorn` (this process's own outbox at start,
+   * where nobody else writes). Returns how many were recovered.
+   */
+  async recover(dropTorn = false): Promise<number> {
+    const temps: Array<{ file: string; name: string; deliveryId: string }> = [];
+    const pending = new Set<string>();
+    for await (const name of this.names()) {
+      const temp = TEMP.exec(name);
+      if (temp) temps.push({ file: name, name: temp[1]!, deliveryId: temp[2]! });
+      else {
+        const entry = NAME.exec(name);
+        if (entry) pending.add(entry[2]!);
+      }
+    }
+    let recovered = 0;
+    for (const temp of temps) {
+      const path = join(this.dir, temp.file);
+      const delivery = await readFile(path, 'utf8')
+        .then((text) => JSON.parse(text) as WebhookDelivery)
+        .catch(() => undefined);
+      if (delivery?.deliveryId === temp.deliveryId && !pending.has(temp.deliveryId)) {
+        pending.add(temp.deliveryId);
+        recovered += await rename(path, join(this.dir, temp.name)).then(
+          () => 1,
+          () => 0,
+        );
+      } else if (delivery || dropTorn) await rm(path, { force: true });
+    }
+    return recovered;
   }
 
   /** How many deliveries are pending (read from the listing: a scrape or a status call, never a poll). */
@@ -72,6 +103,7 @@ export class WebhookOutbox {
     await mkdir(this.dir, { recursive: true });
     let moved = 0;
     const from = new WebhookOutbox(dir);
+    await from.recover();
     for await (const entry of from.entries()) {
       const name = this.fileOf(entry.deliveryId, entry.at);
       await rename(from.fileOf(entry.deliveryId, entry.at), name).then(
@@ -80,6 +112,16 @@ export class WebhookOutbox {
       );
     }
     return moved;
+  }
+
+  private async *names(): AsyncGenerator<string> {
+    let dir;
+    try {
+      dir = await opendir(this.dir);
+    } catch {
+      return;
+    }
+    for await (const file of dir) if (file.isFile()) yield file.name;
   }
 
   private fileOf(deliveryId: string, at: number): string {

@@ -40,6 +40,15 @@ describe('chaos checker: fencing', () => {
     expect(violations[0]!.slice).toEqual([created, taken, stale]);
   });
 
+  it('passes an answer of the node whose load was under way when it arrived (chaos SEED=2931, schedule 5)', () => {
+    const load = claim(30_000, 'n1');
+    load.end = load.start + 40;
+    const during = exact(30_035, pid(1), 'completed', { node: 'n1' }); // sent before the load answered, answered by n1
+    expect(check(runOf([claim(0, 'n1', 'create'), claim(12_000, 'n2'), load, during]))).toEqual([]);
+    const before = exact(29_000, pid(1), 'completed', { node: 'n1' }); // answered before n1's load began: still a violation
+    expect(check(runOf([claim(0, 'n1', 'create'), claim(12_000, 'n2'), before, load]))).toHaveLength(1);
+  });
+
   it('passes the old owner once it claimed the session back', () => {
     const history = [
       claim(0, 'n1', 'create'),

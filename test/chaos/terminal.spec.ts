@@ -32,6 +32,13 @@ describe('chaos checker: acknowledged prompts reach a terminal', () => {
     ).toEqual([]);
   });
 
+  it('gives a prompt admitted after the last heal its own settle time, from its admission (chaos SEED=2931 long run)', () => {
+    const ack = prompt(105_000, pid(1));
+    expect(check(runOf([ack, exact(114_000, pid(1), 'running'), exact(116_000, pid(1), 'completed', { final: true })]))).toEqual([]);
+    const late = exact(115_000, pid(1), 'running', { final: true });
+    expect(check(runOf([ack, exact(50, pid(1), 'completed'), late])).map((v) => v.slice)).toEqual([[ack, late]]);
+  });
+
   it('reports an acknowledged prompt no route, list or ledger ever reported settled', () => {
     const violations = check(runOf([prompt(0, pid(1)), exact(10, pid(1), 'queued')]));
     expect(violations.map((v) => v.message)).toEqual([expect.stringContaining('no route, list or ledger ever reported a terminal')]);

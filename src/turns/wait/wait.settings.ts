@@ -8,7 +8,7 @@ export const WAIT_SETTINGS = {
     ...integer(0, 300_000),
     default: 30_000,
     limit: 'maxWaitMs',
-    doc: 'longest wait of a turn request (`waitMs`, `Prefer: wait`)',
+    doc: 'longest wait of a turn request (`waitMs`, `Prefer: wait`), at most 300000',
   },
   maxWaiters: {
     name: 'MAX_WAITERS',

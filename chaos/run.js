@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+// `npm run chaos`: seeded fault schedules on a three-node cluster behind nginx, each checked by the
+// history checker (chaos/check.js). SEED=… reproduces a run; SCHEDULES=n DURATION_S=s size it;
+// PARALLEL=k runs k schedules at once; CHAOS_DIR (default .chaos) holds the runs; RECHECK=<dir> only checks the
+// schedules recorded there again. Exit 1 on any violation.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { deliveryLagSamples, failoverSamples } from './checker/figures.js';
+import { checkRun, formatReport, readRun } from './checker/index.js';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { countHistory, runsTable } from './report.js';
+import { runSchedule } from './run-schedule.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const env = process.env;
+const seed = env.SEED ?? String(Date.now() % 1_000_000);
+const schedules = Math.max(1, Math.min(200, Number(env.SCHEDULES ?? 1)));
+const durationMs = Math.max(20, Math.min(3_600, Number(env.DURATION_S ?? 60))) * 1000;
+const parallel = Math.max(1, Math.min(4, Number(env.PARALLEL ?? 1)));
+const root = resolve(ROOT, env.CHAOS_DIR ?? '.chaos');
+const log = (line) => console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${line}`);
+
+// What to stop if the run is interrupted: each schedule's cluster and receiver, by pid.
+const running = new Set();
+const track = (stop) => {
+  running.add(stop);
+  return () => running.delete(stop);
+};
+let stopping = false;
+async function stopEverything(code) {
+  if (stopping) return;
+  stopping = true;
+  await Promise.allSettled([...running].map((stop) => stop()));
+  process.exit(code);
+}
+process.on('SIGINT', () => void stopEverything(130));
+process.on('SIGTERM', () => void stopEverything(143));
+
+/** Checks one recorded schedule: the checker's result, the counts and the figures' samples for the table. */
+function checked(dir, name, index) {
+  const counts = countHistory(readFileSync(join(dir, 'history.jsonl'), 'utf8').split('\n'));
+  const result = checkRun(dir);
+  const recorded = readRun(dir);
+  const samples = { failover: failoverSamples(recorded), lag: deliveryLagSamples(recorded) };
+  console.log(`\n=== ${name}\n${formatReport(result)}`);
+  return { name, index, counts, result, samples };
+}
+
+const runs = [];
+if (env.RECHECK) {
+  // RECHECK=<dir>: the checker and the table again over schedules recorded before (e.g. after a checker fix).
+  const dirs = readdirSync(resolve(ROOT, env.RECHECK)).filter((name) => existsSync(join(resolve(ROOT, env.RECHECK), name, 'meta.json')));
+  for (const [index, name] of dirs.sort((a, b) => Number(a.split('-').at(-1)) - Number(b.split('-').at(-1))).entries())
+    runs.push(checked(join(resolve(ROOT, env.RECHECK), name), name, index));
+} else {
+  for (const tool of ['redis-server', 'nginx']) {
+    if (spawnSync(tool, ['-v'], { stdio: 'ignore' }).error) {
+      console.error(`chaos: ${tool} is not installed (Debian: apt-get install -y redis-server nginx)`);
+      process.exit(2);
+    }
+  }
+  log(`seed ${seed}: ${schedules} schedule(s) × ${durationMs / 1000} s, ${parallel} at a time → ${root}`);
+  let next = 0;
+  const worker = async () => {
+    while (next < schedules) {
+      const index = next++;
+      const name = `${seed}-${index}`;
+      try {
+        const dir = await runSchedule({ seed, index, durationMs, root, track, log });
+        runs.push(checked(dir, name, index));
+      } catch (error) {
+        log(`schedule ${name} failed: ${error?.stack ?? error}`);
+        runs.push({ name, index, counts: { faults: {}, ops: {} }, result: undefined, error });
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: parallel }, worker));
+  } catch (error) {
+    log(`stopped by an error: ${error?.stack ?? error}`);
+    await stopEverything(2);
+  }
+}
+runs.sort((a, b) => a.index - b.index);
+console.log(
+  `\n=== ${runs.length} run(s)${env.RECHECK ? ` in ${env.RECHECK}` : `, seed ${seed}, ${durationMs / 1000} s each`}\n${runsTable(runs)}`,
+);
+const violations = runs.reduce((sum, run) => sum + (run.result?.properties ?? []).reduce((n, p) => n + p.violations.length, 0), 0);
+const broken = runs.filter((run) => !run.result).length;
+// The line .ci/run's summary takes.
+console.log(`chaos: ${runs.length} schedule(s), ${violations} violation(s)${broken ? `, ${broken} did not complete` : ''}`);
+process.exit(violations > 0 || broken > 0 ? 1 : 0);
