@@ -44,7 +44,7 @@ export class RequestObserver {
     // A forwarded request carries the same id to the owner, so both nodes log one id.
     req.headers['x-request-id'] = requestId;
     // One shared listener over a record on the response, not a closure a request (with the session read
-    // only for a line that is written): same-run A/B, Fastify settled exact poll -2.5 µs CPU a request.
+    // only for a line that is written): same-run A/B against the closure, Fastify poll 1.02× req/s, -0.4 µs CPU (noise-level).
     (res as ObservedResponse)[OBSERVED] = { started: performance.now(), requestId, request, observer: this };
     // A response closes once: `on` spares the wrapper `once` makes.
     res.on('close', closed);
