@@ -38,7 +38,9 @@ export function prepareFrontDoor(app: INestApplication, config: LoadedDaemonConf
     (request: FastifyHookRequest, reply: { headers(values: Record<string, string>): void }, done: () => void) => {
       const front = frontRequestOf(request.raw);
       if (front) reply.headers(front.headers);
-      if (request.routeOptions?.url) setRouteTemplate(request.raw, request.routeOptions.url);
+      // Read once: Fastify's `routeOptions` getter builds a fresh 12-field object on every read.
+      const template = request.routeOptions?.url;
+      if (template) setRouteTemplate(request.raw, template);
       done();
     },
   );
