@@ -89,6 +89,16 @@ describe.each(ADAPTERS)('GET /metrics (%s)', (httpAdapter) => {
     expect(after).not.toContain(sessionId);
   });
 
+  it('labels a request by the route the front door matched: one refused before routing too, alike on both adapters', async () => {
+    const { sessionId } = (await post('/session', { sessionScope: 'thread' }).expect(200)).body;
+    await daemon.http.post(`/session/${sessionId}/prompt`).set(auth).set('content-type', 'application/json').send('{"prompt":').expect(400);
+    await daemon.http.get('/no/such/route').set(auth).expect(404);
+    const after = await scrape();
+    const count = (labels: Record<string, string>) => sampleValue(after, 'turns_http_request_duration_seconds_count', labels);
+    expect(count({ method: 'POST', route: '/session/:id/prompt', status: '400' })).toBe(1);
+    expect(count({ method: 'GET', route: 'unmatched', status: '404' })).toBe(1);
+  });
+
   it('a scan that misses is timed and its bytes counted', async () => {
     const { sessionId } = (await post('/session', { sessionScope: 'thread' }).expect(200)).body;
     const promptId = (await post(`/session/${sessionId}/prompt`, { prompt: [{ type: 'text', text: 'x' }] }).expect(202)).body.promptId;

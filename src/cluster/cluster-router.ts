@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ApiException } from '../errors/api-exception.js';
 import { clusterUnavailable } from '../errors/api-errors.js';
-import { setRouteTemplate } from '../http/route-template.js';
 import type { FrontRequest, FrontStage } from '../http/front-door.js';
 import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
 import { ClusterNode } from './cluster-node.js';
@@ -73,7 +72,7 @@ export class ClusterRouter {
       if (!owner || owner.node === this.node.id) return local();
       if (forwarded) throw clusterUnavailable({ sessionId, node: owner.node });
       // The owner logs and counts it by its route; here it is one forwarded request.
-      setRouteTemplate(req, 'forwarded');
+      request.label = 'forwarded';
       request.writeHeadersRaw();
       const reached = await this.forwarder.forward(req, res, owner, sessionId);
       if (!reached || res.statusCode === 404 || res.statusCode === 503) this.owners.delete(sessionId);

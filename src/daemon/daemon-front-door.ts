@@ -1,7 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
 import { frontRequestOf, installFrontDoor, type FrontStage } from '../http/front-door.js';
-import { setRouteTemplate } from '../http/route-template.js';
 import { bearerAuth } from './bearer-auth.js';
 import { BearerToken } from './bearer-token.js';
 import { browserWalls, browserWallSettings } from './browser-walls.js';
@@ -20,30 +19,18 @@ export interface FrontDoorParts {
   browserWalls?: false;
 }
 
-interface FastifyHookRequest {
-  raw: object;
-  routeOptions?: { url?: string };
-}
-
 /**
  * Before `init`, on Fastify: one `onRequest` hook puts the front door's
- * headers on the reply (so they go into Fastify's own `writeHead`) and names
- * the matched route for the request log and metrics (Express keeps it on the request).
+ * headers on the reply, so they go into Fastify's own `writeHead`.
  */
 export function prepareFrontDoor(app: INestApplication, config: LoadedDaemonConfig): void {
   if (config.httpAdapter !== 'fastify') return;
   const instance = app.getHttpAdapter().getInstance();
-  instance.addHook(
-    'onRequest',
-    (request: FastifyHookRequest, reply: { headers(values: Record<string, string>): void }, done: () => void) => {
-      const front = frontRequestOf(request.raw);
-      if (front) reply.headers(front.headers);
-      // Read once: Fastify's `routeOptions` getter builds a fresh 12-field object on every read.
-      const template = request.routeOptions?.url;
-      if (template) setRouteTemplate(request.raw, template);
-      done();
-    },
-  );
+  instance.addHook('onRequest', (request: { raw: object }, reply: { headers(values: Record<string, string>): void }, done: () => void) => {
+    const front = frontRequestOf(request.raw);
+    if (front) reply.headers(front.headers);
+    done();
+  });
 }
 
 /**

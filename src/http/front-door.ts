@@ -41,6 +41,8 @@ export class FrontRequest {
    * (a header set on the raw response first sends Node's `writeHead` down its slow path).
    */
   readonly headers: Record<string, string> = {};
+  /** What the request log and metrics call this exchange when a stage answers it as something else (`forwarded`). */
+  label: string | undefined;
   private session: string | undefined | typeof NOT_READ = NOT_READ;
 
   constructor(
@@ -65,6 +67,11 @@ export class FrontRequest {
   /** The route that answers this method here (a `HEAD` its `GET`'s), if any. */
   get route(): RouteInfo | undefined {
     return this.routes?.route(this.req.method ?? 'GET');
+  }
+
+  /** Its name in the request log and metrics: the {@link label}, the matched route's template, or `unmatched` — never the path. */
+  get template(): string {
+    return this.label ?? this.route?.template ?? 'unmatched';
   }
 
   /** Answers `error` here, outside the framework, with {@link headers} and `extra`. */
