@@ -1,5 +1,6 @@
 import type { Registry } from 'prom-client';
-import { BoundSeriesMetric, type Labels } from './bound-series-metric.js';
+
+type Labels = Record<string, string>;
 
 /** One labelled series: counts per bucket (not cumulative), their sum and count. */
 export class HistogramSeries {
@@ -43,20 +44,29 @@ export class HistogramSeries {
  * a few % of a Fastify poll); a series here is an object the caller keeps,
  * and an observation is a bucket search and three additions.
  */
-export class RequestHistogram extends BoundSeriesMetric<HistogramSeries> {
+export class RequestHistogram {
   readonly type = 'histogram';
+  readonly aggregator = 'sum';
+  private readonly series = new Map<string, HistogramSeries>();
 
   constructor(
-    name: string,
-    help: string,
+    readonly name: string,
+    readonly help: string,
     private readonly bounds: readonly number[],
     registry: Registry,
   ) {
-    super(name, help, registry);
+    registry.registerMetric(this as never);
   }
 
-  protected create(labels: Labels): HistogramSeries {
-    return new HistogramSeries(labels, this.bounds);
+  /** The series of these labels (made on first use); keep it and call `observe`. */
+  labels(labels: Labels): HistogramSeries {
+    const key = JSON.stringify(labels);
+    let series = this.series.get(key);
+    if (!series) {
+      series = new HistogramSeries(labels, this.bounds);
+      this.series.set(key, series);
+    }
+    return series;
   }
 
   /** What prom-client's registry renders: buckets (with `le`), `_sum` and `_count` per series. */

@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { SessionOwnership } from '../sessions/session-ownership.js';
@@ -9,8 +9,6 @@ import { TurnWaitService } from '../turns/wait/turn-wait.service.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { httpLabels } from './http-labels.js';
 import { RequestHistogram, type HistogramSeries } from './request-histogram.js';
-import { registerRuntimeMetrics } from './runtime-metrics.js';
-import { SeriesCounter } from './series-counter.js';
 
 /**
  * prom-client's gauges of this name end in `_total`, which Prometheus keeps
@@ -50,7 +48,7 @@ export class TurnsMetrics implements OnModuleDestroy {
     webhooks: WebhookDispatcher,
   ) {
     const register = [this.registry];
-    this.unsubscribe.push(registerRuntimeMetrics(this.registry));
+    collectDefaultMetrics({ register: this.registry });
     for (const name of MISNAMED_DEFAULTS) this.registry.removeSingleMetric(name);
 
     this.httpDuration = new RequestHistogram(
@@ -60,9 +58,13 @@ export class TurnsMetrics implements OnModuleDestroy {
       this.registry,
     );
 
-    // On every poll: series bound once, each at 0 from the start.
-    const polls = new SeriesCounter('turns_turn_polls_total', 'Turn polls answered, by where the answer came from', this.registry);
-    const bySource = new Map(POLL_SOURCES.map((source) => [source, polls.labels({ source })]));
+    const polls = new Counter({
+      name: 'turns_turn_polls_total',
+      help: 'Turn polls answered, by where the answer came from',
+      labelNames: ['source'],
+      registers: register,
+    });
+    const bySource = new Map(POLL_SOURCES.map((source) => [source, polls.labels(source) as Child]));
     this.on(TURNS_CHANNELS.poll, (source) => bySource.get(source)?.inc());
 
     const scanSeconds = new Histogram({
