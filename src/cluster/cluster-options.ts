@@ -20,10 +20,16 @@ export interface ClusterOptions extends SettingOptions<typeof CLUSTER_MODE_SETTI
   ownerCacheMs?: number;
   /** The longest wait a turn request may ask for (sizes the forwarding time-out). @default `TurnsModule`'s */
   maxWaitMs?: number;
+  /**
+   * The runtime's shared `dataDir`: each claim's fence is recorded under it, so
+   * a claim made after Redis lost its data still fences the owner before it.
+   * @default none (fences live in Redis only)
+   */
+  dataDir?: string;
 }
 
 /** {@link ClusterOptions} with the defaults applied. */
-export type ClusterSettings = Required<Omit<ClusterOptions, 'nodeUrl'>> & Pick<ClusterOptions, 'nodeUrl'>;
+export type ClusterSettings = Required<Omit<ClusterOptions, 'nodeUrl' | 'dataDir'>> & Pick<ClusterOptions, 'nodeUrl' | 'dataDir'>;
 
 export const CLUSTER_SETTINGS = Symbol('CLUSTER_SETTINGS');
 

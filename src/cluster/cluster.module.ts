@@ -7,6 +7,7 @@ import { ClusterController } from './cluster.controller.js';
 import { LeaseDirectory } from './lease-directory.js';
 import { RedisSessionOwnership } from './redis-session-ownership.js';
 import { RequestForwarder } from './request-forwarder.js';
+import { SessionFences } from './session-fences.js';
 import { OutboxClaims } from '../webhooks/outbox-claims.js';
 import { RedisOutboxClaims } from './redis-outbox-claims.js';
 
@@ -35,7 +36,7 @@ function connect(url: string): Redis {
  * {@link RedisSessionOwnership} to the runtime as its `ownership`:
  *
  * ```ts
- * const cluster = ClusterModule.forRoot({ redisUrl, nodeId });
+ * const cluster = ClusterModule.forRoot({ redisUrl, nodeId, dataDir });
  * RuntimeModule.forRoot({ workspaces, dataDir, imports: [cluster], ownership: { useExisting: RedisSessionOwnership } })
  * ```
  *
@@ -59,6 +60,11 @@ export class ClusterModule {
           },
         },
         ClusterNode,
+        {
+          provide: SessionFences,
+          inject: [CLUSTER_SETTINGS],
+          useFactory: (settings: ClusterSettings) => new SessionFences(settings.dataDir),
+        },
         RedisSessionOwnership,
         RequestForwarder,
         ClusterRouter,

@@ -10,3 +10,4 @@ export type { ClusterOptions } from './cluster-options.js';
 export { RedisSessionOwnership } from './redis-session-ownership.js';
 export { LeaseDirectory, type Lease, type NodeRecord, type ClaimResult } from './lease-directory.js';
 export { ClusterNode } from './cluster-node.js';
+export { SessionFences } from './session-fences.js';

@@ -1,10 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { HAS_REDIS, startRedis, type RedisProcess } from '../../test/support/redis-server.js';
 import type { ClusterNode } from './cluster-node.js';
 import { clusterSettings } from './cluster-options.js';
 import { LeaseDirectory } from './lease-directory.js';
 import { RedisSessionOwnership } from './redis-session-ownership.js';
+import { SessionFences } from './session-fences.js';
 
 const S1 = '11111111-1111-4111-8111-111111111111';
 const S2 = '22222222-2222-4222-8222-222222222222';
@@ -50,6 +54,18 @@ const LEASE_MS = 60_000;
       expect(await directory.claim(S1, A)).toEqual({ won: true, fence: 2 });
       expect(await directory.owner(S1)).toEqual({ ...A, fence: 2 });
       expect(await admin.pttl(`turns:lease:${S1}`)).toBeGreaterThan(LEASE_MS - 5_000);
+    });
+
+    it('a claim after Redis lost its counter still gets a fence above the floor it is given, and the counter follows', async () => {
+      expect(await directory.claim(S1, A, 41)).toEqual({ won: true, fence: 42 });
+      expect(await directory.claim(S2, B)).toEqual({ won: true, fence: 43 });
+      expect(await directory.claim(S2, B, 10)).toEqual({ won: true, fence: 44 });
+    });
+
+    it('renewal extends a lease only while it carries this node and its fence (a fence another node drew after a reset is not ours)', async () => {
+      await admin.hset(`turns:lease:${S1}`, 'node', B.node, 'url', B.url, 'fence', '1');
+      expect(await directory.renew([{ sessionId: S1, fence: 1 }], A)).toEqual([false]);
+      expect(await directory.owner(S1)).toEqual({ ...B, fence: 1 });
     });
 
     it('concurrent claims from two nodes make exactly one owner', async () => {
@@ -141,9 +157,12 @@ const LEASE_MS = 60_000;
     let now: number;
     let lost: string[];
     let created: RedisSessionOwnership[];
+    // The nodes' shared data dir, where each claim records its fence.
+    let dataDir: string;
     const ownershipOf = (self: typeof A, dir = directory) => {
       const node = { id: self.node, url: self.url, listening: true, startedAt: 0 } as ClusterNode;
-      const ownership = new RedisSessionOwnership(dir, node, clusterSettings({ redisUrl: redis.url, nodeId: self.node, leaseMs: 1_000 }));
+      const settings = clusterSettings({ redisUrl: redis.url, nodeId: self.node, leaseMs: 1_000, dataDir });
+      const ownership = new RedisSessionOwnership(dir, node, settings, new SessionFences(dataDir));
       ownership.monotonic = () => now;
       ownership.onLoss((sessionId) => lost.push(sessionId));
       created.push(ownership);
@@ -153,6 +172,7 @@ const LEASE_MS = 60_000;
       now = 0;
       lost = [];
       created = [];
+      dataDir = mkdtempSync(join(tmpdir(), 'fences-'));
     });
     // Shut each down as the app would (no announcement left pending after the test).
     afterEach(async () => {
@@ -160,6 +180,7 @@ const LEASE_MS = 60_000;
         await ownership.onApplicationShutdown();
         for (const sessionId of [S1, S2]) await ownership.release(sessionId);
       }
+      rmSync(dataDir, { recursive: true, force: true });
     });
 
     it('a fresh lease is confirmed without asking Redis', async () => {
@@ -262,6 +283,69 @@ const LEASE_MS = 60_000;
       expect(await a.confirm(S1)).toBe(false);
       expect(lost).toEqual([S1]);
       expect(await admin.exists(`turns:lease:${S1}`)).toBe(0);
+    });
+
+    describe('Redis restarted empty while the owner had not heard of it (chaos SEED=2931, 3-min schedules 6 and 8)', () => {
+      /** node-a owns S1 over `own`; Redis then loses its data and node-b claims S1 in the empty Redis. */
+      const takeOverAfterReset = async (own: Redis) => {
+        const dir = new LeaseDirectory(own, 1_000);
+        await dir.ready(5_000);
+        const a = ownershipOf(A, dir);
+        await a.claim(S1);
+        await admin.flushall();
+        const b = ownershipOf(B);
+        await b.claim(S1);
+        return { a, b };
+      };
+
+      it('the new claim outranks the old owner: its fence is above the one recorded on the data dir', async () => {
+        const own = client();
+        await takeOverAfterReset(own);
+        expect((await directory.owner(S1))?.fence).toBe(2);
+        expect(await new SessionFences(dataDir).highest(S1)).toBe(2);
+      });
+
+      it('an owner whose connection is down finds itself fenced before it serves or writes, though its lease is fresh', async () => {
+        const own = client();
+        const { a } = await takeOverAfterReset(own);
+        const closed = new Promise((resolve) => own.once('end', resolve));
+        own.disconnect();
+        await closed;
+        now = 100;
+        const confirmed = a.confirm(S1);
+        expect(confirmed).toBeInstanceOf(Promise);
+        expect(await confirmed).toBe(false);
+        expect(await a.mayWrite(S1)).toBe(false);
+        expect(lost).toEqual([S1]);
+      });
+
+      it('an owner reconnected to the emptied Redis asks again before serving, and gives the session up', async () => {
+        const own = client();
+        const { a } = await takeOverAfterReset(own);
+        const reconnected = new Promise((resolve) => own.once('ready', resolve));
+        own.disconnect(true);
+        await reconnected;
+        now = 100;
+        expect(await a.confirm(S1)).toBe(false);
+        expect(lost).toEqual([S1]);
+        expect(await directory.owner(S1)).toMatchObject({ node: B.node, fence: 2 });
+      });
+
+      it('a paused owner waking to an unreachable Redis writes nothing once another node recorded a higher fence', async () => {
+        const own = client();
+        const dir = new LeaseDirectory(own, 1_000);
+        await dir.ready(5_000);
+        const a = ownershipOf(A, dir);
+        await a.claim(S1);
+        // Paused past the lease: node-b claimed S1, then Redis went down before node-a woke.
+        await admin.del(`turns:lease:${S1}`);
+        await ownershipOf(B).claim(S1);
+        own.disconnect();
+        now = 5_000;
+        expect(await a.mayWrite(S1)).toBe(false);
+        expect(a.holds(S1)).toBe(false);
+        expect(lost).toEqual([S1]);
+      });
     });
 
     it('renews every lease in one call per tick, and reports a taken one once', async () => {

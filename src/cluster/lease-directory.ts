@@ -27,13 +27,21 @@ export type ClaimResult = { won: true; fence: number } | { won: false; owner: Le
 // Each script reads and writes in one step, so two nodes never both win.
 // A lease is a hash {node, url, fence} with a TTL.
 
-/** KEYS: lease, fence counter. ARGV: node, url, ttl. Wins when absent or already this node's. */
+/**
+ * KEYS: lease, fence counter. ARGV: node, url, ttl, floor. Wins when absent or
+ * already this node's; the fence is above `floor` (the highest one recorded
+ * outside Redis) even when Redis lost its counter.
+ */
 const CLAIM = `
 local node = redis.call('HGET', KEYS[1], 'node')
 if node and node ~= ARGV[1] then
   return {0, node, redis.call('HGET', KEYS[1], 'url'), redis.call('HGET', KEYS[1], 'fence')}
 end
 local fence = redis.call('INCR', KEYS[2])
+if fence <= tonumber(ARGV[4]) then
+  fence = tonumber(ARGV[4]) + 1
+  redis.call('SET', KEYS[2], fence)
+end
 redis.call('HSET', KEYS[1], 'node', ARGV[1], 'url', ARGV[2], 'fence', fence)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return {1, ARGV[1], ARGV[2], tostring(fence)}
@@ -41,7 +49,7 @@ return {1, ARGV[1], ARGV[2], tostring(fence)}
 
 /**
  * KEYS: fence counter, lease 1..n. ARGV: node, url, ttl, fence 1..n.
- * Extends each lease still carrying this node's fence; re-creates one that is
+ * Extends each lease still carrying this node's name and fence; re-creates one that is
  * gone (expired while nobody claimed it, or Redis lost its data) and keeps
  * the counter at least that high; reports 0 for a lease another claim took.
  * A fence written `x<fence>` is only extended, never re-created: a lease
@@ -54,11 +62,11 @@ for i = 2, #KEYS do
   local fence = ARGV[i + 2]
   local extendOnly = string.sub(fence, 1, 1) == 'x'
   if extendOnly then fence = string.sub(fence, 2) end
-  local current = redis.call('HGET', KEYS[i], 'fence')
-  if current == fence then
+  local current = redis.call('HMGET', KEYS[i], 'node', 'fence')
+  if current[1] == ARGV[1] and current[2] == fence then
     redis.call('PEXPIRE', KEYS[i], ARGV[3])
     out[i - 1] = 1
-  elseif not current and not extendOnly then
+  elseif not current[2] and not extendOnly then
     redis.call('HSET', KEYS[i], 'node', ARGV[1], 'url', ARGV[2], 'fence', fence)
     redis.call('PEXPIRE', KEYS[i], ARGV[3])
     if tonumber(redis.call('GET', KEYS[1]) or '0') < tonumber(fence) then redis.call('SET', KEYS[1], fence) end
@@ -79,7 +87,7 @@ return 0
 type Reply = [number, string, string, string];
 
 interface ScriptedRedis extends Redis {
-  turnsClaim(lease: string, counter: string, node: string, url: string, ttl: number): Promise<Reply>;
+  turnsClaim(lease: string, counter: string, node: string, url: string, ttl: number, floor: number): Promise<Reply>;
   turnsRenew(...args: Array<string | number>): Promise<number[]>;
   turnsRelease(lease: string, fence: number): Promise<number>;
 }
@@ -93,6 +101,7 @@ interface ScriptedRedis extends Redis {
  */
 export class LeaseDirectory {
   private readonly redis: ScriptedRedis;
+  private connections = 0;
 
   constructor(
     redis: Redis,
@@ -103,6 +112,15 @@ export class LeaseDirectory {
     redis.defineCommand('turnsRenew', { lua: RENEW });
     redis.defineCommand('turnsRelease', { numberOfKeys: 1, lua: RELEASE });
     this.redis = redis as ScriptedRedis;
+    redis.on('ready', () => (this.connections += 1));
+  }
+
+  /**
+   * Counts the connections made so far: a lease renewed over an earlier one
+   * may be gone (Redis restarted empty in between), so it is asked about again.
+   */
+  get epoch(): number {
+    return this.connections;
   }
 
   private leaseKey(sessionId: string): string {
@@ -113,13 +131,15 @@ export class LeaseDirectory {
     return `${this.prefix}fence`;
   }
 
-  async claim(sessionId: string, self: { node: string; url: string }): Promise<ClaimResult> {
+  /** Claims the lease; a won fence is above `floor`, the highest fence the session had (recorded by `SessionFences`). */
+  async claim(sessionId: string, self: { node: string; url: string }, floor = 0): Promise<ClaimResult> {
     const [won, node, url, fence] = await this.redis.turnsClaim(
       this.leaseKey(sessionId),
       this.counterKey,
       self.node,
       self.url,
       this.leaseMs,
+      floor,
     );
     return won === 1 ? { won: true, fence: Number(fence) } : { won: false, owner: { node, url, fence: Number(fence) } };
   }

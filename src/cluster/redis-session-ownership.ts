@@ -6,9 +6,12 @@ import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
 import { ClusterNode } from './cluster-node.js';
 import { LeaseDirectory } from './lease-directory.js';
+import { SessionFences } from './session-fences.js';
 
 interface HeldLease {
   fence: number;
+  /** The directory's connection the lease was last confirmed over. */
+  epoch: number;
   /** Monotonic time until which the lease is known to be ours without asking Redis. */
   validUntil: number;
 }
@@ -27,6 +30,13 @@ interface HeldLease {
  * while nobody reaches Redis). A lease already stale when Redis could not be
  * reached is not served (another node may hold it): `503` until Redis
  * answers, and then it is kept only if Redis still has it.
+ *
+ * Redis losing its data (restarted empty) can let another node claim a
+ * session whose owner has not yet heard of it. So each claim records its fence
+ * on the shared data dir ({@link SessionFences}) and claims above the highest
+ * recorded; a lease is trusted without asking only while the connection it
+ * was confirmed over is up, and before every write, and whenever Redis
+ * cannot be asked, the owner checks that no higher fence was recorded.
  *
  * @publicApi
  */
@@ -50,6 +60,7 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     private readonly directory: LeaseDirectory,
     private readonly node: ClusterNode,
     @Inject(CLUSTER_SETTINGS) private readonly settings: ClusterSettings,
+    private readonly fences: SessionFences,
   ) {
     super();
   }
@@ -89,12 +100,12 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
   confirm(sessionId: string): boolean | Promise<boolean> {
     const lease = this.held.get(sessionId);
     if (!lease) return false;
-    if (this.monotonic() < lease.validUntil) return true;
+    if (this.monotonic() < lease.validUntil && lease.epoch === this.directory.epoch && this.directory.connected) return true;
     let recheck = this.rechecking.get(sessionId);
     if (!recheck) {
       recheck = this.renew([sessionId]).then(() => {
         const held = this.held.get(sessionId);
-        return held !== undefined && this.usable(held, this.monotonic());
+        return held !== undefined && this.usable(held, this.monotonic()) && this.unfenced(sessionId);
       });
       recheck.finally(() => this.rechecking.delete(sessionId)).catch(() => undefined);
       this.rechecking.set(sessionId, recheck);
@@ -106,12 +117,12 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
    * Writes go on for a lease still held that Redis cannot confirm right now
    * (a paused owner waking to an unreachable Redis): the turns it already ran
    * are persisted, while `confirm` keeps new requests away until Redis answers.
-   * A lease known lost writes nothing.
+   * A lease known lost, or outranked by a fence recorded on the data dir, writes nothing.
    */
-  override mayWrite(sessionId: string): boolean | Promise<boolean> {
-    const confirmed = this.confirm(sessionId);
-    if (confirmed === true) return true;
-    return Promise.resolve(confirmed).then((still) => still || (this.held.has(sessionId) && this.directoryDown));
+  override async mayWrite(sessionId: string): Promise<boolean> {
+    const confirmed = await this.confirm(sessionId);
+    if (!confirmed && !(this.held.has(sessionId) && this.directoryDown)) return false;
+    return this.unfenced(sessionId);
   }
 
   onApplicationBootstrap(): void {
@@ -163,16 +174,45 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
   }
 
   private async claimOnce(sessionId: string): Promise<void> {
+    const floor = await this.fences.highest(sessionId);
     const sentAt = this.monotonic();
+    const epoch = this.directory.epoch;
     let result;
     try {
-      result = await this.directory.claim(sessionId, { node: this.node.id, url: this.node.url });
+      result = await this.directory.claim(sessionId, { node: this.node.id, url: this.node.url }, floor);
     } catch {
       throw clusterUnavailable({ sessionId });
     }
     if (!result.won) throw apiError('session_on_other_node', { sessionId, node: result.owner.node });
-    this.held.set(sessionId, { fence: result.fence, validUntil: this.freshUntil(sentAt) });
+    try {
+      // Recorded before the session is read or served: from here a previous owner's next write is refused.
+      await this.fences.record(sessionId, result.fence);
+    } catch (error) {
+      await this.directory.release(sessionId, result.fence).catch(() => undefined);
+      throw error;
+    }
+    this.held.set(sessionId, { fence: result.fence, epoch, validUntil: this.freshUntil(sentAt) });
     this.announceSoon();
+  }
+
+  /**
+   * False, and the session closed here, when a higher fence than this node's
+   * was recorded: another node claimed the session, perhaps in a Redis that
+   * has since lost the claim, or that this node has not heard from yet.
+   */
+  private async unfenced(sessionId: string): Promise<boolean> {
+    const lease = this.held.get(sessionId);
+    if (!lease) return false;
+    // Unreadable is not outranked: the transcript's own write fails on such a disk.
+    const highest = await this.fences.highest(sessionId).catch(() => 0);
+    if (highest <= lease.fence) return this.held.get(sessionId) === lease;
+    if (this.held.get(sessionId) === lease) {
+      this.held.delete(sessionId);
+      this.logger.warn(`session ${sessionId} was claimed by another node (fence ${highest} > ${lease.fence}); closing it here`);
+      this.lost(sessionId);
+      this.announceSoon();
+    }
+    return false;
   }
 
   /** Renews the given leases in one call; a lease another node took is dropped and its session closed. */
@@ -183,6 +223,7 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     });
     if (leases.length === 0) return;
     const sentAt = this.monotonic();
+    const epoch = this.directory.epoch;
     let kept: boolean[];
     try {
       kept = await this.directory.renew(
@@ -205,6 +246,7 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
       if (kept[index]) {
         renewed += 1;
         lease.validUntil = this.freshUntil(sentAt);
+        lease.epoch = epoch;
       } else {
         lost += 1;
         this.held.delete(sessionId);

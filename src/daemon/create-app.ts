@@ -44,6 +44,7 @@ async function loadCluster(config: LoadedDaemonConfig): Promise<DaemonCluster | 
       redisUrl: config.redisUrl,
       nodeId: config.nodeId!,
       maxWaitMs: config.maxWaitMs,
+      dataDir: config.dataDir,
     }),
     ownership: RedisSessionOwnership,
     router: ClusterRouter,
