@@ -16,6 +16,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
 const seed = env.SEED ?? String(Date.now() % 1_000_000);
 const schedules = Math.max(1, Math.min(200, Number(env.SCHEDULES ?? 1)));
+// FIRST=8 SCHEDULES=1 runs the ninth schedule of a seed alone (its faults and draws are the same as in the whole run).
+const first = Math.max(0, Math.min(10_000, Number(env.FIRST ?? 0)));
 const durationMs = Math.max(20, Math.min(3_600, Number(env.DURATION_S ?? 60))) * 1000;
 const parallel = Math.max(1, Math.min(4, Number(env.PARALLEL ?? 1)));
 const root = resolve(ROOT, env.CHAOS_DIR ?? '.chaos');
@@ -60,10 +62,10 @@ if (env.RECHECK) {
       process.exit(2);
     }
   }
-  log(`seed ${seed}: ${schedules} schedule(s) × ${durationMs / 1000} s, ${parallel} at a time → ${root}`);
-  let next = 0;
+  log(`seed ${seed}: ${schedules} schedule(s) from #${first} × ${durationMs / 1000} s, ${parallel} at a time → ${root}`);
+  let next = first;
   const worker = async () => {
-    while (next < schedules) {
+    while (next < first + schedules) {
       const index = next++;
       const name = `${seed}-${index}`;
       try {
