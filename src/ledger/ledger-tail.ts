@@ -24,35 +24,44 @@ export interface LedgerTail {
 }
 
 /**
- * Reads the records in the last `maxBytes` of a ledger: the line the window
- * cuts into is dropped, and so is any line that does not parse (a torn tail).
- * A missing file (or one that is not a regular file) reads as empty.
+ * The whole lines in the last `maxBytes` of a file: the line the window cuts
+ * into is dropped. A missing file (or one that is not a regular file) reads as
+ * none. Also the reader of the other append-only files beside a transcript.
  */
-export async function readLedgerTail(path: string, maxBytes = LEDGER_TAIL_BYTES): Promise<LedgerTail> {
+export async function readTailLines(path: string, maxBytes: number): Promise<{ lines: string[]; bytesRead: number }> {
   let handle;
   try {
     handle = await open(path, constants.O_RDONLY | SAFE_OPEN);
   } catch {
-    return { records: [], bytesRead: 0 };
+    return { lines: [], bytesRead: 0 };
   }
   try {
     const info = await handle.stat();
-    if (!info.isFile() || info.size === 0) return { records: [], bytesRead: 0 };
+    if (!info.isFile() || info.size === 0) return { lines: [], bytesRead: 0 };
     const start = Math.max(0, info.size - maxBytes);
     const buffer = Buffer.alloc(info.size - start);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);
     let text = buffer.subarray(0, bytesRead).toString('utf8');
     // The window began inside a line (unless it begins right after a newline): that line is not whole.
     if (start > 0) text = text.slice(text.indexOf('\n') + 1 || text.length);
-    const records: LedgerRecord[] = [];
-    for (const line of text.split('\n')) {
-      const record = line === '' ? undefined : parseLedgerLine(line);
-      if (record) records.push(record);
-    }
-    return { records, bytesRead };
+    return { lines: text.split('\n').filter((line) => line !== ''), bytesRead };
   } finally {
     await handle.close().catch(() => undefined);
   }
+}
+
+/**
+ * Reads the records in the last `maxBytes` of a ledger; a line that does not
+ * parse (a torn tail) is skipped.
+ */
+export async function readLedgerTail(path: string, maxBytes = LEDGER_TAIL_BYTES): Promise<LedgerTail> {
+  const { lines, bytesRead } = await readTailLines(path, maxBytes);
+  const records: LedgerRecord[] = [];
+  for (const line of lines) {
+    const record = parseLedgerLine(line);
+    if (record) records.push(record);
+  }
+  return { records, bytesRead };
 }
 
 /** The last `limit` terminal records, oldest first. */

@@ -39,6 +39,7 @@ export class PromptLedger implements OnModuleInit {
   private readonly logger = new Logger('PromptLedger');
   private readonly files: LedgerFiles;
   private readonly reconciling = new Map<string, Promise<void>>();
+  private readonly reconciledListeners: Array<(sessionId: string) => Promise<void>> = [];
 
   constructor(
     private readonly bridge: PromptBridge,
@@ -121,6 +122,15 @@ export class PromptLedger implements OnModuleInit {
   }
 
   /**
+   * Registers what runs once a `load` has reconciled a session's ledger, before
+   * the load answers: the webhook events queue what an earlier process recorded
+   * but did not queue. A listener's failure is its own.
+   */
+  onReconciled(listener: (sessionId: string) => Promise<void>): void {
+    this.reconciledListeners.push(listener);
+  }
+
+  /**
    * A rewind took `promptId` and every later prompt off the active chain: the
    * ledger stops answering for them, as the transcript does (in memory; the
    * file is not touched).
@@ -194,6 +204,7 @@ export class PromptLedger implements OnModuleInit {
       this.append(sessionId, reconciledRecordOf(promptId, found, this.clock.now()));
     }
     await this.flush(sessionId);
+    for (const listener of this.reconciledListeners) await listener(sessionId).catch(() => undefined);
   }
 
   /** Queues one record in the session's ledger file. */

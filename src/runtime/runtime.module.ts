@@ -24,6 +24,7 @@ import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor.j
 import { IdempotencyStore } from '../idempotency/idempotency-store.js';
 import { TranscriptIdempotencyKeys } from '../idempotency/transcript-idempotency-keys.js';
 import { TurnWebhookEvents } from '../webhooks/turn-webhook-events.js';
+import { QueuedWebhookEvents } from '../webhooks/queued-webhook-events.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { WebhookOutboxAdoption } from '../webhooks/webhook-outbox-adoption.js';
 import { WEBHOOK_SETTINGS, webhookSettings } from '../webhooks/webhook-settings.js';
@@ -88,6 +89,7 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
     WebhookDispatcher,
     WebhookOutboxAdoption,
     TurnWebhookEvents,
+    QueuedWebhookEvents,
     TranscriptIdempotencyKeys,
     SessionEventBus,
     SessionRegistry,

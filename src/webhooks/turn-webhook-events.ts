@@ -1,11 +1,13 @@
 import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { Clock } from '../common/clock.js';
 import { PromptBridge, type TurnTransition } from '../bridge/prompt-bridge.js';
+import { isReconciledRecord, statusOfTerminal } from '../ledger/ledger-record.js';
+import { PromptLedger } from '../ledger/prompt-ledger.js';
 import { TurnStatusService } from '../turns/turn-status.service.js';
 import type { TurnStatus } from '../turns/turn-status.js';
 import { DEFAULT_TURN_WEBHOOK_EVENTS, eventTypeOf, turnWebhookEventOf, type TurnWebhookEventType } from './turn-webhook-event.js';
-import type { DeliveryTarget } from './webhook-delivery.js';
+import { QueuedWebhookEvents, queuedKey } from './queued-webhook-events.js';
+import { deliveryIdOf, type DeliveryTarget } from './webhook-delivery.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings.js';
 import { WebhookSubscriptions } from './webhook-subscriptions.service.js';
@@ -19,6 +21,11 @@ import { WebhookSubscriptions } from './webhook-subscriptions.service.js';
  * session is gone (close), the status the bridge published. `TurnsModule`
  * (global) is mounted beside the runtime; without it the bridge's status is
  * the answer.
+ *
+ * At least once across a crash: once a terminal's deliveries are in the
+ * outbox, {@link QueuedWebhookEvents} records it; a `load` queues the events
+ * of the ledger's recent terminals that were not recorded (a `kill -9` between
+ * the terminal's record and the outbox write), under the same `webhook-id`.
  */
 @Injectable()
 export class TurnWebhookEvents implements OnModuleInit, OnModuleDestroy {
@@ -29,6 +36,8 @@ export class TurnWebhookEvents implements OnModuleInit, OnModuleDestroy {
     private readonly bridge: PromptBridge,
     private readonly subscriptions: WebhookSubscriptions,
     private readonly dispatcher: WebhookDispatcher,
+    private readonly ledger: PromptLedger,
+    private readonly queued: QueuedWebhookEvents,
     private readonly clock: Clock,
     @Inject(WEBHOOK_SETTINGS) private readonly settings: WebhookSettings,
     @Optional() private readonly polls?: TurnStatusService,
@@ -43,6 +52,24 @@ export class TurnWebhookEvents implements OnModuleInit, OnModuleDestroy {
         this.logger.error(`webhook event not queued: ${(error as Error)?.name ?? 'error'}`),
       );
     });
+    this.ledger.onReconciled((sessionId) =>
+      this.requeue(sessionId).catch((error: unknown) =>
+        this.logger.error(`webhook events not re-queued: ${(error as Error)?.name ?? 'error'}`),
+      ),
+    );
+  }
+
+  /** Queues the events of the ledger's recent published terminals that no process recorded as queued. */
+  private async requeue(sessionId: string): Promise<void> {
+    const terminals = (await this.ledger.recentTerminals(sessionId)).filter((record) => !isReconciledRecord(record));
+    if (terminals.length === 0) return;
+    const queued = await this.queued.of(sessionId);
+    const file = this.subscriptions.fileOf(sessionId);
+    for (const record of terminals) {
+      const status = statusOfTerminal(sessionId, record);
+      if (queued.has(queuedKey(record.promptId, eventTypeOf(status.state)!))) continue;
+      await this.handle({ kind: 'settled', sessionId, promptId: record.promptId, status, waited: false }, file);
+    }
   }
 
   onModuleDestroy(): void {
@@ -66,7 +93,7 @@ export class TurnWebhookEvents implements OnModuleInit, OnModuleDestroy {
         .filter((receiver) => receiver.events.includes(type))
         .map((receiver) =>
           this.dispatcher.enqueue({
-            deliveryId: `msg_${randomUUID()}`,
+            deliveryId: deliveryIdOf(transition.promptId, type, receiver.target),
             target: receiver.target,
             sessionId: transition.sessionId,
             promptId: transition.promptId,
@@ -78,6 +105,7 @@ export class TurnWebhookEvents implements OnModuleInit, OnModuleDestroy {
           }),
         ),
     );
+    if (type !== 'turn.started') await this.queued.mark(transition.sessionId, transition.promptId, type);
   }
 
   /** Who may want this event: the session's live subscriptions and the operator's endpoint. */

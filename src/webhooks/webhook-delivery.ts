@@ -1,7 +1,19 @@
+import { createHash } from 'node:crypto';
 import type { TurnWebhookEventType } from './turn-webhook-event.js';
 
 /** Where a delivery goes: a session's subscription (read from its file at each attempt) or the operator's endpoint. */
 export type DeliveryTarget = { kind: 'subscription'; file: string; webhookId: string } | { kind: 'operator' };
+
+/**
+ * A delivery's id, and so its `webhook-id`: one per prompt, event type and
+ * receiver, so an event queued again after a crash is the same message to the
+ * receiver, which dedupes by it (Standard Webhooks).
+ */
+export function deliveryIdOf(promptId: string, type: TurnWebhookEventType, target: DeliveryTarget): string {
+  const receiver = target.kind === 'operator' ? 'operator' : `subscription ${target.webhookId}`;
+  const hex = createHash('sha256').update(`${promptId}\n${type}\n${receiver}`).digest('hex');
+  return `msg_${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
 
 /** One event for one receiver, as the outbox keeps it until it is delivered or given up. */
 export interface WebhookDelivery {
