@@ -17,7 +17,7 @@ const env = process.env;
 const seed = env.SEED ?? String(Date.now() % 1_000_000);
 const schedules = Math.max(1, Math.min(200, Number(env.SCHEDULES ?? 1)));
 // FIRST=8 SCHEDULES=1 runs the ninth schedule of a seed alone (its faults and draws are the same as in the whole run).
-const first = Math.max(0, Math.min(10_000, Number(env.FIRST ?? 0)));
+const first = Math.max(0, Math.min(10_000, Math.trunc(Number(env.FIRST ?? 0)) || 0));
 const durationMs = Math.max(20, Math.min(3_600, Number(env.DURATION_S ?? 60))) * 1000;
 const parallel = Math.max(1, Math.min(4, Number(env.PARALLEL ?? 1)));
 const root = resolve(ROOT, env.CHAOS_DIR ?? '.chaos');

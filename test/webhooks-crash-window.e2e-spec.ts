@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { PromptLedger } from '../src/ledger/prompt-ledger.js';
 import { QueuedWebhookEvents, queuedKey } from '../src/webhooks/queued-webhook-events.js';
@@ -23,8 +23,12 @@ describe('a webhook event lost between the terminal and the outbox write', () =>
   let dataDir: string;
   const daemons: TestDaemon[] = [];
 
-  const start = async () => {
-    const daemon = await startDaemon({ dataDir, webhookUrl: receiver.url, webhookSecret: SECRET, webhookAllow: ['127.0.0.1'] });
+  const start = async (operator = true) => {
+    const daemon = await startDaemon({
+      dataDir,
+      webhookAllow: ['127.0.0.1'],
+      ...(operator && { webhookUrl: receiver.url, webhookSecret: SECRET }),
+    });
     daemons.push(daemon);
     return daemon;
   };
@@ -48,6 +52,13 @@ describe('a webhook event lost between the terminal and the outbox write', () =>
     turn.finish();
     await pollTurn(daemon, sessionId, promptId);
     return promptId;
+  };
+
+  /** Waits (bounded; each round lets the write finish) for the line that records the turn's event as decided. */
+  const decided = async (daemon: TestDaemon, sessionId: string, promptId: string) => {
+    const events = daemon.app.get(QueuedWebhookEvents);
+    for (let i = 0; i < 200 && !(await events.read(sessionId)).keys.has(queuedKey(promptId, 'turn.completed')); i += 1) await settle();
+    return events.fileOf(sessionId)!;
   };
 
   beforeEach(async () => {
@@ -91,12 +102,7 @@ describe('a webhook event lost between the terminal and the outbox write', () =>
     const promptId = await completedTurn(first, sessionId);
     await receiver.next();
     // The line follows the outbox write, which the delivery followed: bounded, each round lets the write finish.
-    const events = first.app.get(QueuedWebhookEvents);
-    for (let i = 0; i < 200 && !(await events.of(sessionId)).has(queuedKey(promptId, 'turn.completed')); i += 1) await settle();
-    const marks = first.app
-      .get(PromptLedger)
-      .pathOf(sessionId)!
-      .replace(/\.ledger\.jsonl$/, '.webhook-events.jsonl');
+    const marks = await decided(first, sessionId, promptId);
     await first.close();
     expect(readFileSync(marks, 'utf8')).toContain(`"promptId":"${promptId}","type":"turn.completed"`);
 
@@ -104,5 +110,38 @@ describe('a webhook event lost between the terminal and the outbox write', () =>
     const requeued = watchEnqueue(second);
     await second.http.post(`/session/${sessionId}/load`).expect(200);
     expect(requeued.queued).toEqual([]);
+  });
+
+  it('queues nothing for a turn that settled before its session was subscribed to', async () => {
+    const first = await start(false);
+    const { sessionId } = await first.createSession();
+    const promptId = await completedTurn(first, sessionId);
+    // Owed to nobody when it settled, and recorded as decided.
+    await decided(first, sessionId, promptId);
+    await first.http.post(`/session/${sessionId}/webhooks`).send({ url: receiver.url }).expect(201);
+    await first.close();
+
+    const second = await start(false);
+    const requeued = watchEnqueue(second);
+    await second.http.post(`/session/${sessionId}/load`).expect(200);
+    expect(requeued.queued).toEqual([]);
+  });
+
+  it('queues nothing for a session older than its record (no record file: a version before it), and starts one', async () => {
+    const first = await start();
+    const { sessionId } = await first.createSession();
+    const held = watchEnqueue(first, true);
+    await completedTurn(first, sessionId);
+    await held.reached;
+    const marks = first.app.get(QueuedWebhookEvents).fileOf(sessionId)!;
+    await first.app.get(PromptLedger).flush(sessionId);
+    await first.close();
+    rmSync(marks);
+
+    const second = await start();
+    const requeued = watchEnqueue(second);
+    await second.http.post(`/session/${sessionId}/load`).expect(200);
+    expect(requeued.queued).toEqual([]);
+    expect(JSON.parse(readFileSync(marks, 'utf8'))).toEqual({ since: expect.any(Number) });
   });
 });

@@ -331,6 +331,22 @@ const LEASE_MS = 60_000;
         expect(await directory.owner(S1)).toMatchObject({ node: B.node, fence: 2 });
       });
 
+      it('a lease the renewal re-creates over a new connection is given up when a higher fence was recorded meanwhile', async () => {
+        const own = client();
+        const { a, b } = await takeOverAfterReset(own);
+        // node-b closed the session again: no lease in Redis, so node-a's renewal re-creates its own.
+        await b.release(S1);
+        const reconnected = new Promise((resolve) => own.once('ready', resolve));
+        own.disconnect(true);
+        await reconnected;
+        now = 100;
+        await a.tick();
+        expect(a.holds(S1)).toBe(false);
+        expect(lost).toEqual([S1]);
+        // And released at once, not left to expire.
+        expect(await admin.exists(`turns:lease:${S1}`)).toBe(0);
+      });
+
       it('a paused owner waking to an unreachable Redis writes nothing once another node recorded a higher fence', async () => {
         const own = client();
         const dir = new LeaseDirectory(own, 1_000);

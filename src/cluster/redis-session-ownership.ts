@@ -5,38 +5,23 @@ import { SessionOwnership, type ClusterState } from '../sessions/session-ownersh
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
 import { ClusterNode } from './cluster-node.js';
+import { freshUntil, staleInOutage, usable, type HeldLease } from './lease-clock.js';
 import { LeaseDirectory } from './lease-directory.js';
 import { SessionFences } from './session-fences.js';
 
-interface HeldLease {
-  fence: number;
-  /** The directory's connection the lease was last confirmed over. */
-  epoch: number;
-  /** Monotonic time until which the lease is known to be ours without asking Redis. */
-  validUntil: number;
-}
-
 /**
- * Session ownership by leases in the {@link LeaseDirectory}. Requests for a
- * session whose lease is fresh cost no Redis call. Every third of a lease all
+ * Session ownership by leases in the {@link LeaseDirectory}: a request for a
+ * session whose lease is fresh costs no Redis call; every third of a lease all
  * leases are renewed in one call, and the node heartbeats.
  *
- * Fencing: a lease counts as ours only until `validUntil`, measured on the
- * monotonic clock from when its last renewal was *sent* — a node paused
- * (SIGSTOP) past its lease finds it stale on waking and asks Redis before it
- * serves or writes anything; if another node's claim took it, the session is
- * closed here. Redis becoming unreachable while a lease is
- * fresh is not a loss: that session keeps working (nobody else can claim
- * while nobody reaches Redis). A lease already stale when Redis could not be
- * reached is not served (another node may hold it): `503` until Redis
- * answers, and then it is kept only if Redis still has it.
- *
- * Redis losing its data (restarted empty) can let another node claim a
- * session whose owner has not yet heard of it. So each claim records its fence
- * on the shared data dir ({@link SessionFences}) and claims above the highest
- * recorded; a lease is trusted without asking only while the connection it
- * was confirmed over is up, and before every write, and whenever Redis
- * cannot be asked, the owner checks that no higher fence was recorded.
+ * Fencing ([Cluster mode](../../docs/cluster.md)): a lease is trusted without
+ * asking until 80% of its time after its last renewal was *sent* (monotonic:
+ * a node paused past it asks before it serves or writes), and only over the
+ * connection that confirmed it (Redis may have restarted empty). Redis
+ * unreachable while a lease is fresh leaves it working; one already stale is
+ * `503` until Redis answers. Each claim records its fence on the shared data
+ * dir ({@link SessionFences}), and a higher one recorded there closes the
+ * session here: checked before every write and whenever Redis cannot be asked.
  *
  * @publicApi
  */
@@ -105,7 +90,7 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     if (!recheck) {
       recheck = this.renew([sessionId]).then(() => {
         const held = this.held.get(sessionId);
-        return held !== undefined && this.usable(held, this.monotonic()) && this.unfenced(sessionId);
+        return held !== undefined && usable(held, this.monotonic(), this.unreachableSince) && this.unfenced(sessionId);
       });
       recheck.finally(() => this.rechecking.delete(sessionId)).catch(() => undefined);
       this.rechecking.set(sessionId, recheck);
@@ -191,7 +176,7 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
       await this.directory.release(sessionId, result.fence).catch(() => undefined);
       throw error;
     }
-    this.held.set(sessionId, { fence: result.fence, epoch, validUntil: this.freshUntil(sentAt) });
+    this.held.set(sessionId, { fence: result.fence, epoch, validUntil: freshUntil(sentAt, this.settings.leaseMs) });
     this.announceSoon();
   }
 
@@ -205,14 +190,18 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     if (!lease) return false;
     // Unreadable is not outranked: the transcript's own write fails on such a disk.
     const highest = await this.fences.highest(sessionId).catch(() => 0);
-    if (highest <= lease.fence) return this.held.get(sessionId) === lease;
-    if (this.held.get(sessionId) === lease) {
-      this.held.delete(sessionId);
-      this.logger.warn(`session ${sessionId} was claimed by another node (fence ${highest} > ${lease.fence}); closing it here`);
-      this.lost(sessionId);
-      this.announceSoon();
-    }
+    if (highest <= lease.fence || this.held.get(sessionId) !== lease) return this.held.get(sessionId) === lease;
+    this.drop(sessionId, `was claimed by another node (fence ${highest} > ${lease.fence})`);
+    // Only while it still carries this fence: so the new owner need not wait for it to expire.
+    await this.directory.release(sessionId, lease.fence).catch(() => undefined);
     return false;
+  }
+
+  private drop(sessionId: string, why: string): void {
+    this.held.delete(sessionId);
+    this.logger.warn(`session ${sessionId} ${why}; closing it here`);
+    this.lost(sessionId);
+    this.announceSoon();
   }
 
   /** Renews the given leases in one call; a lease another node took is dropped and its session closed. */
@@ -227,7 +216,11 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     let kept: boolean[];
     try {
       kept = await this.directory.renew(
-        leases.map(({ sessionId, lease }) => ({ sessionId, fence: lease.fence, extendOnly: this.staleInOutage(lease, sentAt) })),
+        leases.map(({ sessionId, lease }) => ({
+          sessionId,
+          fence: lease.fence,
+          extendOnly: staleInOutage(lease, sentAt, this.unreachableSince),
+        })),
         { node: this.node.id, url: this.node.url },
       );
       if (this.directoryDown) this.logger.log('directory reachable again');
@@ -239,44 +232,19 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
       this.unreachableSince ??= sentAt;
       return;
     }
-    let renewed = 0;
-    let lost = 0;
+    const trust = (lease: HeldLease) => Object.assign(lease, { validUntil: freshUntil(sentAt, this.settings.leaseMs), epoch });
+    // Over a new connection the renewal may have re-created a lease an emptied Redis lost: the recorded fence decides.
+    const reconnected: string[] = [];
     leases.forEach(({ sessionId, lease }, index) => {
       if (this.held.get(sessionId) !== lease) return;
-      if (kept[index]) {
-        renewed += 1;
-        lease.validUntil = this.freshUntil(sentAt);
-        lease.epoch = epoch;
-      } else {
-        lost += 1;
-        this.held.delete(sessionId);
-        this.logger.warn(`lease of session ${sessionId} was taken by another node; closing it here`);
-        this.lost(sessionId);
-        this.announceSoon();
-      }
+      if (!kept[index]) this.drop(sessionId, 'lost its lease to another node');
+      else if (lease.epoch === epoch) trust(lease);
+      else reconnected.push(sessionId);
     });
-    TURNS_CHANNELS.clusterLeaseRenewal.publish({ renewed, lost });
-  }
-
-  /**
-   * Ours to serve at `at`: fresh, or gone stale only because Redis became
-   * unreachable while it was fresh (not because this process was paused past it).
-   */
-  private usable(lease: HeldLease, at: number): boolean {
-    return at < lease.validUntil || (this.unreachableSince !== undefined && this.unreachableSince < lease.validUntil);
-  }
-
-  /**
-   * Stale, and Redis was already unreachable when it went stale: when Redis
-   * answers again, a lease of ours that is gone may be one Redis lost with
-   * another node's claim, so it is only extended, never re-created.
-   */
-  private staleInOutage(lease: HeldLease, at: number): boolean {
-    return !this.usable(lease, at) && this.unreachableSince !== undefined;
-  }
-
-  /** A lease set at `sentAt` is trusted for 80% of its time: Redis started counting later, clocks drift a little. */
-  private freshUntil(sentAt: number): number {
-    return sentAt + this.settings.leaseMs * 0.8;
+    await Promise.all(reconnected.map(async (sessionId) => (await this.unfenced(sessionId)) && trust(this.held.get(sessionId)!)));
+    TURNS_CHANNELS.clusterLeaseRenewal.publish({
+      renewed: leases.length - kept.filter((k) => !k).length,
+      lost: kept.filter((k) => !k).length,
+    });
   }
 }

@@ -110,11 +110,6 @@ export function isTerminalRecord(record: LedgerRecord): record is LedgerTerminal
   return 'terminal' in record;
 }
 
-/** A terminal written by reconciliation at `load`, not by a live bridge's publication (no webhook event is owed for it). */
-export function isReconciledRecord(record: LedgerTerminalRecord): boolean {
-  return record.terminal === 'interrupted' || record.stopReason === RECONSTRUCTED_FROM_TRANSCRIPT;
-}
-
 /** Messages of the codes the runtime itself gives; the ledger keeps no message, so others read as below. */
 const MESSAGES: Record<string, string> = {
   [DAEMON_LOST]: 'The daemon stopped before the prompt settled',

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
 import { PromptBridge, type TurnTransition } from '../bridge/prompt-bridge.js';
-import { isReconciledRecord, statusOfTerminal } from '../ledger/ledger-record.js';
+import { statusOfTerminal } from '../ledger/ledger-record.js';
 import { PromptLedger } from '../ledger/prompt-ledger.js';
 import { TurnStatusService } from '../turns/turn-status.service.js';
 import type { TurnStatus } from '../turns/turn-status.js';
@@ -23,9 +23,10 @@ import { WebhookSubscriptions } from './webhook-subscriptions.service.js';
  * the answer.
  *
  * At least once across a crash: once a terminal's deliveries are in the
- * outbox, {@link QueuedWebhookEvents} records it; a `load` queues the events
- * of the ledger's recent terminals that were not recorded (a `kill -9` between
- * the terminal's record and the outbox write), under the same `webhook-id`.
+ * outbox (or it is owed to nobody), {@link QueuedWebhookEvents} records it; a
+ * `load` queues the events of the ledger's recent terminals that were not
+ * recorded (a `kill -9` between the terminal's record and the outbox write),
+ * under the same `webhook-id`.
  */
 @Injectable()
 export class TurnWebhookEvents implements OnModuleInit, OnModuleDestroy {
@@ -45,31 +46,48 @@ export class TurnWebhookEvents implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     this.unsubscribe = this.bridge.onTransition((transition) => {
-      if (transition.kind === 'admitted') return; // no webhook event for an admission
-      // The subscriptions file is found while the session's transcript is attached (a close detaches it next).
-      const file = this.subscriptions.fileOf(transition.sessionId);
-      this.handle(transition, file).catch((error: unknown) =>
-        this.logger.error(`webhook event not queued: ${(error as Error)?.name ?? 'error'}`),
-      );
+      const { sessionId } = transition;
+      // The files are found while the session's transcript is attached (a close detaches it next).
+      if (transition.kind === 'admitted') {
+        this.queued.begin(sessionId, this.queued.fileOf(sessionId)).catch((error: unknown) => this.failed('not started', error));
+        return;
+      }
+      const marks = transition.kind === 'settled' ? this.queued.fileOf(sessionId) : undefined;
+      this.handle(transition, this.subscriptions.fileOf(sessionId))
+        .then(() => this.queued.mark(sessionId, marks, transition.promptId, eventTypeOf(transition.status.state)!))
+        .catch((error: unknown) => this.failed('not queued', error));
     });
-    this.ledger.onReconciled((sessionId) =>
-      this.requeue(sessionId).catch((error: unknown) =>
-        this.logger.error(`webhook events not re-queued: ${(error as Error)?.name ?? 'error'}`),
-      ),
-    );
+    this.ledger.onReconciled((sessionId) => this.requeue(sessionId).catch((error: unknown) => this.failed('not re-queued', error)));
   }
 
-  /** Queues the events of the ledger's recent published terminals that no process recorded as queued. */
+  /**
+   * Queues the events of the ledger's recent terminals that were published
+   * after the session's record of them began and never decided — those a
+   * crash caught before the outbox write. A session older than the record
+   * starts one now: what came before it is taken as delivered.
+   */
   private async requeue(sessionId: string): Promise<void> {
-    const terminals = (await this.ledger.recentTerminals(sessionId)).filter((record) => !isReconciledRecord(record));
-    if (terminals.length === 0) return;
-    const queued = await this.queued.of(sessionId);
+    const queued = await this.queued.read(sessionId);
+    const marks = this.queued.fileOf(sessionId);
+    if (queued.from === undefined) return this.queued.begin(sessionId, marks);
     const file = this.subscriptions.fileOf(sessionId);
-    for (const record of terminals) {
+    for (const record of await this.ledger.recentTerminals(sessionId)) {
+      // `interrupted` (daemon_lost) was never published; a prompt this process knows has its own event under way.
+      if (record.terminal === 'interrupted' || record.at < queued.from || this.known(sessionId, record.promptId)) continue;
       const status = statusOfTerminal(sessionId, record);
-      if (queued.has(queuedKey(record.promptId, eventTypeOf(status.state)!))) continue;
+      const type = eventTypeOf(status.state)!;
+      if (queued.keys.has(queuedKey(record.promptId, type))) continue;
       await this.handle({ kind: 'settled', sessionId, promptId: record.promptId, status, waited: false }, file);
+      await this.queued.mark(sessionId, marks, record.promptId, type);
     }
+  }
+
+  private known(sessionId: string, promptId: string): boolean {
+    return this.bridge.getLive(sessionId, promptId) !== undefined || this.bridge.getOverlay(sessionId, promptId) !== undefined;
+  }
+
+  private failed(what: string, error: unknown): void {
+    this.logger.error(`webhook event ${what}: ${(error as Error)?.name ?? 'error'}`);
   }
 
   onModuleDestroy(): void {
@@ -105,7 +123,6 @@ export class TurnWebhookEvents implements OnModuleInit, OnModuleDestroy {
           }),
         ),
     );
-    if (type !== 'turn.started') await this.queued.mark(transition.sessionId, transition.promptId, type);
   }
 
   /** Who may want this event: the session's live subscriptions and the operator's endpoint. */
