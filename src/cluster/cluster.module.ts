@@ -1,4 +1,4 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { ClusterNode } from './cluster-node.js';
 import { CLUSTER_SETTINGS, clusterSettings, type ClusterOptions, type ClusterSettings } from './cluster-options.js';
@@ -63,7 +63,11 @@ export class ClusterModule {
         {
           provide: SessionFences,
           inject: [CLUSTER_SETTINGS],
-          useFactory: (settings: ClusterSettings) => new SessionFences(settings.dataDir),
+          useFactory: (settings: ClusterSettings) => {
+            if (settings.dataDir === undefined)
+              new Logger('Cluster').warn('no dataDir: fences live in Redis only, and Redis losing its data can make two owners');
+            return new SessionFences(settings.dataDir);
+          },
         },
         RedisSessionOwnership,
         RequestForwarder,

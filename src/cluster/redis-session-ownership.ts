@@ -159,7 +159,7 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
   }
 
   private async claimOnce(sessionId: string): Promise<void> {
-    const floor = await this.fences.highest(sessionId);
+    const floor = await this.fences.highest(sessionId).catch(() => Promise.reject(clusterUnavailable({ sessionId })));
     const sentAt = this.monotonic();
     const epoch = this.directory.epoch;
     let result;
@@ -172,9 +172,9 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     try {
       // Recorded before the session is read or served: from here a previous owner's next write is refused.
       await this.fences.record(sessionId, result.fence);
-    } catch (error) {
+    } catch {
       await this.directory.release(sessionId, result.fence).catch(() => undefined);
-      throw error;
+      throw clusterUnavailable({ sessionId });
     }
     this.held.set(sessionId, { fence: result.fence, epoch, validUntil: freshUntil(sentAt, this.settings.leaseMs) });
     this.announceSoon();
