@@ -4,14 +4,24 @@ import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 
 /** A free loopback port: listen on 0, read it, close. */
-export function freePort() {
-  return new Promise((resolve, reject) => {
+// Below Linux's ephemeral range (32768–60999): a port the kernel never hands to an outgoing connection, so a node
+// killed and restarted on its port finds it free (a run with PARALLEL=2 once lost a restart to a client socket).
+const LOW_PORTS = { from: 20_000, to: 32_000 };
+
+/** A free loopback port outside the ephemeral range; bounded tries. */
+export async function freePort() {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const port = LOW_PORTS.from + Math.floor(Math.random() * (LOW_PORTS.to - LOW_PORTS.from));
+    if (await listens(port)) return port;
+  }
+  throw new Error('no free loopback port in 20000–32000 after 50 tries');
+}
+
+function listens(port) {
+  return new Promise((resolve) => {
     const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
   });
 }
 
