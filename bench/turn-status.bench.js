@@ -388,9 +388,9 @@ const HIDE_OPENTELEMETRY = ['--import', './bench/support/hide-opentelemetry.mjs'
  * (and a JSON line for every poll, `TURNS_LOG_POLLS=true`, into a file as an
  * operator's), `otel` (the API loaded, no SDK registered), those taken apart
  * (`metrics` alone, `log` alone with every poll's line), and `control`, an `off` beside an `off`: the method's own error.
- * Each pair has idled as long as its partner when its turn comes (beside one
- * shared `off`, loaded every time, an `off` twin read 0.91–0.98). Ratios are
- * medians of the rounds' ratios to the partner.
+ * Each round starts a fresh pair for each variant, both idle until their
+ * turn (beside one shared `off`, loaded every time, an `off` twin read
+ * 0.91–0.98). Ratios are medians of the rounds' ratios to the partner.
  */
 async function benchOperations(httpAdapter) {
   const off = { args: HIDE_OPENTELEMETRY, env: { TURNS_METRICS: 'false', TURNS_LOG: 'silent' } };
@@ -403,40 +403,40 @@ async function benchOperations(httpAdapter) {
     log: { args: HIDE_OPENTELEMETRY, env: { TURNS_METRICS: 'false', TURNS_LOG: 'info', TURNS_LOG_POLLS: 'true' } },
     control: off,
   };
-  const servers = [];
   const start = async ({ args, env }) => {
     const server = await daemonWithSettledPrompt([...args, 'dist/daemon/bin.js'], httpAdapter, env, (dir) => join(dir, 'daemon.log'));
-    servers.push(server);
-    return { ...server.exact, dataDir: server.dataDir };
+    return { ...server.exact, dataDir: server.dataDir, stop: server.stop };
   };
-  try {
-    const pairs = {};
-    for (const [name, variant] of Object.entries(variants)) pairs[name] = { off: await start(off), variant: await start(variant) };
-    const runs = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
-    for (let round = 0; round < ROUNDS; round += 1) {
-      for (const name of shuffled(Object.keys(runs), round + 100)) {
+  const runs = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
+  let logMiB = 0;
+  // A fresh pair for each variant in each round: a pair kept for every round carries its two processes' own speeds (see benchAgainstRef).
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const name of shuffled(Object.keys(runs), round + 100)) {
+      const pair = [];
+      try {
+        pair.push(await start(off), await start(variants[name]));
         await sleep(300);
-        runs[name].push(await sideBySide(pairs[name].off, pairs[name].variant, round % 2 === 1));
+        runs[name].push(await sideBySide(pair[0], pair[1], round % 2 === 1));
+        if (name === 'opsEveryLine') logMiB = statSync(join(pair[1].dataDir, 'daemon.log')).size / 2 ** 20;
+      } finally {
+        await Promise.all(pair.map((server) => server.stop()));
       }
     }
-    const ratio = (name) => median(runs[name].map(([partner, r]) => r.rps / partner.rps));
-    const of = (name) => mean(runs[name].map(([, r]) => r));
-    const logMiB = statSync(join(pairs.opsEveryLine.variant.dataDir, 'daemon.log')).size / 2 ** 20;
-    return {
-      off: mean(Object.values(runs).flatMap((list) => list.map(([partner]) => partner))),
-      ops: of('ops'),
-      otel: of('otel'),
-      opsRatio: ratio('ops'),
-      opsEveryLineRatio: ratio('opsEveryLine'),
-      otelRatio: ratio('otel'),
-      metricsRatio: ratio('metrics'),
-      logRatio: ratio('log'),
-      controlRatio: ratio('control'),
-      logMiB,
-    };
-  } finally {
-    for (const server of servers) await server.stop();
   }
+  const ratio = (name) => median(runs[name].map(([partner, r]) => r.rps / partner.rps));
+  const of = (name) => mean(runs[name].map(([, r]) => r));
+  return {
+    off: mean(Object.values(runs).flatMap((list) => list.map(([partner]) => partner))),
+    ops: of('ops'),
+    otel: of('otel'),
+    opsRatio: ratio('ops'),
+    opsEveryLineRatio: ratio('opsEveryLine'),
+    otelRatio: ratio('otel'),
+    metricsRatio: ratio('metrics'),
+    logRatio: ratio('log'),
+    controlRatio: ratio('control'),
+    logMiB,
+  };
 }
 
 /** Both sides on their own defaults (metrics on, the request log at info: routine polls at debug). */
@@ -448,8 +448,13 @@ const AB_LOG_OFF_CASES = ['exact', 'current'];
 /**
  * This daemon against the one built from `root` (a past commit), side by side
  * on one adapter, each on `env` (by default both on their defaults): `/health`
- * and the settled exact and `current` polls, each in ROUNDS rounds, as new ÷
- * old req/s (median).
+ * and the settled exact and `current` polls, as new ÷ old req/s: the median
+ * of ROUNDS rounds, each over a fresh pair of daemons (started in turn order,
+ * every case of the round on the same pair). One process is not another: two
+ * daemons of the same build, one pair kept for every round, read 0.89–1.13
+ * of each other from one run to the next (a Fastify settled poll); with a
+ * fresh pair a round the median moves by 2–3%. The spread of the rounds is
+ * printed with it.
  */
 const MISSING_PROMPT = randomUUID();
 async function benchAgainstRef(httpAdapter, root, env = DEFAULTS, keys = AB_CASES) {
@@ -464,24 +469,26 @@ async function benchAgainstRef(httpAdapter, root, env = DEFAULTS, keys = AB_CASE
       repeatedMiss: daemon.at(`/session/${daemon.sessionId}/turns/${MISSING_PROMPT}`),
     };
   };
-  const daemons = [];
-  try {
-    daemons.push(await start(join(root, 'dist/daemon/bin.js')), await start('dist/daemon/bin.js'));
-    const [old, mine] = daemons;
-    const ratios = {};
-    for (const key of keys) {
-      const list = [];
-      for (let round = 0; round < ROUNDS; round += 1) {
+  const rounds = Object.fromEntries(keys.map((key) => [key, []]));
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const newFirst = round % 2 === 1;
+    const bins = [join(root, 'dist/daemon/bin.js'), 'dist/daemon/bin.js'];
+    const daemons = [];
+    try {
+      for (const bin of newFirst ? bins.reverse() : bins) daemons.push(await start(bin));
+      const [old, mine] = newFirst ? [daemons[1], daemons[0]] : daemons;
+      for (const key of keys) {
         await sleep(300);
-        const [a, b] = await sideBySide(old[key], mine[key], round % 2 === 1);
-        list.push(b.rps / a.rps);
+        const [a, b] = await sideBySide(old[key], mine[key], newFirst);
+        rounds[key].push(b.rps / a.rps);
       }
-      ratios[key] = median(list);
+    } finally {
+      await Promise.all(daemons.map((daemon) => daemon.stop()));
     }
-    return ratios;
-  } finally {
-    await Promise.all(daemons.map((daemon) => daemon.stop()));
   }
+  return Object.fromEntries(
+    keys.map((key) => [key, { median: median(rounds[key]), low: Math.min(...rounds[key]), high: Math.max(...rounds[key]) }]),
+  );
 }
 
 /**
@@ -586,17 +593,23 @@ async function againstRef() {
   try {
     const row = (r) =>
       Object.entries(r)
-        .map(([key, value]) => `${key} ${value.toFixed(3)}`)
+        .map(([key, { median, low, high }]) => `${key} ${median.toFixed(3)} (${low.toFixed(2)}–${high.toFixed(2)})`)
         .join(', ');
     const variants = {
       'defaults (metrics on, log at info)': [DEFAULTS, AB_CASES],
       'log off (TURNS_LOG=warn, metrics on)': [{ ...DEFAULTS, TURNS_LOG: 'warn' }, AB_LOG_OFF_CASES],
     };
-    console.log(`\nthis daemon against ${BASELINE_REF}'s, side by side (new ÷ old req/s, median of ${ROUNDS} rounds of ${SECONDS} s):`);
+    const control = 'control: this daemon beside itself';
+    console.log(
+      `\nthis daemon against ${BASELINE_REF}'s, side by side (new ÷ old req/s, median of ${ROUNDS} rounds of ${SECONDS} s, each on a fresh pair; lowest–highest round):`,
+    );
     for (const [name, [env, keys]] of Object.entries(variants)) {
       for (const adapter of ['express', 'fastify']) {
         console.log(`  ${name.padEnd(38)} ${adapter.padEnd(8)} ${row(await benchAgainstRef(adapter, root, env, keys))}`);
       }
+    }
+    for (const adapter of ['express', 'fastify']) {
+      console.log(`  ${control.padEnd(38)} ${adapter.padEnd(8)} ${row(await benchAgainstRef(adapter, '.', DEFAULTS, ['exact']))}`);
     }
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -73,7 +73,6 @@ export class ClusterRouter {
       if (forwarded) throw clusterUnavailable({ sessionId, node: owner.node });
       // The owner logs and counts it by its route; here it is one forwarded request.
       request.label = 'forwarded';
-      request.writeHeadersRaw();
       const reached = await this.forwarder.forward(req, res, owner, sessionId);
       if (!reached || res.statusCode === 404 || res.statusCode === 503) this.owners.delete(sessionId);
     } catch (error) {

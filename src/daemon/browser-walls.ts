@@ -167,7 +167,7 @@ export function browserWalls(settings: BrowserWallSettings): FrontStage {
     // The request is answered here; what it still sends is read and dropped.
     request.req.resume();
     if (verdict.kind === 'preflight') {
-      request.res.writeHead(204, { ...request.headers, ...verdict.headers, 'content-length': 0 });
+      request.res.writeHead(204, { ...verdict.headers, 'content-length': 0 });
       request.res.end();
       return;
     }

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import { completeDaemonConfig, type DaemonConfig, type LoadedDaemonConfig } from './daemon-config.js';
-import { openFrontDoor, prepareFrontDoor } from './daemon-front-door.js';
+import { openFrontDoor } from './daemon-front-door.js';
 import { DaemonModule, type DaemonCluster, type DaemonOverrides } from './daemon.module.js';
 import { fastifyOptions, hardenApp } from './http-hardening.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -73,7 +73,6 @@ export async function createApp(settings: DaemonConfig, overrides: DaemonOverrid
     bodyParser: config.httpAdapter === 'fastify',
   });
   hardenApp(app, config);
-  prepareFrontDoor(app, config);
   SwaggerModule.setup('docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });
   // Initialized first, so every route is known and the front door stands before all of them.
   await app.init();

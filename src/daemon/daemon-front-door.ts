@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
-import { frontRequestOf, installFrontDoor, type FrontStage } from '../http/front-door.js';
+import { installFrontDoor, type FrontStage } from '../http/front-door.js';
 import { bearerAuth } from './bearer-auth.js';
 import { BearerToken } from './bearer-token.js';
 import { browserWalls, browserWallSettings } from './browser-walls.js';
@@ -17,20 +17,6 @@ export interface FrontDoorParts {
   cluster?: { readonly namesNode: FrontStage; readonly stage: FrontStage };
   /** `false`: no browser walls (see `DaemonOverrides.browserWalls`). */
   browserWalls?: false;
-}
-
-/**
- * Before `init`, on Fastify: one `onRequest` hook puts the front door's
- * headers on the reply, so they go into Fastify's own `writeHead`.
- */
-export function prepareFrontDoor(app: INestApplication, config: LoadedDaemonConfig): void {
-  if (config.httpAdapter !== 'fastify') return;
-  const instance = app.getHttpAdapter().getInstance();
-  instance.addHook('onRequest', (request: { raw: object }, reply: { headers(values: Record<string, string>): void }, done: () => void) => {
-    const front = frontRequestOf(request.raw);
-    if (front) reply.headers(front.headers);
-    done();
-  });
 }
 
 /**
@@ -59,10 +45,7 @@ export function openFrontDoor(app: INestApplication, config: LoadedDaemonConfig,
   installFrontDoor(
     app.getHttpServer() as Server,
     stages.filter((stage) => stage !== undefined),
-    {
-      routes: new RouteTable([...controllerRoutes(app), ...DOCS_ROUTES]),
-      headersOnReply: config.httpAdapter === 'fastify',
-    },
+    { routes: new RouteTable([...controllerRoutes(app), ...DOCS_ROUTES]) },
   );
 }
 

@@ -6,7 +6,6 @@ import type { ApiException } from '../errors/api-exception.js';
 import { apiErrorHttpMessage } from '../errors/send-api-error.js';
 import type { LoadedDaemonConfig } from './daemon-config.js';
 import { stripPrototypeKeys } from './prototype-keys.js';
-import { frontRequestOf } from '../http/front-door.js';
 
 // The one adapter-aware place: what Express and Fastify do before a request
 // reaches Nest (body parsing, routing, malformed requests, Swagger UI), held
@@ -34,14 +33,9 @@ export function fastifyOptions(config: LoadedDaemonConfig) {
     requestTimeout: config.requestTimeoutMs,
     // Session and prompt ids are at most a few hundred characters; longer ones are answered as unknown.
     routerOptions: { maxParamLength: 1_024 },
-    frameworkErrors: (error: { code?: string; statusCode?: number }, request: { raw: object }, reply: FastifyLikeReply) => {
+    frameworkErrors: (error: { code?: string; statusCode?: number }, _request: unknown, reply: FastifyLikeReply) => {
       const answer = fastifyFrameworkError(error.code, error.statusCode);
-      // Raised before any hook: the front door's headers (X-Request-Id, CORS) go on here.
-      const front = frontRequestOf(request.raw)?.headers;
-      reply
-        .code(answer.getStatus())
-        .headers({ ...front, ...answer.headers })
-        .send(answer.toBody());
+      reply.code(answer.getStatus()).headers(answer.headers).send(answer.toBody());
     },
   };
 }

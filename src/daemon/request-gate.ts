@@ -49,7 +49,7 @@ export function requestGate(maxBodyBytes: number): FrontStage {
     const verdict = judgeMethod(req.method ?? '', request.routes?.allowed, req.headers, maxBodyBytes);
     if (verdict.kind === 'pass') return next();
     if (verdict.kind === 'refuse') return request.sendError(verdict.error, verdict.headers);
-    res.writeHead(204, { ...request.headers, allow: verdict.allow });
+    res.writeHead(204, { allow: verdict.allow });
     res.end();
   };
 }

@@ -28,7 +28,7 @@ export class RequestObserver {
    * every answer) and runs the rest in the trace context it carries.
    */
   readonly stage: FrontStage = (request, next) => {
-    request.headers['X-Request-Id'] = this.observe(request);
+    request.headers['x-request-id'] = this.observe(request);
     if (request.req.headers.traceparent === undefined || !tracingEnabled()) next();
     else withIncomingContext(request.req.headers, next);
   };

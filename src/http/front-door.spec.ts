@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { FrontRequest, frontRequestOf, installFrontDoor, type FrontStage, type RouteMatcher } from './front-door.js';
+import { IncomingMessage, ServerResponse, type Server } from 'node:http';
+import { Socket } from 'node:net';
+import { FrontRequest, installFrontDoor, type FrontStage, type RouteMatcher } from './front-door.js';
 
 const SESSION = '0b7e8a52-2f0c-4a57-9d6e-6f1f4d1c0a11';
 
@@ -59,7 +60,8 @@ describe('installFrontDoor', () => {
     send('/health');
     expect(order).toEqual(['a', 'b', 'c']);
     expect(fronts.size).toBe(1);
-    expect(reached).toEqual([{ url: '/health', headers: { 'x-a': 'a', 'x-b': 'b', 'x-c': 'c' } }]);
+    expect(reached).toEqual([{ url: '/health', headers: {} }]);
+    expect([...fronts][0]!.headers).toEqual({ 'x-a': 'a', 'x-b': 'b', 'x-c': 'c' });
   });
 
   it('stops where a stage answers, and resumes where one passes on later', () => {
@@ -78,20 +80,46 @@ describe('installFrontDoor', () => {
     later!();
     expect(reached.map((r) => r.url)).toEqual(['/held']);
   });
+});
 
-  it('leaves the headers to the framework where it puts them on its reply (Fastify)', () => {
-    const { server: target, reached, send } = server();
-    installFrontDoor(target, [(front, next) => ((front.headers['x-request-id'] = 'r1'), next())], { headersOnReply: true });
-    send('/health');
-    expect(reached[0]!.headers).toEqual({});
+describe("the front door's headers on the answer's head", () => {
+  /** A real response (no socket: its head stays in `_header`) the front door saw, with `headers` as its front headers. */
+  function response(headers: Record<string, string>) {
+    const req = new IncomingMessage(new Socket());
+    req.url = '/health';
+    req.method = 'GET';
+    const res = new ServerResponse(req);
+    const front = new FrontRequest(req, res, undefined);
+    Object.assign(front.headers, headers);
+    return { res, front, head: () => (res as unknown as { _header: string })._header.toLowerCase() };
+  }
+
+  it("joins the framework's header object (Fastify's head), where the answer did not set the header", () => {
+    const { res, head } = response({ 'x-request-id': 'r1', vary: 'Origin' });
+    res.writeHead(200, { 'content-type': 'application/json', vary: 'Accept' });
+    expect(head()).toContain('x-request-id: r1\r\n');
+    expect(head()).toContain('vary: accept\r\n');
+    expect(head()).not.toContain('vary: origin');
+    expect(head()).toContain('content-type: application/json\r\n');
   });
 
-  it('leaves the parsed request on the raw one for the framework side', () => {
-    const emitter = new EventEmitter();
-    let found: FrontRequest | undefined;
-    emitter.on('request', (req: IncomingMessage) => (found = frontRequestOf(req)));
-    installFrontDoor(emitter as unknown as Server, []);
-    emitter.emit('request', request('/x?y'), new FakeResponse());
-    expect(found?.query).toBe('y');
+  it("joins the headers set on the response (Express, Node's implicit head), without replacing one", () => {
+    const { res, head } = response({ 'x-request-id': 'r2', vary: 'Origin' });
+    res.setHeader('Vary', 'Accept');
+    res.statusCode = 404;
+    res.end('{}');
+    expect(head()).toMatch(/^http\/1\.1 404 /);
+    expect(head()).toContain('x-request-id: r2\r\n');
+    expect(head()).toContain('vary: accept\r\n');
+    expect(head()).not.toContain('vary: origin');
+  });
+
+  it('keeps a reason phrase, and adds a header a stage set after the request was parsed', () => {
+    const { res, front, head } = response({});
+    front.headers['x-late'] = 'yes';
+    res.writeHead(204, 'Nothing Here', { allow: 'GET' });
+    expect(head()).toMatch(/^http\/1\.1 204 nothing here\r\n/);
+    expect(head()).toContain('x-late: yes\r\n');
+    expect(head()).toContain('allow: get\r\n');
   });
 });

@@ -1,4 +1,4 @@
-import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
+import { ServerResponse, type IncomingMessage, type OutgoingHttpHeaders, type Server } from 'node:http';
 import type { ApiException } from '../errors/api-exception.js';
 import { sendApiError } from '../errors/send-api-error.js';
 import { sessionIdOf } from './session-path.js';
@@ -23,7 +23,31 @@ export interface RouteMatcher {
 }
 
 const NOT_READ = Symbol('not read');
-const FRONT_REQUEST = Symbol('nest-turn-status.frontRequest');
+const FRONT_HEADERS = Symbol('nest-turn-status.frontHeaders');
+
+type FrontResponse = ServerResponse & { [FRONT_HEADERS]: Record<string, string> };
+const nodeWriteHead = ServerResponse.prototype.writeHead;
+
+/**
+ * `writeHead` of a response the front door saw: the head carries the front
+ * door's headers too, unless the answer set that header itself. Merged into
+ * the framework's own header object, so Fastify's head stays on Node's fast
+ * path (a header set on the raw response before it took that away: +1.7 µs a
+ * response), and no framework hook runs for it (a Fastify `onRequest` hook
+ * did this before; this way: 1.096× on a settled Fastify poll, docs/decisions.md).
+ */
+function writeHeadWithFront(this: FrontResponse, status: number, ...rest: unknown[]): ServerResponse {
+  const front = this[FRONT_HEADERS];
+  const named = typeof rest[0] === 'string';
+  const headers = (named ? rest[1] : rest[0]) as OutgoingHttpHeaders | unknown[] | undefined;
+  if (headers === undefined || headers === null || Array.isArray(headers)) {
+    // Express (and Node's implicit head) set theirs on the response: add the missing ones there.
+    for (const name in front) if (!this.hasHeader(name)) this.setHeader(name, front[name]!);
+  } else {
+    for (const name in front) if (headers[name] === undefined && !this.hasHeader(name)) headers[name] = front[name];
+  }
+  return (nodeWriteHead as (this: ServerResponse, ...args: unknown[]) => ServerResponse).call(this, status, ...rest);
+}
 
 /**
  * One request as the front door parsed it, once, for every stage: its path,
@@ -36,9 +60,10 @@ export class FrontRequest {
   /** The routes of the path; `undefined` when no route has it. */
   readonly routes: PathRoutes | undefined;
   /**
-   * Headers for the answer (`X-Request-Id`, CORS, the node's name). Kept here,
-   * not on the raw response, so Fastify writes them with its own head
-   * (a header set on the raw response first sends Node's `writeHead` down its slow path).
+   * Headers every answer to this request carries (`x-request-id`, CORS, the
+   * node's name), by lower-case name: added to the response's head when it is
+   * written, whoever writes it (a stage, the framework, the forwarder), where
+   * the answer did not set the same header itself.
    */
   readonly headers: Record<string, string> = {};
   /** What the request log and metrics call this exchange when a stage answers it as something else (`forwarded`). */
@@ -55,7 +80,8 @@ export class FrontRequest {
     this.path = mark === -1 ? url : url.slice(0, mark);
     this.query = mark === -1 ? '' : url.slice(mark + 1);
     this.routes = matcher?.match(this.path);
-    (req as { [FRONT_REQUEST]?: FrontRequest })[FRONT_REQUEST] = this;
+    (res as FrontResponse)[FRONT_HEADERS] = this.headers;
+    res.writeHead = writeHeadWithFront as ServerResponse['writeHead'];
   }
 
   /** The session the path addresses (a UUID), if any: read once, when first asked for. */
@@ -74,20 +100,10 @@ export class FrontRequest {
     return this.label ?? this.route?.template ?? 'unmatched';
   }
 
-  /** Answers `error` here, outside the framework, with {@link headers} and `extra`. */
+  /** Answers `error` here, outside the framework, with `extra` besides {@link headers}. */
   sendError(error: ApiException, extra?: OutgoingHttpHeaders): void {
-    sendApiError(this.res, error, extra ? { ...this.headers, ...extra } : this.headers);
+    sendApiError(this.res, error, extra);
   }
-
-  /** Puts {@link headers} on the raw response: before answering or forwarding on it outside the framework. */
-  writeHeadersRaw(): void {
-    for (const name in this.headers) this.res.setHeader(name, this.headers[name]!);
-  }
-}
-
-/** The {@link FrontRequest} the front door made of a raw request, if it did. */
-export function frontRequestOf(req: object): FrontRequest | undefined {
-  return (req as { [FRONT_REQUEST]?: FrontRequest })[FRONT_REQUEST];
 }
 
 /**
@@ -96,12 +112,10 @@ export function frontRequestOf(req: object): FrontRequest | undefined {
  */
 export type FrontStage = (request: FrontRequest, next: () => void) => void;
 
-/** How the front door hands a request over to the framework. */
+/** How the front door parses a request. */
 export interface FrontDoorOptions {
   /** The routes the request is parsed against. */
   routes?: RouteMatcher;
-  /** The framework puts {@link FrontRequest.headers} on its reply itself (Fastify's hook); else they go on the raw response. */
-  headersOnReply?: boolean;
 }
 
 /**
@@ -114,7 +128,6 @@ export function installFrontDoor(server: Server, stages: readonly FrontStage[], 
   const framework = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
   server.removeAllListeners('request');
   const handOff = (request: FrontRequest) => {
-    if (!options.headersOnReply) request.writeHeadersRaw();
     for (const listener of framework) listener.call(server, request.req, request.res);
   };
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
