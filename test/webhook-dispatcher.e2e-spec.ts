@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { SystemClock } from '../src/common/clock.js';
 import { WebhookDispatcher } from '../src/webhooks/webhook-dispatcher.js';
+import { WebhookOutbox } from '../src/webhooks/webhook-outbox.js';
 import { webhookSettings } from '../src/webhooks/webhook-settings.js';
 import type { WebhookSubscriptions } from '../src/webhooks/webhook-subscriptions.service.js';
 import { generateWebhookSecret } from '../src/webhooks/webhook-secret.js';
@@ -73,5 +74,43 @@ describe('WebhookDispatcher with more pending deliveries than it schedules in me
     expect(most).toBeLessThanOrEqual(settings.maxScheduled + settings.maxConcurrent);
     for (let i = 0; i < 200 && pendingDeliveries(join(dir, 'outbox')).length > 0; i += 1) await new Promise((r) => setTimeout(r, 10));
     expect(pendingDeliveries(join(dir, 'outbox'))).toEqual([]);
+  });
+});
+
+/** The start's recovery renames a whole temp file into place: a live write's temp file must never be there for it to find. */
+describe('WebhookDispatcher at start', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('writes a delivery enqueued during the recovery of interrupted writes only once that recovery is done', async () => {
+    const dir = tempDir();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const recover = WebhookOutbox.prototype.recover;
+    jest.spyOn(WebhookOutbox.prototype, 'recover').mockImplementationOnce(function (this: WebhookOutbox, dropTorn?: boolean) {
+      return gate.then(() => recover.call(this, dropTorn));
+    });
+    const put = jest.spyOn(WebhookOutbox.prototype, 'put');
+    const settings = webhookSettings({ url: 'http://127.0.0.1:9/', secret: generateWebhookSecret(), outboxDir: join(dir, 'outbox') }, dir);
+    const dispatcher = new WebhookDispatcher(settings, {} as WebhookSubscriptions, new SystemClock());
+    dispatcher.onApplicationBootstrap();
+    const now = Date.now();
+    const enqueued = dispatcher.enqueue({
+      deliveryId: `msg_${randomUUID()}`,
+      target: { kind: 'operator' },
+      sessionId: 's',
+      promptId: 'p1',
+      type: 'turn.completed',
+      body: '{}',
+      attempts: 0,
+      nextAttemptAt: now + 60_000,
+      createdAt: now,
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(put).not.toHaveBeenCalled();
+    release();
+    await enqueued;
+    expect(put).toHaveBeenCalledTimes(1);
+    expect(pendingDeliveries(join(dir, 'outbox'))).toHaveLength(1);
+    dispatcher.onApplicationShutdown();
   });
 });

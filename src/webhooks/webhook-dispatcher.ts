@@ -40,6 +40,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private listedAt = -Infinity;
   private timer?: NodeJS.Timeout;
   private stopped = false;
+  /** The start's recovery of interrupted writes: a write of this process waits for it, so it never finds (and takes) a live write's temp file. */
+  private recovered: Promise<unknown> = Promise.resolve();
   /** Aborts the attempts in flight at shutdown: they stay pending in the outbox. */
   private readonly shutdown = new AbortController();
 
@@ -55,10 +57,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   onApplicationBootstrap(): void {
     this.overflow = true;
     // A delivery whose write a crash cut between sync and rename is pending too.
-    void this.outbox
-      .recover(true)
-      .catch(() => 0)
-      .then(() => this.refill());
+    this.recovered = this.outbox.recover(true).catch(() => 0);
+    void this.recovered.then(() => this.refill());
   }
 
   onApplicationShutdown(): void {
@@ -84,6 +84,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   /** Writes the delivery to the outbox, then schedules its first attempt. */
   async enqueue(delivery: WebhookDelivery): Promise<void> {
+    await this.recovered;
     await this.outbox.put(delivery);
     this.log.record(delivery, 'pending');
     this.schedule(delivery.deliveryId, delivery.nextAttemptAt);
