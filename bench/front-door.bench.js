@@ -55,7 +55,7 @@ const ROUTES = [
  * (each request a fresh request and response, as Node makes them): the median
  * of interleaved pairs.
  */
-function frontNs(stages, install = (server) => installFrontDoor(server, stages, { routes: new RouteTable(ROUTES), headersOnReply: true })) {
+function frontNs(stages, install = (server) => installFrontDoor(server, stages, { routes: new RouteTable(ROUTES) })) {
   const run = (withFront) => {
     const server = new EventEmitter();
     server.on('request', (_req, res) => {

@@ -388,9 +388,9 @@ const HIDE_OPENTELEMETRY = ['--import', './bench/support/hide-opentelemetry.mjs'
  * (and a JSON line for every poll, `TURNS_LOG_POLLS=true`, into a file as an
  * operator's), `otel` (the API loaded, no SDK registered), those taken apart
  * (`metrics` alone, `log` alone with every poll's line), and `control`, an `off` beside an `off`: the method's own error.
- * Each round starts a fresh pair for each variant, both idle until their
- * turn (beside one shared `off`, loaded every time, an `off` twin read
- * 0.91–0.98). Ratios are medians of the rounds' ratios to the partner.
+ * Each round starts a fresh pair for each variant (a pair kept for every
+ * round carries its processes' own speeds). Ratios are medians of the
+ * rounds' ratios to the partner.
  */
 async function benchOperations(httpAdapter) {
   const off = { args: HIDE_OPENTELEMETRY, env: { TURNS_METRICS: 'false', TURNS_LOG: 'silent' } };
@@ -408,13 +408,15 @@ async function benchOperations(httpAdapter) {
     return { ...server.exact, dataDir: server.dataDir, stop: server.stop };
   };
   const runs = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
+  // The last round's log alone (one round of SECONDS).
   let logMiB = 0;
   // A fresh pair for each variant in each round: a pair kept for every round carries its two processes' own speeds (see benchAgainstRef).
   for (let round = 0; round < ROUNDS; round += 1) {
     for (const name of shuffled(Object.keys(runs), round + 100)) {
       const pair = [];
       try {
-        pair.push(await start(off), await start(variants[name]));
+        pair.push(await start(off));
+        pair.push(await start(variants[name]));
         await sleep(300);
         runs[name].push(await sideBySide(pair[0], pair[1], round % 2 === 1));
         if (name === 'opsEveryLine') logMiB = statSync(join(pair[1].dataDir, 'daemon.log')).size / 2 ** 20;
@@ -598,6 +600,8 @@ async function againstRef() {
     const variants = {
       'defaults (metrics on, log at info)': [DEFAULTS, AB_CASES],
       'log off (TURNS_LOG=warn, metrics on)': [{ ...DEFAULTS, TURNS_LOG: 'warn' }, AB_LOG_OFF_CASES],
+      // What the front door alone (request id, walls, gate, pipelining, routes) leaves of the old poll.
+      'operations off (log warn, metrics off)': [{ ...DEFAULTS, TURNS_LOG: 'warn', TURNS_METRICS: 'false' }, AB_LOG_OFF_CASES],
     };
     const control = 'control: this daemon beside itself';
     console.log(
@@ -660,7 +664,7 @@ operating it — ${placement}; settled poll, ${ROUNDS} rounds of ${SECONDS} s, e
   for (const [adapter, r] of Object.entries(operations)) {
     const row = (name) => `${String(Math.round(r[name].rps)).padStart(7)} req/s ${r[name].cpuUs.toFixed(0).padStart(4)} µs/req`;
     console.log(
-      `  ${adapter.padEnd(8)} off ${row('off')} | metrics+logs ${row('ops')} ratio ${r.opsRatio.toFixed(3)} | with every poll's line ratio ${r.opsEveryLineRatio.toFixed(3)} | OTel API, no SDK ${row('otel')} ratio ${r.otelRatio.toFixed(3)} | every poll's line: ${r.logMiB.toFixed(0)} MiB into a file`,
+      `  ${adapter.padEnd(8)} off ${row('off')} | metrics+logs ${row('ops')} ratio ${r.opsRatio.toFixed(3)} | with every poll's line ratio ${r.opsEveryLineRatio.toFixed(3)} | OTel API, no SDK ${row('otel')} ratio ${r.otelRatio.toFixed(3)} | every poll's line: ${r.logMiB.toFixed(0)} MiB into a file in one round of ${SECONDS} s`,
     );
   }
   console.log(

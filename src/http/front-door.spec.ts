@@ -91,7 +91,7 @@ describe("the front door's headers on the answer's head", () => {
     const res = new ServerResponse(req);
     const front = new FrontRequest(req, res, undefined);
     Object.assign(front.headers, headers);
-    return { res, front, head: () => (res as unknown as { _header: string })._header.toLowerCase() };
+    return { req, res, front, head: () => (res as unknown as { _header: string })._header.toLowerCase() };
   }
 
   it("joins the framework's header object (Fastify's head), where the answer did not set the header", () => {
@@ -112,6 +112,23 @@ describe("the front door's headers on the answer's head", () => {
     expect(head()).toContain('x-request-id: r2\r\n');
     expect(head()).toContain('vary: accept\r\n');
     expect(head()).not.toContain('vary: origin');
+  });
+
+  it("does not add a header the framework's object names in another case", () => {
+    const { res, head } = response({ 'x-request-id': 'r3', vary: 'Origin' });
+    res.writeHead(200, { Vary: 'Accept', 'X-Request-Id': 'mine' });
+    expect(head().match(/^vary:/gm)).toHaveLength(1);
+    expect(head()).toContain('x-request-id: mine\r\n');
+    expect(head()).not.toContain('r3');
+  });
+
+  it("a second front door over the same response (a host's walls behind the cluster router) keeps the first's headers", () => {
+    const { req, res, head } = response({ 'x-request-id': 'r4' });
+    const inner = new FrontRequest(req, res, undefined);
+    inner.headers['access-control-allow-origin'] = 'http://localhost:3000';
+    res.end('{}');
+    expect(head()).toContain('x-request-id: r4\r\n');
+    expect(head()).toContain('access-control-allow-origin: http://localhost:3000\r\n');
   });
 
   it('keeps a reason phrase, and adds a header a stage set after the request was parsed', () => {

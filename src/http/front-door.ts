@@ -44,9 +44,16 @@ function writeHeadWithFront(this: FrontResponse, status: number, ...rest: unknow
     // Express (and Node's implicit head) set theirs on the response: add the missing ones there.
     for (const name in front) if (!this.hasHeader(name)) this.setHeader(name, front[name]!);
   } else {
-    for (const name in front) if (headers[name] === undefined && !this.hasHeader(name)) headers[name] = front[name];
+    for (const name in front) if (!hasName(headers, name) && !this.hasHeader(name)) headers[name] = front[name];
   }
   return (nodeWriteHead as (this: ServerResponse, ...args: unknown[]) => ServerResponse).call(this, status, ...rest);
+}
+
+/** Whether `headers` has `name` (lower-case) under any case: a host's `writeHead(200, { Vary: … })` sets `vary`. */
+function hasName(headers: OutgoingHttpHeaders, name: string): boolean {
+  if (headers[name] !== undefined) return true;
+  for (const key in headers) if (key.length === name.length && key.toLowerCase() === name) return true;
+  return false;
 }
 
 /**
@@ -65,7 +72,7 @@ export class FrontRequest {
    * written, whoever writes it (a stage, the framework, the forwarder), where
    * the answer did not set the same header itself.
    */
-  readonly headers: Record<string, string> = {};
+  readonly headers: Record<string, string>;
   /** What the request log and metrics call this exchange when a stage answers it as something else (`forwarded`). */
   label: string | undefined;
   private session: string | undefined | typeof NOT_READ = NOT_READ;
@@ -80,7 +87,9 @@ export class FrontRequest {
     this.path = mark === -1 ? url : url.slice(0, mark);
     this.query = mark === -1 ? '' : url.slice(mark + 1);
     this.routes = matcher?.match(this.path);
-    (res as FrontResponse)[FRONT_HEADERS] = this.headers;
+    // A second front door in front of the same response (a host's walls inside the cluster router's) shares the first's headers.
+    const front = res as FrontResponse;
+    this.headers = front[FRONT_HEADERS] ??= {};
     res.writeHead = writeHeadWithFront as ServerResponse['writeHead'];
   }
 
@@ -122,7 +131,8 @@ export interface FrontDoorOptions {
  * Stands `stages`, in this order, in front of the server's `request`
  * listeners (the HTTP framework): each request is parsed once into a
  * {@link FrontRequest} and passed down the list; what the last stage lets
- * through reaches the framework. Install once, after the app is initialized.
+ * through reaches the framework. Install after the app is initialized; a
+ * second door installed later stands behind the first and shares its headers.
  */
 export function installFrontDoor(server: Server, stages: readonly FrontStage[], options: FrontDoorOptions = {}): void {
   const framework = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;

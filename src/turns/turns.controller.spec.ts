@@ -57,4 +57,14 @@ describe('TurnsController', () => {
     expect(unknown.reads).toEqual(['getCurrent']);
     expect(unknown.replies).toHaveLength(1);
   });
+
+  it('refuses a bad activity filter whether or not memory knows the prompt', async () => {
+    for (const known of [settled, undefined]) {
+      const { controller: turns, replies } = controller(known);
+      await expect(Promise.resolve(turns.exact(SESSION, PROMPT, { waitMs: undefined, activity: 'bogus' }, {}))).rejects.toMatchObject({
+        response: { code: 'invalid_wait_ms' },
+      });
+      expect(replies).toHaveLength(0);
+    }
+  });
 });

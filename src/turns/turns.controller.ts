@@ -83,7 +83,7 @@ export class TurnsController {
   private traced(sessionId: string, promptId: string | undefined, poll: TurnPollParams, response: unknown): void | Promise<void> {
     const span = tracingEnabled() ? startSpan('turns.poll') : undefined;
     // A settled Fastify poll: 1.12–1.15× with this (8 fresh daemon pairs, control 1.045); Express 1.015.
-    if (span === undefined && poll.waitMs === undefined && poll.prefer === undefined) {
+    if (span === undefined && poll.waitMs === undefined && poll.prefer === undefined && poll.activity === undefined) {
       const known = this.turns.peek(sessionId, promptId);
       if (known) return this.reply(known, poll.ifNoneMatch, response, 'memory', undefined);
     }
