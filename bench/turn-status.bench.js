@@ -388,9 +388,8 @@ const HIDE_OPENTELEMETRY = ['--import', './bench/support/hide-opentelemetry.mjs'
  * (and a JSON line for every poll, `TURNS_LOG_POLLS=true`, into a file as an
  * operator's), `otel` (the API loaded, no SDK registered), those taken apart
  * (`metrics` alone, `log` alone with every poll's line), and `control`, an `off` beside an `off`: the method's own error.
- * Each round starts a fresh pair for each variant (a pair kept for every
- * round carries its processes' own speeds). Ratios are medians of the
- * rounds' ratios to the partner.
+ * Each round starts a fresh pair for each variant. Ratios are medians of
+ * the rounds' ratios to the partner.
  */
 async function benchOperations(httpAdapter) {
   const off = { args: HIDE_OPENTELEMETRY, env: { TURNS_METRICS: 'false', TURNS_LOG: 'silent' } };
