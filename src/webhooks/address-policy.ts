@@ -123,10 +123,9 @@ export class AddressPolicy {
       return { host: raw.toLowerCase() };
     }
     const max = address?.kind() === 'ipv4' ? 32 : 128;
-    const length = slash < 0 ? max : Number(raw.slice(slash + 1));
-    if (!address || (slash >= 0 && !/^\d{1,3}$/.test(raw.slice(slash + 1))) || length > max)
-      throw new Error(`not a host or CIDR: "${raw}"`);
-    return { range: [address, length] };
+    const prefix = slash < 0 ? String(max) : raw.slice(slash + 1);
+    if (!address || !/^\d{1,3}$/.test(prefix) || Number(prefix) > max) throw new Error(`not a host or CIDR: "${raw}"`);
+    return { range: [address, Number(prefix)] };
   }
 
   /** True when `host` (as written in the URL) is listed by name. */
