@@ -65,6 +65,13 @@ describe('retryAfterMs', () => {
     expect(retryAfterMs('Wed, 02 Dec 2026 05:00:00 GMT', now)).toBe(0);
     expect([retryAfterMs('soon', now), retryAfterMs('-1', now), retryAfterMs(null, now)]).toEqual([undefined, undefined, undefined]);
   });
+
+  it('ignores an IMF-fixdate whose fields are impossible, rather than pausing NaN ms (issue 36)', () => {
+    const now = Date.parse('Wed, 02 Dec 2026 06:00:00 GMT');
+    expect(retryAfterMs('Wed, 02 Dec 2026 25:00:00 GMT', now)).toBeUndefined();
+    expect(retryAfterMs('Wed, 99 Dec 2026 06:00:00 GMT', now)).toBeUndefined();
+    expect(pollDelayMs('Wed, 02 Dec 2026 25:00:00 GMT', 0, () => 0.5, now)).toBe(1_000);
+  });
 });
 
 describe('isRetryableAdmission', () => {

@@ -28,9 +28,10 @@ export interface RetryScope {
 export function retryAfterMs(header: string | null, now: number): number | undefined {
   if (header === null) return undefined;
   if (/^\d+$/.test(header)) return Number(header) * 1000;
-  // The IMF-fixdate form senders must send; Date.parse alone takes too much ("-1" is a year).
-  if (!IMF_FIXDATE.test(header)) return undefined;
-  return Math.max(0, Date.parse(header) - now);
+  // The IMF-fixdate form senders must send; Date.parse alone takes too much ("-1" is a year), and that shape with
+  // impossible fields ("25:00:00") is NaN, which would be a pause of no time.
+  const date = IMF_FIXDATE.test(header) ? Date.parse(header) : NaN;
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 /**

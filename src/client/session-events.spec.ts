@@ -40,10 +40,9 @@ describe('sessionEvents (TurnsClient.events)', () => {
     expect(cancelled).toBe(true);
   });
 
-  it('skips a frame that is not JSON and keeps the events around it', async () => {
+  /** Reads `events('s')` over streams with these bodies, then a 404 that ends it: the events' types and each request. */
+  async function readStreams(bodies: string[]): Promise<{ seen: string[]; calls: RequestInit[] }> {
     const calls: RequestInit[] = [];
-    const frames = 'retry: 1\nid: 1\ndata: {"type":"a"}\n\nid: 2\ndata: <oops>\n\nid: 3\ndata: {"type":"c"}\n\n';
-    const bodies = [frames];
     const fetch = (async (_url: string, init: RequestInit = {}) => {
       calls.push(init);
       const body = bodies.shift();
@@ -54,7 +53,25 @@ describe('sessionEvents (TurnsClient.events)', () => {
       for await (const event of new TurnsClient({ baseUrl: 'http://daemon', fetch }).events('s')) seen.push(event.type);
     })();
     await expect(reading).rejects.toMatchObject({ status: 404 });
+    return { seen, calls };
+  }
+
+  it('skips a frame that is not JSON and keeps the events around it', async () => {
+    const { seen, calls } = await readStreams([
+      'retry: 1\nid: 1\ndata: {"type":"a"}\n\nid: 2\ndata: <oops>\n\nid: 3\ndata: {"type":"c"}\n\n',
+    ]);
     expect(seen).toEqual(['a', 'c']);
     expect(header(calls[1]!, 'last-event-id')).toBe('3');
+  });
+
+  it('reconnects from the last dispatched event when the stream is cut after an id line, not past an event never delivered (issue 36)', async () => {
+    const { seen, calls } = await readStreams([
+      'retry: 1\nid: 1\ndata: {"type":"a"}\n\nid: 2\n',
+      'id: 2\ndata: {"type":"b"}\n\nid: 3\nevent: x\n\n',
+      'id: 4\ndata: {"type":"c"}\n\nid\n\n',
+    ]);
+    expect(seen).toEqual(['a', 'b', 'c']);
+    // Cut after `id: 2`: resume from 1. A frame without data still moves it (3); an empty id clears it (no header).
+    expect(calls.map((init) => header(init, 'last-event-id'))).toEqual([null, '1', '3', null]);
   });
 });

@@ -58,7 +58,7 @@ export async function* sessionEvents(
         if (parsed) queue.push(parsed);
       },
       (ms) => (retryMs = ms),
-      (id) => (lastEventId = id),
+      lastEventId,
     );
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     try {
@@ -66,6 +66,8 @@ export async function* sessionEvents(
         const { value, done } = await reader.read();
         if (done) break;
         parser.push(value);
+        // The id of the last frame dispatched, not of an `id` line whose frame the stream may never finish.
+        lastEventId = parser.lastEventId || undefined;
         while (queue.length > 0) yield queue.shift()!;
       }
     } catch {

@@ -15,14 +15,28 @@ export class SseParser {
   private buffer = '';
   private data: string[] = [];
   private event = '';
-  private id: string | undefined;
   private hasData = false;
+  /** The last event ID buffer: an `id` line sets it, a dispatch makes it the last event ID. */
+  private idBuffer: string;
+  private dispatchedId: string;
 
+  /** `lastEventId`: the one a reconnecting stream resumes from, which carries on until the server names another. */
   constructor(
     private readonly onEvent: (event: ServerSentEvent) => void,
     private readonly onRetry: (ms: number) => void = () => undefined,
-    private readonly onId: (id: string) => void = () => undefined,
-  ) {}
+    lastEventId = '',
+  ) {
+    this.idBuffer = this.dispatchedId = lastEventId;
+  }
+
+  /**
+   * The id to resume from (`Last-Event-ID`; empty: none): set when a frame is
+   * dispatched, so a stream cut after an `id` line, before its blank line,
+   * resumes from the frame before it.
+   */
+  get lastEventId(): string {
+    return this.dispatchedId;
+  }
 
   push(text: string): void {
     this.buffer += text;
@@ -53,10 +67,7 @@ export class SseParser {
         this.event = value;
         return;
       case 'id':
-        if (!value.includes('\u0000')) {
-          this.id = value;
-          this.onId(value);
-        }
+        if (!value.includes('\u0000')) this.idBuffer = value;
         return;
       case 'retry':
         if (/^\d+$/.test(value)) this.onRetry(Number(value));
@@ -67,7 +78,9 @@ export class SseParser {
   }
 
   private dispatch(): void {
-    if (this.hasData) this.onEvent({ id: this.id, event: this.event || 'message', data: this.data.join('\n') });
+    // Also a frame without data sets the last event ID (an empty `id` clears it).
+    this.dispatchedId = this.idBuffer;
+    if (this.hasData) this.onEvent({ id: this.idBuffer || undefined, event: this.event || 'message', data: this.data.join('\n') });
     this.data = [];
     this.event = '';
     this.hasData = false;

@@ -1,93 +1,111 @@
-import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
-/** What an IP address is, for the SSRF guard. */
-export type AddressClass = 'public' | 'loopback' | 'private' | 'link-local' | 'unspecified' | 'reserved';
-
-type V4 = [number, number, number, number];
-
-function parseV4(address: string): V4 | undefined {
-  const parts = address.split('.');
-  if (parts.length !== 4 || !parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255)) return undefined;
-  return parts.map(Number) as V4;
-}
-
-/** The eight 16-bit groups of an IPv6 address (with `::` and a dotted IPv4 tail expanded). */
-function parseV6(address: string): number[] | undefined {
-  let text = address.toLowerCase().replace(/^\[|\]$/g, '');
-  const zone = text.indexOf('%');
-  if (zone >= 0) text = text.slice(0, zone);
-  const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (tail) {
-    const v4 = parseV4(tail[1]!);
-    if (!v4) return undefined;
-    text = `${text.slice(0, -tail[1]!.length)}${((v4[0] << 8) | v4[1]).toString(16)}:${((v4[2] << 8) | v4[3]).toString(16)}`;
-  }
-  const halves = text.split('::');
-  if (halves.length > 2) return undefined;
-  const groups = (half: string) => (half === '' ? [] : half.split(':'));
-  const head = groups(halves[0]!);
-  const rest = halves.length === 2 ? groups(halves[1]!) : [];
-  const missing = 8 - head.length - rest.length;
-  if ((halves.length === 1 && missing !== 0) || missing < 0) return undefined;
-  const all = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...rest];
-  if (!all.every((g) => /^[0-9a-f]{1,4}$/.test(g))) return undefined;
-  return all.map((g) => parseInt(g, 16));
-}
-
-function classifyV4([a, b]: V4): AddressClass {
-  if (a === 0) return 'unspecified'; // 0.0.0.0/8, "this network"
-  if (a === 127) return 'loopback';
-  if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168)) return 'private';
-  if (a === 100 && b >= 64 && b <= 127) return 'private'; // carrier-grade NAT, RFC 6598
-  if (a === 169 && b === 254) return 'link-local'; // cloud metadata lives here
-  if (a >= 224) return 'reserved'; // multicast, reserved, broadcast
-  return 'public';
-}
-
-const v4Of = (groups: number[], from: number): V4 => [
-  groups[from]! >> 8,
-  groups[from]! & 0xff,
-  groups[from + 1]! >> 8,
-  groups[from + 1]! & 0xff,
-];
+type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
 /**
- * The class of an IP address, IPv4 or IPv6 in any spelling; IPv4 carried in
- * IPv6 (mapped `::ffff:a.b.c.d`, compatible `::a.b.c.d`, NAT64 `64:ff9b::/96`,
- * 6to4 `2002::/16`) is classed by its IPv4. `undefined` for a non-address.
+ * What an IP address is, for the SSRF guard: the name ipaddr.js's `range()`
+ * gives it (`unicast` is a public address; `private`, `loopback`,
+ * `linkLocal`, `carrierGradeNat`, `reserved`, `teredo`, ... are not).
  */
-export function classifyAddress(address: string): AddressClass | undefined {
-  const v4 = parseV4(address);
-  if (v4) return classifyV4(v4);
-  const g = parseV6(address);
-  if (!g) return undefined;
-  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
-  if (zeros(0, 8)) return 'unspecified';
-  if (zeros(0, 7) && g[7] === 1) return 'loopback';
-  if (zeros(0, 5) && g[5] === 0xffff) return classifyV4(v4Of(g, 6)); // IPv4-mapped
-  if (zeros(0, 6)) return classifyV4(v4Of(g, 6)); // IPv4-compatible (deprecated)
-  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return classifyV4(v4Of(g, 6)); // NAT64
-  if (g[0] === 0x2002) return classifyV4(v4Of(g, 1)); // 6to4
-  if ((g[0]! & 0xfe00) === 0xfc00) return 'private'; // unique local, RFC 4193
-  if ((g[0]! & 0xffc0) === 0xfe80) return 'link-local';
-  if ((g[0]! & 0xff00) === 0xff00) return 'reserved'; // multicast
-  return 'public';
+export type AddressClass = string;
+
+/** IANA's global unicast space (RFC 4291 §2.4): the rest of IPv6 is special-purpose or reserved by the IETF. */
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
+
+/**
+ * Where an RFC 6052 address carries its IPv4, for each prefix length a
+ * local-use NAT64 prefix (RFC 8215, inside `64:ff9b:1::/48`) may have: /48,
+ * /56, /64, /96 (byte indexes; byte 8 is the "u" octet).
+ */
+const NAT64_LAYOUTS = [
+  [6, 7, 9, 10],
+  [7, 9, 10, 11],
+  [9, 10, 11, 12],
+  [12, 13, 14, 15],
+] as const;
+
+/** 0.0.0.0/8: what the zero padding of a layout that is not the translator's reads as; nothing is reached there. */
+const THIS_NETWORK = ipaddr.IPv4.parseCIDR('0.0.0.0/8');
+
+const v4At = (bytes: number[], at: readonly number[]) => new ipaddr.IPv4(at.map((i) => bytes[i]!));
+
+/**
+ * The IPv4 addresses an IPv6 address carries — mapped, translated (RFC 6145),
+ * NAT64 (RFC 6052, RFC 8215), 6to4, Teredo (its server and its client) — or
+ * `undefined` when it carries none. Empty when no IPv4 can be told: a
+ * local-use NAT64 address whose every layout reads 0.0.0.0/8.
+ */
+function carriedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] | undefined {
+  const bytes = address.toByteArray();
+  switch (address.range() as string) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+      return [v4At(bytes, [12, 13, 14, 15])];
+    case 'rfc6052':
+      // The well-known prefix is a /96. A local-use one may be any layout, and translators ignore the u octet and the
+      // suffix: every layout is judged, but the ones that read zero padding.
+      if (address.parts[2] === 0) return [v4At(bytes, [12, 13, 14, 15])];
+      return NAT64_LAYOUTS.map((at) => v4At(bytes, at)).filter((v4) => !v4.match(THIS_NETWORK));
+    case '6to4':
+      return [v4At(bytes, [2, 3, 4, 5])];
+    case 'teredo':
+      return [v4At(bytes, [4, 5, 6, 7]), new ipaddr.IPv4(bytes.slice(12).map((b) => b ^ 0xff))];
+    default:
+      return undefined;
+  }
+}
+
+/** The class of an address that carries no other: ipaddr.js's range, with IPv6 outside 2000::/3 as `reserved`. */
+function rangeOf(address: Address): AddressClass {
+  const range = address.range();
+  if (range === 'unicast' && address.kind() === 'ipv6' && !(address as ipaddr.IPv6).match(GLOBAL_UNICAST_V6)) return 'reserved';
+  return range;
+}
+
+/**
+ * An IP address in the forms a URL's host or a resolver gives (IPv4 dotted
+ * decimal only; IPv6 with or without brackets, a zone, a dotted IPv4 tail).
+ * The tail is read here: ipaddr.js reads `::a.b.c.d` as IPv4-mapped, which it is not.
+ */
+function parseAddress(text: string): Address | undefined {
+  if (ipaddr.IPv4.isValidFourPartDecimal(text)) return ipaddr.IPv4.parse(text);
+  let v6 = text.replace(/^\[(.*)\]$/, '$1');
+  const tail = /:([^:%]*\.[^:%]*)(%.*)?$/.exec(v6);
+  if (tail) {
+    if (!ipaddr.IPv4.isValidFourPartDecimal(tail[1]!)) return undefined;
+    const [a, b, c, d] = ipaddr.IPv4.parse(tail[1]!).octets as [number, number, number, number];
+    v6 = `${v6.slice(0, tail.index + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}${tail[2] ?? ''}`;
+  }
+  return ipaddr.IPv6.isValid(v6) ? ipaddr.IPv6.parse(v6) : undefined;
+}
+
+/** The addresses a connection to `address` ends up at, as the guard judges them: the IPv4 it carries, else itself. */
+function judged(address: Address): Address[] {
+  return (address.kind() === 'ipv6' && carriedIPv4(address as ipaddr.IPv6)) || [address];
+}
+
+/**
+ * The class of an IP address, IPv4 or IPv6 in any spelling: `unicast` for a
+ * public one. An IPv6 address that carries IPv4 is classed by that IPv4 (by
+ * the first non-public one when it may carry several); `undefined` for a
+ * non-address.
+ */
+export function classifyAddress(text: string): AddressClass | undefined {
+  const address = parseAddress(text);
+  if (!address) return undefined;
+  const reached = judged(address);
+  if (reached.length === 0) return address.range();
+  return reached.map(rangeOf).find((range) => range !== 'unicast') ?? 'unicast';
 }
 
 /** One entry of `TURNS_WEBHOOK_ALLOW`: a host name (exact, case-insensitive) or an address range. */
-type AllowEntry = { host: string } | { bits: number[]; prefix: number };
-
-/** The 128 bits of an address (IPv4 as IPv4-mapped IPv6), as a bit array. */
-function bitsOf(address: string): number[] | undefined {
-  const v4 = parseV4(address);
-  const groups = v4 ? [0, 0, 0, 0, 0, 0xffff, (v4[0] << 8) | v4[1], (v4[2] << 8) | v4[3]] : parseV6(address);
-  return groups?.flatMap((group) => Array.from({ length: 16 }, (_, i) => (group >> (15 - i)) & 1));
-}
+type AllowEntry = { host: string } | { range: [Address, number] };
 
 /**
- * The SSRF guard's rule (SPEC §12): public addresses pass; loopback, private,
- * link-local, unspecified and reserved ones only when the host or a CIDR
- * holding the address is listed in `TURNS_WEBHOOK_ALLOW`.
+ * The SSRF guard's rule (SPEC §12): public unicast addresses pass; any other
+ * (loopback, private, link-local, CGNAT, multicast, reserved, documentation,
+ * benchmarking, ...) only when the host, or a CIDR holding the address or the
+ * IPv4 it carries, is listed in `TURNS_WEBHOOK_ALLOW`.
  */
 export class AddressPolicy {
   private readonly entries: AllowEntry[];
@@ -99,17 +117,15 @@ export class AddressPolicy {
 
   static entry(raw: string): AllowEntry {
     const slash = raw.indexOf('/');
-    if (slash < 0) {
-      if (isIP(raw.replace(/^\[|\]$/g, ''))) return AddressPolicy.entry(`${raw}/${isIP(raw.replace(/^\[|\]$/g, '')) === 4 ? 32 : 128}`);
+    const address = parseAddress(slash < 0 ? raw : raw.slice(0, slash));
+    if (slash < 0 && !address) {
       if (!/^[A-Za-z0-9.-]{1,253}$/.test(raw)) throw new Error(`not a host or CIDR: "${raw}"`);
       return { host: raw.toLowerCase() };
     }
-    const address = raw.slice(0, slash).replace(/^\[|\]$/g, '');
-    const length = Number(raw.slice(slash + 1));
-    const bits = bitsOf(address);
-    const max = parseV4(address) ? 32 : 128;
-    if (!bits || !/^\d{1,3}$/.test(raw.slice(slash + 1)) || length > max) throw new Error(`not a host or CIDR: "${raw}"`);
-    return { bits, prefix: max === 32 ? 96 + length : length };
+    const max = address?.kind() === 'ipv4' ? 32 : 128;
+    const prefix = slash < 0 ? String(max) : raw.slice(slash + 1);
+    if (!address || !/^\d{1,3}$/.test(prefix) || Number(prefix) > max) throw new Error(`not a host or CIDR: "${raw}"`);
+    return { range: [address, Number(prefix)] };
   }
 
   /** True when `host` (as written in the URL) is listed by name. */
@@ -120,10 +136,18 @@ export class AddressPolicy {
 
   /** True when a connection to `address`, reached through `host`, may be made. */
   permits(host: string, address: string): boolean {
-    const kind = classifyAddress(address);
-    if (kind === undefined) return false;
-    if (kind === 'public' || this.allowsHost(host)) return true;
-    const bits = bitsOf(address)!;
-    return this.entries.some((entry) => 'bits' in entry && bits.slice(0, entry.prefix).every((bit, i) => bit === entry.bits[i]));
+    const parsed = parseAddress(address);
+    if (!parsed) return false;
+    if (this.allowsHost(host) || this.lists(parsed)) return true;
+    const reached = judged(parsed);
+    return reached.length > 0 && reached.every((a) => rangeOf(a) === 'unicast' || this.lists(a));
+  }
+
+  /** True when a listed CIDR holds the address (an IPv4 address also as IPv4-mapped IPv6). */
+  private lists(address: Address): boolean {
+    const forms = address.kind() === 'ipv4' ? [address, (address as ipaddr.IPv4).toIPv4MappedAddress()] : [address];
+    return this.entries.some(
+      (entry) => 'range' in entry && forms.some((form) => form.kind() === entry.range[0].kind() && form.match(entry.range as never)),
+    );
   }
 }

@@ -1,4 +1,4 @@
-import { retryAfterMs, retryDelayMs } from './retry-schedule.js';
+import { retryAfterFloorMs, retryAfterMs, retryDelayMs } from './retry-schedule.js';
 import type { FailureReport } from './receiver-health.js';
 import type { AttemptResult } from './webhook-sender.js';
 import type { WebhookSettings } from './webhook-settings.js';
@@ -7,7 +7,11 @@ import { ForbiddenWebhookUrl } from './webhook-url-guard.js';
 /** What an attempt comes to, and where the delivery goes next. */
 export type Verdict = { kind: 'delivered' } | { kind: 'failed'; disable?: boolean } | { kind: 'retry'; delayMs: number };
 
-/** The rule after an attempt: 2xx delivered, 410 disables, else a retry until the last attempt (Retry-After honoured on 429/503). */
+/**
+ * The rule after an attempt: 2xx delivered, 410 disables, else a retry until
+ * the last attempt — after the receiver's `Retry-After` on 429/503 (no sooner
+ * than {@link retryAfterFloorMs}), else the jittered backoff.
+ */
 export function verdictOf(
   result: AttemptResult | undefined,
   attempts: number,
@@ -19,7 +23,8 @@ export function verdictOf(
   if (result?.status === 410) return { kind: 'failed', disable: true };
   if (attempts >= settings.maxAttempts) return { kind: 'failed' };
   const hinted = result && (result.status === 429 || result.status === 503) ? retryAfterMs(result.retryAfter, now) : undefined;
-  return { kind: 'retry', delayMs: hinted ?? retryDelayMs(attempts, settings.retryBaseMs, random) };
+  if (hinted === undefined) return { kind: 'retry', delayMs: retryDelayMs(attempts, settings.retryBaseMs, random) };
+  return { kind: 'retry', delayMs: Math.max(hinted, retryAfterFloorMs(attempts, settings.retryBaseMs)) };
 }
 
 /** Whether the verdict disables the subscription (a 410). */

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { MAX_RETRY_AFTER_MS, RETRY_SCHEDULE_MS, retryAfterMs, retryDelayMs } from './retry-schedule.js';
+import { MAX_RETRY_AFTER_MS, RETRY_SCHEDULE_MS, retryAfterFloorMs, retryAfterMs, retryDelayMs } from './retry-schedule.js';
 
 describe('retryDelayMs', () => {
   it('follows about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h at the default base (top of the jitter)', () => {
@@ -42,5 +42,23 @@ describe('retryAfterMs', () => {
     expect(retryAfterMs('999999999', 0)).toBe(MAX_RETRY_AFTER_MS);
     expect(retryAfterMs('soon', 0)).toBeUndefined();
     expect(retryAfterMs(undefined, 0)).toBeUndefined();
+  });
+
+  it('reads digits or an HTTP date only: what Date.parse would take as a date is ignored (issue 36)', () => {
+    const now = Date.UTC(2026, 11, 3);
+    for (const header of ['-1', '-0', '+5', '1.5', '1e3', '0x10', '2027-01-01', 'Dec 4 2026', '12/04/2026']) {
+      expect([header, retryAfterMs(header, now)]).toEqual([header, undefined]);
+    }
+    expect(retryAfterMs('Thursday, 03-Dec-26 00:00:30 GMT', now)).toBe(30_000);
+    expect(retryAfterMs('Thu Dec  3 00:01:00 2026', now)).toBe(60_000);
+  });
+});
+
+describe('retryAfterFloorMs', () => {
+  it('is a tenth of the schedule’s step: a tenth of the base after the first failure', () => {
+    expect(RETRY_SCHEDULE_MS.map((_, i) => retryAfterFloorMs(i + 1, 5_000))).toEqual([
+      500, 3_000, 12_000, 60_000, 180_000, 360_000, 1_080_000, 2_160_000,
+    ]);
+    expect(retryAfterFloorMs(1, 10)).toBe(1);
   });
 });

@@ -25,7 +25,7 @@ const MAX_URL_LENGTH = 2048;
  * The daemon's table spells it `TURNS_` + `WEBHOOK_ALLOW` (a spec holds the two together).
  */
 export const REFUSED_ADDRESS =
-  'host resolves to a loopback, private, link-local or reserved address; to allow it, list the host or its range in ' +
+  'host resolves to a loopback, private, link-local or other non-public address; to allow it, list the host or its range in ' +
   "TURNS_WEBHOOK_ALLOW (--webhook-allow; RuntimeModule's webhooks.allow)";
 
 /** Parses a subscription URL: `http(s)`, no credentials, at most 2,048 characters. */

@@ -1,12 +1,44 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** A tool call the stub makes, when the user's words ask for it and the agent offers the tool. */
+interface ScriptedCall {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** The text parts of a message's content (a string, or an array of parts). */
+function textsOf(content: unknown): string[] {
+  if (typeof content === 'string') return [content];
+  return Array.isArray(content) ? content.flatMap((part: { text?: unknown }) => (typeof part?.text === 'string' ? [part.text] : [])) : [];
+}
+
+/**
+ * The tool call the last user message asks for: "read <absolute path>" →
+ * `read_file`; a part that is exactly "please run: <command>" → qwen's shell
+ * tool, `run_shell_command`, which asks for permission unless approved. Only
+ * a whole part: qwen's background agents (memory, suggestions) quote the
+ * conversation in their prompts, and must not run the command again.
+ */
+function scriptedCall(content: unknown, offered: ReadonlySet<string>): ScriptedCall | undefined {
+  const path = /read (\/[^\s"\\]+)/.exec(typeof content === 'string' ? content : JSON.stringify(content ?? ''))?.[1];
+  if (path && offered.has('read_file')) return { name: 'read_file', args: { file_path: path, absolute_path: path } };
+  const command = textsOf(content)
+    .map((text) => /^please run: ([^\n]+)$/.exec(text.trim())?.[1])
+    .find((found) => found !== undefined);
+  if (command && offered.has('run_shell_command')) {
+    return { name: 'run_shell_command', args: { command, description: 'Run the command the user asked for', is_background: false } };
+  }
+  return undefined;
+}
+
 /**
  * A minimal OpenAI-compatible chat-completions server on 127.0.0.1, so a real
- * agent (e.g. `qwen --acp`) can run offline. Streams its answers. When the
- * user asks to "read <absolute path>" and the agent offers `read_file`, it
- * first answers with text plus a `read_file` tool call, then, given the tool
- * result, with the final answer "The file says: <content>".
+ * agent (e.g. `qwen --acp`, `qwen serve`) can run offline. Streams its
+ * answers. When the user asks for a tool the agent offers (see
+ * {@link scriptedCall}), it first answers with text plus that tool call, then,
+ * given the tool result, with the final answer: "The file says: <content>"
+ * after `read_file`, "The command ran." after the shell.
  */
 export async function startOpenAiStub(): Promise<{ baseUrl: string; close(): Promise<void> }> {
   let answers = 0;
@@ -20,18 +52,22 @@ export async function startOpenAiStub(): Promise<{ baseUrl: string; close(): Pro
         .end(JSON.stringify({ object: 'list', data: [{ id: 'stub', object: 'model' }] }));
       return;
     }
-    const messages: Array<{ role: string; content: unknown }> = body.messages ?? [];
+    const messages: Array<{ role: string; content: unknown; tool_calls?: Array<{ function?: { name?: string } }> }> = body.messages ?? [];
     const last = messages.at(-1);
     const lastText = typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '');
-    const offersRead = (body.tools ?? []).some((t: { function?: { name?: string } }) => t.function?.name === 'read_file');
-    const path = /read (\/[^\s"\\]+)/.exec(lastText)?.[1];
-    const toolCall =
-      offersRead && last?.role === 'user' && path ? { name: 'read_file', args: { file_path: path, absolute_path: path } } : undefined;
+    const offered = new Set<string>((body.tools ?? []).map((t: { function?: { name?: string } }) => t.function?.name));
+    const toolCall = last?.role === 'user' ? scriptedCall(last.content, offered) : undefined;
+    // After a tool's result: which tool it was is named by the assistant message that called it.
+    const called = messages.findLast((m) => m.role === 'assistant' && m.tool_calls?.length)?.tool_calls?.[0]?.function?.name;
     const text =
       last?.role === 'tool'
-        ? `The file says: ${/"text":"([^"\\]*)/.exec(lastText)?.[1]?.trim() ?? ''}`
+        ? called === 'run_shell_command'
+          ? 'The command ran.'
+          : `The file says: ${/"text":"([^"\\]*)/.exec(lastText)?.[1]?.trim() ?? ''}`
         : toolCall
-          ? 'Let me read it first. '
+          ? toolCall.name === 'read_file'
+            ? 'Let me read it first. '
+            : 'Let me run it. '
           : `Stub answer ${++answers}.`;
     const id = `chatcmpl-${answers}`;
     const chunk = (delta: object, finish: string | null = null) =>
