@@ -2,7 +2,16 @@
 // (Node >= 20 and browsers). Loads nothing of Nest.
 
 export { TurnsClient } from './turns-client.js';
-export type { TurnsClientOptions, Capabilities, WaitOptions, EventsOptions, AdmissionOptions, ListTurnsOptions } from './client-options.js';
+export type {
+  TurnsClientOptions,
+  Capabilities,
+  WaitOptions,
+  EventsOptions,
+  AdmissionOptions,
+  ListTurnsOptions,
+  PermissionRequestContext,
+  PermissionRequestListener,
+} from './client-options.js';
 export { TurnsApiError, TurnsConnectionError, TurnWindowExpiredError, TurnWaitTimeoutError, type TurnsErrorCode } from './errors.js';
 export type { ApiErrorCode } from '../errors/error-catalogue.js';
 export type {
@@ -31,3 +40,4 @@ export type {
   SessionStreamMarkerData,
 } from '../wire/session-event.js';
 export type { CreatedSession, AdmittedPrompt, PendingPrompt } from '../wire/wire-types.js';
+export type { PendingPermissionRequest, PermissionOption, PermissionOptionKind, PermissionOutcome } from '../wire/pending-interaction.js';

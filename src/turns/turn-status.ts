@@ -1,3 +1,4 @@
+import type { PendingPermissionRequest } from '../wire/pending-interaction.js';
 import type { TurnError } from './rules/normalize-turn-error.js';
 import type { RESULT_TEXT_TRUNCATED } from './rules/limits.js';
 import { isTerminalState, TERMINAL_TURN_STATES, TURN_STATES, type TerminalTurnState, type TurnState } from './rules/turn-state.js';
@@ -55,6 +56,8 @@ export interface RunningTurnStatus extends PromptFields {
   startedAt: number;
   /** Present once the agent has sent an update. */
   activity?: TurnActivity;
+  /** The agent's requests waiting for an answer (SPEC §21); absent when none. */
+  pendingInteractions?: PendingPermissionRequest[];
 }
 
 /** Fields of every settled status. */
