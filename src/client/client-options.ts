@@ -1,7 +1,6 @@
 import type { CapabilityLimits } from '../wire/capability-limits.js';
 import type { TurnState } from '../turns/rules/turn-state.js';
-import type { TurnStatus } from '../turns/turn-status.js';
-import type { PendingPermissionRequest } from '../wire/pending-interaction.js';
+import type { PendingInteraction, TurnStatus } from '../turns/turn-status.js';
 
 /** @publicApi */
 export interface TurnsClientOptions {
@@ -75,7 +74,7 @@ export interface PermissionRequestContext {
 }
 
 /** @publicApi */
-export type PermissionRequestListener = (request: PendingPermissionRequest, context: PermissionRequestContext) => void | Promise<void>;
+export type PermissionRequestListener = (request: PendingInteraction, context: PermissionRequestContext) => void | Promise<void>;
 
 /**
  * Retry safety of `prompt()` and `createSession()` (SPEC §13).

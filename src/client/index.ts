@@ -26,6 +26,8 @@ export type {
   LiveTurnStatus,
   SettledTurnStatus,
   TurnPage,
+  PendingInteraction,
+  PendingInteractionOption,
 } from '../turns/turn-status.js';
 export type { TurnState } from '../turns/rules/turn-state.js';
 export type { CapabilityLimits } from '../wire/capability-limits.js';
@@ -38,6 +40,6 @@ export type {
   SessionEventType,
   SessionStreamMarker,
   SessionStreamMarkerData,
+  PermissionOutcome,
 } from '../wire/session-event.js';
 export type { CreatedSession, AdmittedPrompt, PendingPrompt } from '../wire/wire-types.js';
-export type { PendingPermissionRequest, PermissionOption, PermissionOptionKind, PermissionOutcome } from '../wire/pending-interaction.js';

@@ -1,5 +1,4 @@
-import type { PendingPermissionRequest } from '../wire/pending-interaction.js';
-import type { TurnStatus } from '../turns/turn-status.js';
+import type { PendingInteraction, TurnStatus } from '../turns/turn-status.js';
 import type { PermissionRequestListener } from './client-options.js';
 
 /**
@@ -39,7 +38,7 @@ export class PermissionRequestWatch {
     this.open.clear();
   }
 
-  private report(request: PendingPermissionRequest): void {
+  private report(request: PendingInteraction): void {
     const controller = new AbortController();
     this.reported.add(request.requestId);
     this.open.set(request.requestId, controller);

@@ -1,11 +1,11 @@
 import { caps, header, status, stubFetch } from '../../test/support/stub-fetch.js';
-import type { PendingPermissionRequest } from '../wire/pending-interaction.js';
+import type { PendingInteraction } from '../turns/turn-status.js';
 import type { PermissionRequestContext } from './client-options.js';
 import { TurnsApiError } from './errors.js';
 import { TurnsClient } from './turns-client.js';
 
 /** A pending request as the daemon shows it. */
-const request = (requestId: string, title = 'Run echo ran > marker.txt'): PendingPermissionRequest => ({
+const request = (requestId: string, title = 'Run echo ran > marker.txt'): PendingInteraction => ({
   requestId,
   kind: 'permission',
   createdAt: '2026-12-03T12:00:00.000Z',
@@ -15,7 +15,7 @@ const request = (requestId: string, title = 'Run echo ran > marker.txt'): Pendin
     { optionId: 'reject', kind: 'reject_once' },
   ],
 });
-const running = (...pending: PendingPermissionRequest[]) =>
+const running = (...pending: PendingInteraction[]) =>
   status('running', { startedAt: 2, ...(pending.length ? { pendingInteractions: pending } : {}) });
 
 describe('TurnsClient permissions', () => {

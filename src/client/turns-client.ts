@@ -1,8 +1,7 @@
-import type { SessionEvent, SessionStreamMarker } from '../wire/session-event.js';
+import type { PermissionOutcome, SessionEvent, SessionStreamMarker } from '../wire/session-event.js';
 import type { AdmittedPrompt, CreatedSession, PendingPrompt } from '../wire/wire-types.js';
-import type { PendingPermissionRequest, PermissionOutcome } from '../wire/pending-interaction.js';
 import type { PromptBlock } from '../turns/rules/turn-fields.js';
-import type { SettledTurnStatus, TurnPage, TurnStatus } from '../turns/turn-status.js';
+import type { PendingInteraction, SettledTurnStatus, TurnPage, TurnStatus } from '../turns/turn-status.js';
 import type { AdmissionOptions, Capabilities, EventsOptions, ListTurnsOptions, TurnsClientOptions, WaitOptions } from './client-options.js';
 import { TurnWaitTimeoutError, TurnWindowExpiredError } from './errors.js';
 import { PermissionRequestWatch } from './permission-request-watch.js';
@@ -137,12 +136,12 @@ export class TurnsClient {
    * The session's permission requests waiting for an answer, oldest first
    * (`pendingInteractions` of `GET /session/:id/status`).
    */
-  async listPermissionRequests(sessionId: string): Promise<PendingPermissionRequest[]> {
+  async listPermissionRequests(sessionId: string): Promise<PendingInteraction[]> {
     const status = await this.transport.json<{ pendingInteractions?: Array<{ kind?: string }> }>(
       'GET',
       route`/session/${sessionId}/status`,
     );
-    return (status.pendingInteractions ?? []).filter((item): item is PendingPermissionRequest => item.kind === 'permission');
+    return (status.pendingInteractions ?? []).filter((item): item is PendingInteraction => item.kind === 'permission');
   }
 
   /**

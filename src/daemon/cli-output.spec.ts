@@ -1,8 +1,8 @@
 import { PassThrough } from 'node:stream';
-import type { PendingPermissionRequest } from '../client/index.js';
+import type { PendingInteraction } from '../client/index.js';
 import { describeRequest, permissionLine, printable, Progress } from './cli-output.js';
 
-const request: PendingPermissionRequest = {
+const request: PendingInteraction = {
   requestId: 'r1',
   kind: 'permission',
   createdAt: '2026-12-03T12:00:00.000Z',

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import type { PendingPermissionRequest, TurnStatus } from '../client/index.js';
+import type { PendingInteraction, TurnStatus } from '../client/index.js';
 
 // What the client commands of the command line print besides a status: a turn's line, a permission request, the live
 // progress, an unknown command's message.
@@ -26,13 +26,13 @@ export function printable(text: string, max = 200): string {
 }
 
 /** What a permission request asks, in a few words: the tool's kind and its title. */
-export function describeRequest(request: PendingPermissionRequest): string {
+export function describeRequest(request: PendingInteraction): string {
   const { type, title } = request.action;
   return `${type ? `${printable(type, 40)} ` : ''}"${printable(title ?? '(untitled)')}"`;
 }
 
 /** One request of `permissions`: its id, what it asks, and its options (id and kind). */
-export function permissionLine(request: PendingPermissionRequest): string {
+export function permissionLine(request: PendingInteraction): string {
   const options = request.options.map((option) => `${printable(option.optionId, 80)}(${printable(option.kind, 40)})`).join(' ');
   return `${printable(request.requestId, 80)}\t${describeRequest(request)}\t${options}`;
 }

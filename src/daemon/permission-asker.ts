@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline/promises';
 import {
   TurnsApiError,
-  type PendingPermissionRequest,
+  type PendingInteraction,
   type PermissionOutcome,
   type PermissionRequestContext,
   type TurnsClient,
@@ -37,13 +37,13 @@ export class PermissionAsker {
   ) {}
 
   /** `onPermissionRequest` of the wait. */
-  readonly listener = (request: PendingPermissionRequest, context: PermissionRequestContext): Promise<void> => {
+  readonly listener = (request: PendingInteraction, context: PermissionRequestContext): Promise<void> => {
     const answered = this.turn.then(() => this.answer(request, context));
     this.turn = answered.catch(() => undefined);
     return answered;
   };
 
-  private async answer(request: PendingPermissionRequest, { sessionId, signal }: PermissionRequestContext): Promise<void> {
+  private async answer(request: PendingInteraction, { sessionId, signal }: PermissionRequestContext): Promise<void> {
     const id = printable(request.requestId, 80);
     if (signal.aborted) return;
     const verdict = this.mode === 'ask' ? await this.ask(request, signal) : this.mode === 'leave' ? undefined : this.mode;
@@ -66,7 +66,7 @@ export class PermissionAsker {
   }
 
   /** y/N on the terminal, until the request is no longer pending; undefined when there is nothing to ask. */
-  private async ask(request: PendingPermissionRequest, signal: AbortSignal): Promise<PermissionVerdict | undefined> {
+  private async ask(request: PendingInteraction, signal: AbortSignal): Promise<PermissionVerdict | undefined> {
     if (!this.stdin || !outcomeFor(request, 'allow')) return undefined;
     const input = this.stdin;
     return this.progress.pause(async () => {

@@ -1,7 +1,7 @@
-import type { PendingPermissionRequest, PermissionOption } from '../client/index.js';
+import type { PendingInteraction, PendingInteractionOption } from '../client/index.js';
 import { outcomeFor } from './permission-choice.js';
 
-const offering = (...options: PermissionOption[]): PendingPermissionRequest => ({
+const offering = (...options: PendingInteractionOption[]): PendingInteraction => ({
   requestId: 'r',
   kind: 'permission',
   createdAt: '2026-12-03T12:00:00.000Z',

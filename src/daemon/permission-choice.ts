@@ -1,4 +1,4 @@
-import type { PendingPermissionRequest, PermissionOutcome } from '../client/index.js';
+import type { PendingInteraction, PermissionOutcome } from '../client/index.js';
 
 /** What a user of the command line said about a request. */
 export type PermissionVerdict = 'allow' | 'deny';
@@ -9,7 +9,7 @@ export type PermissionVerdict = 'allow' | 'deny';
  * for a client that can choose); deny → its `reject_once`, else its
  * `reject_always` option, else `cancelled`, which refuses as well.
  */
-export function outcomeFor(request: PendingPermissionRequest, verdict: PermissionVerdict): PermissionOutcome | undefined {
+export function outcomeFor(request: PendingInteraction, verdict: PermissionVerdict): PermissionOutcome | undefined {
   const option = (kind: string) => request.options.find((candidate) => candidate.kind === kind);
   if (verdict === 'allow') {
     const allow = option('allow_once');
