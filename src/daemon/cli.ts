@@ -131,6 +131,7 @@ export async function runCli(
         onUpdate: (s) => progress.update(s),
         onPermissionRequest: asker.listener,
       });
+      await asker.idle(); // the wait's end let every question go: their lines come before the result
       progress.done();
       if (flags.json) io.stdout.write(`${JSON.stringify(status)}\n`);
       else if ('resultText' in status && status.resultText !== undefined) io.stdout.write(`${status.resultText}\n`);

@@ -43,11 +43,20 @@ export class PermissionAsker {
     return answered;
   };
 
+  /** Resolves once every request reported so far is answered or let go: its lines are written. */
+  async idle(): Promise<void> {
+    let last: Promise<void>;
+    do {
+      last = this.turn;
+      await last;
+    } while (last !== this.turn);
+  }
+
   private async answer(request: PendingInteraction, { sessionId, signal }: PermissionRequestContext): Promise<void> {
     const id = printable(request.requestId, 80);
     if (signal.aborted) return;
     const verdict = this.mode === 'ask' ? await this.ask(request, signal) : this.mode === 'leave' ? undefined : this.mode;
-    if (signal.aborted) return this.progress.note(`permission ${id}: no longer pending`);
+    if (signal.aborted) return;
     const outcome = verdict && outcomeFor(request, verdict);
     if (!outcome) {
       const hint = `nest-turn-status permissions ${sessionId} ${request.requestId} --allow|--deny`;
@@ -75,7 +84,8 @@ export class PermissionAsker {
         this.progress.note(`permission ${printable(request.requestId, 80)}: the agent asks to run ${describeRequest(request)}`);
         const answer = lines.question('allow once? [y/N] ', { signal }).catch(() => '');
         const reply = await Promise.race([answer, once(lines, 'close').then(() => '')]);
-        if (signal.aborted) this.progress.stderr.write('\n');
+        // The note takes the question's line (readline ends an aborted question's line itself).
+        if (signal.aborted) this.progress.note(`permission ${printable(request.requestId, 80)}: no longer pending`);
         return YES.test(reply) ? 'allow' : 'deny';
       } finally {
         lines.close();
