@@ -1,8 +1,10 @@
+import { Logger } from '@nestjs/common';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { AcpEngine } from '../src/acp/acp.engine.js';
 import type { DaemonConfig } from '../src/daemon/daemon-config.js';
 import { eventually } from './support/eventually.js';
+import { sampleValue } from './support/prometheus.js';
 import { waitForTurn } from './support/poll.js';
 import { ADAPTERS, startDaemon, type Adapter, type TestDaemon } from './support/test-daemon.js';
 
@@ -17,6 +19,15 @@ async function acpDaemon(httpAdapter: Adapter, config: Partial<DaemonConfig> = {
 
 const markerOf = (daemon: TestDaemon) => join(daemon.config.workspaces[0]!, 'marker.txt');
 const settled = (daemon: TestDaemon, sessionId: string, promptId: string) => waitForTurn(daemon, sessionId, promptId, 20_000, 20);
+
+/** The lines a Nest logger of `context` writes at `level`, captured until restored. */
+function captureLog(context: string, level: 'log' | 'warn') {
+  const lines: string[] = [];
+  const spy = jest.spyOn(Logger.prototype, level).mockImplementation(function (this: Logger, message: unknown) {
+    if ((this as unknown as { context?: string }).context === context) lines.push(String(message));
+  });
+  return { lines, restore: () => spy.mockRestore() };
+}
 
 /** The running turn once it waits on a request for approval. */
 async function held(daemon: TestDaemon, sessionId: string, promptId: string) {
@@ -40,9 +51,13 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
     beforeEach(() => rmSync(markerOf(daemon), { force: true }));
 
     it('holds the turn running with the request visible to polls, status and list; runs the tool only after an allow', async () => {
+      const log = captureLog('Permissions', 'log');
+      const metrics = async () => (await daemon.http.get('/metrics').expect(200)).text;
+      const allowedBefore = sampleValue(await metrics(), 'turns_permission_requests_total', { outcome: 'allowed', decided_by: 'client' });
       const { sessionId, clientId } = await daemon.createSession({ sessionScope: 'thread' });
       const promptId = await daemon.prompt(sessionId, 'shell now', clientId);
       const res = await held(daemon, sessionId, promptId);
+      expect(sampleValue(await metrics(), 'turns_permission_requests_pending')).toBe(1);
       expect(res.body).toMatchObject({
         state: 'running',
         pendingInteractions: [
@@ -83,6 +98,17 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
 
       expect(await settled(daemon, sessionId, promptId)).toMatchObject({ state: 'completed', resultText: 'ran (proceed_once)' });
       expect(existsSync(markerOf(daemon))).toBe(true);
+      const scraped = await metrics();
+      expect(sampleValue(scraped, 'turns_permission_requests_pending')).toBe(0);
+      expect(sampleValue(scraped, 'turns_permission_requests_total', { outcome: 'allowed', decided_by: 'client' })).toBe(allowedBefore + 1);
+      // The audit: the request and the decision, by id, title and client; never the tool's input.
+      log.restore();
+      const audit = log.lines.filter((line) => line.includes(request.requestId));
+      expect(audit).toEqual([
+        `permission ${request.requestId} requested: "echo ran > marker.txt" (prompt ${promptId})`,
+        `permission ${request.requestId} allowed (proceed_once): "echo ran > marker.txt", decided by client ${clientId}`,
+      ]);
+      expect(log.lines.join('\n')).not.toContain('command');
       // The first answer won: a second one is a 404, on either route.
       const again = await daemon.http.post(`/session/${sessionId}/permission/${request.requestId}`).send(REJECT);
       expect([again.status, again.body.code]).toEqual([404, 'permission_not_found']);
@@ -238,10 +264,18 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
     ['deny', 'refused', false],
   ] as const)('policy %s', (permissionPolicy, resultText, ran) => {
     let daemon: TestDaemon;
+    let warnings: string[];
     beforeAll(async () => {
+      const log = captureLog('Permissions', 'warn');
       daemon = await acpDaemon(httpAdapter, { permissionPolicy });
+      log.restore();
+      warnings = log.lines;
     });
     afterAll(() => daemon.close(true));
+
+    it(permissionPolicy === 'allow' ? 'warns at start that every tool call is approved unseen' : 'starts without a warning', () => {
+      expect(warnings).toEqual(permissionPolicy === 'allow' ? [expect.stringContaining('every tool call')] : []);
+    });
 
     it('decides at once, with nothing pending', async () => {
       const { sessionId } = await daemon.createSession();
