@@ -5,6 +5,8 @@ import { AcpEngine } from '../src/acp/acp.engine.js';
 import type { DaemonConfig } from '../src/daemon/daemon-config.js';
 import { eventually } from './support/eventually.js';
 import { sampleValue } from './support/prometheus.js';
+import { WebhookReceiver } from './support/webhook-receiver.js';
+import { verifyTurnWebhook } from '../src/webhooks/turn-webhook-signature.js';
 import { waitForTurn } from './support/poll.js';
 import { ADAPTERS, startDaemon, type Adapter, type TestDaemon } from './support/test-daemon.js';
 
@@ -23,7 +25,7 @@ const settled = (daemon: TestDaemon, sessionId: string, promptId: string) => wai
 /** The lines a Nest logger of `context` writes at `level`, captured until restored. */
 function captureLog(context: string, level: 'log' | 'warn') {
   const lines: string[] = [];
-  const spy = jest.spyOn(Logger.prototype, level).mockImplementation(function (this: Logger, message: unknown) {
+  const spy = jest.spyOn(Logger.prototype, level).mockImplementation(function (this: Logger, message: unknown, ..._rest: unknown[]) {
     if ((this as unknown as { context?: string }).context === context) lines.push(String(message));
   });
   return { lines, restore: () => spy.mockRestore() };
@@ -217,6 +219,50 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
       expect(Buffer.byteLength(JSON.stringify(request))).toBeLessThanOrEqual(16 * 1024);
       await daemon.http.post(`/permission/${request.requestId}`).send(REJECT).expect(200);
       await settled(daemon, sessionId, promptId);
+    });
+  });
+
+  describe('the webhook turn.permission_requested', () => {
+    let daemon: TestDaemon;
+    let hook: WebhookReceiver;
+    let all: WebhookReceiver;
+    beforeAll(async () => {
+      daemon = await acpDaemon(httpAdapter, { webhookAllow: ['127.0.0.1'] });
+      [hook, all] = await Promise.all([WebhookReceiver.start(), WebhookReceiver.start()]);
+    });
+    afterAll(async () => {
+      await daemon.close(true);
+      await Promise.all([hook.close(), all.close()]);
+    });
+
+    it('goes to the subscriptions that named it (not turn.*), signed, and its receiver can answer over REST', async () => {
+      const { sessionId } = await daemon.createSession();
+      const named = await daemon.http
+        .post(`/session/${sessionId}/webhooks`)
+        .send({ url: hook.url, events: ['turn.permission_requested', 'turn.completed'] })
+        .expect(201);
+      expect(named.body.events).toEqual(['turn.completed', 'turn.permission_requested']);
+      const wildcard = await daemon.http
+        .post(`/session/${sessionId}/webhooks`)
+        .send({ url: all.url, events: ['turn.*'] })
+        .expect(201);
+      expect(wildcard.body.events).not.toContain('turn.permission_requested');
+      const promptId = await daemon.prompt(sessionId, 'shell now');
+      const request = await hook.next();
+      const event = verifyTurnWebhook(named.body.secret, request.body, request.headers) as Record<string, unknown>;
+      expect(event).toMatchObject({
+        type: 'turn.permission_requested',
+        requestId: expect.any(String),
+        data: { sessionId, promptId, state: 'running', pendingInteractions: [{ action: { title: 'echo ran > marker.txt' } }] },
+      });
+      await daemon.http
+        .post(`/session/${sessionId}/permission/${event.requestId as string}`)
+        .send(ALLOW)
+        .expect(200);
+      expect(await settled(daemon, sessionId, promptId)).toMatchObject({ state: 'completed', resultText: 'ran (proceed_once)' });
+      expect(JSON.parse((await hook.next()).body)).toMatchObject({ type: 'turn.completed', data: { promptId } });
+      const types = all.requests.map((r) => JSON.parse(r.body).type as string);
+      expect(types).not.toContain('turn.permission_requested');
     });
   });
 
