@@ -1,8 +1,12 @@
+import { Logger } from '@nestjs/common';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { AcpEngine } from '../src/acp/acp.engine.js';
 import type { DaemonConfig } from '../src/daemon/daemon-config.js';
 import { eventually } from './support/eventually.js';
+import { sampleValue } from './support/prometheus.js';
+import { WebhookReceiver } from './support/webhook-receiver.js';
+import { verifyTurnWebhook } from '../src/webhooks/turn-webhook-signature.js';
 import { waitForTurn } from './support/poll.js';
 import { ADAPTERS, startDaemon, type Adapter, type TestDaemon } from './support/test-daemon.js';
 
@@ -17,6 +21,15 @@ async function acpDaemon(httpAdapter: Adapter, config: Partial<DaemonConfig> = {
 
 const markerOf = (daemon: TestDaemon) => join(daemon.config.workspaces[0]!, 'marker.txt');
 const settled = (daemon: TestDaemon, sessionId: string, promptId: string) => waitForTurn(daemon, sessionId, promptId, 20_000, 20);
+
+/** The lines a Nest logger of `context` writes at `level`, captured until restored. */
+function captureLog(context: string, level: 'log' | 'warn') {
+  const lines: string[] = [];
+  const spy = jest.spyOn(Logger.prototype, level).mockImplementation(function (this: Logger, message: unknown, ..._rest: unknown[]) {
+    if ((this as unknown as { context?: string }).context === context) lines.push(String(message));
+  });
+  return { lines, restore: () => spy.mockRestore() };
+}
 
 /** The running turn once it waits on a request for approval. */
 async function held(daemon: TestDaemon, sessionId: string, promptId: string) {
@@ -40,9 +53,13 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
     beforeEach(() => rmSync(markerOf(daemon), { force: true }));
 
     it('holds the turn running with the request visible to polls, status and list; runs the tool only after an allow', async () => {
+      const log = captureLog('Permissions', 'log');
+      const metrics = async () => (await daemon.http.get('/metrics').expect(200)).text;
+      const allowedBefore = sampleValue(await metrics(), 'turns_permission_requests_total', { outcome: 'allowed', decided_by: 'client' });
       const { sessionId, clientId } = await daemon.createSession({ sessionScope: 'thread' });
       const promptId = await daemon.prompt(sessionId, 'shell now', clientId);
       const res = await held(daemon, sessionId, promptId);
+      expect(sampleValue(await metrics(), 'turns_permission_requests_pending')).toBe(1);
       expect(res.body).toMatchObject({
         state: 'running',
         pendingInteractions: [
@@ -83,6 +100,17 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
 
       expect(await settled(daemon, sessionId, promptId)).toMatchObject({ state: 'completed', resultText: 'ran (proceed_once)' });
       expect(existsSync(markerOf(daemon))).toBe(true);
+      const scraped = await metrics();
+      expect(sampleValue(scraped, 'turns_permission_requests_pending')).toBe(0);
+      expect(sampleValue(scraped, 'turns_permission_requests_total', { outcome: 'allowed', decided_by: 'client' })).toBe(allowedBefore + 1);
+      // The audit: the request and the decision, by id, title and client; never the tool's input.
+      log.restore();
+      const audit = log.lines.filter((line) => line.includes(request.requestId));
+      expect(audit).toEqual([
+        `permission ${request.requestId} requested: "echo ran > marker.txt" (prompt ${promptId})`,
+        `permission ${request.requestId} allowed (proceed_once): "echo ran > marker.txt", decided by client ${clientId}`,
+      ]);
+      expect(log.lines.join('\n')).not.toContain('command');
       // The first answer won: a second one is a 404, on either route.
       const again = await daemon.http.post(`/session/${sessionId}/permission/${request.requestId}`).send(REJECT);
       expect([again.status, again.body.code]).toEqual([404, 'permission_not_found']);
@@ -194,6 +222,50 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
     });
   });
 
+  describe('the webhook turn.permission_requested', () => {
+    let daemon: TestDaemon;
+    let hook: WebhookReceiver;
+    let all: WebhookReceiver;
+    beforeAll(async () => {
+      daemon = await acpDaemon(httpAdapter, { webhookAllow: ['127.0.0.1'] });
+      [hook, all] = await Promise.all([WebhookReceiver.start(), WebhookReceiver.start()]);
+    });
+    afterAll(async () => {
+      await daemon.close(true);
+      await Promise.all([hook.close(), all.close()]);
+    });
+
+    it('goes to the subscriptions that named it (not turn.*), signed, and its receiver can answer over REST', async () => {
+      const { sessionId } = await daemon.createSession();
+      const named = await daemon.http
+        .post(`/session/${sessionId}/webhooks`)
+        .send({ url: hook.url, events: ['turn.permission_requested', 'turn.completed'] })
+        .expect(201);
+      expect(named.body.events).toEqual(['turn.completed', 'turn.permission_requested']);
+      const wildcard = await daemon.http
+        .post(`/session/${sessionId}/webhooks`)
+        .send({ url: all.url, events: ['turn.*'] })
+        .expect(201);
+      expect(wildcard.body.events).not.toContain('turn.permission_requested');
+      const promptId = await daemon.prompt(sessionId, 'shell now');
+      const request = await hook.next();
+      const event = verifyTurnWebhook(named.body.secret, request.body, request.headers) as Record<string, unknown>;
+      expect(event).toMatchObject({
+        type: 'turn.permission_requested',
+        requestId: expect.any(String),
+        data: { sessionId, promptId, state: 'running', pendingInteractions: [{ action: { title: 'echo ran > marker.txt' } }] },
+      });
+      await daemon.http
+        .post(`/session/${sessionId}/permission/${event.requestId as string}`)
+        .send(ALLOW)
+        .expect(200);
+      expect(await settled(daemon, sessionId, promptId)).toMatchObject({ state: 'completed', resultText: 'ran (proceed_once)' });
+      expect(JSON.parse((await hook.next()).body)).toMatchObject({ type: 'turn.completed', data: { promptId } });
+      const types = all.requests.map((r) => JSON.parse(r.body).type as string);
+      expect(types).not.toContain('turn.permission_requested');
+    });
+  });
+
   describe('responder designated', () => {
     let daemon: TestDaemon;
     beforeAll(async () => {
@@ -238,10 +310,18 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
     ['deny', 'refused', false],
   ] as const)('policy %s', (permissionPolicy, resultText, ran) => {
     let daemon: TestDaemon;
+    let warnings: string[];
     beforeAll(async () => {
+      const log = captureLog('Permissions', 'warn');
       daemon = await acpDaemon(httpAdapter, { permissionPolicy });
+      log.restore();
+      warnings = log.lines;
     });
     afterAll(() => daemon.close(true));
+
+    it(permissionPolicy === 'allow' ? 'warns at start that every tool call is approved unseen' : 'starts without a warning', () => {
+      expect(warnings).toEqual(permissionPolicy === 'allow' ? [expect.stringContaining('every tool call')] : []);
+    });
 
     it('decides at once, with nothing pending', async () => {
       const { sessionId } = await daemon.createSession();

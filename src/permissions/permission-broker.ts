@@ -51,6 +51,7 @@ export class PermissionBroker implements OnApplicationShutdown {
   private readonly bySession = new Map<string, HeldRequest[]>();
   private readonly answered = new RecentAnswers();
   private readonly listeners = new Set<(sessionId: string, promptId: string) => void>();
+  private readonly requestListeners = new Set<(turn: PermissionTurn, item: PendingInteraction) => void>();
 
   constructor(
     private readonly events: SessionEventBus,
@@ -112,6 +113,7 @@ export class PermissionBroker implements OnApplicationShutdown {
         originatorClientId: turn.originatorClientId,
       });
       this.changed(entry);
+      for (const listener of this.requestListeners) listener(turn, item);
     });
   }
 
@@ -174,6 +176,12 @@ export class PermissionBroker implements OnApplicationShutdown {
   onChange(listener: (sessionId: string, promptId: string) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Calls `listener` with each request held for an answer (after the running status shows it); the returned function stops it. */
+  onRequested(listener: (turn: PermissionTurn, item: PendingInteraction) => void): () => void {
+    this.requestListeners.add(listener);
+    return () => this.requestListeners.delete(listener);
   }
 
   /** The bridge's transition stream: a prompt that settled (cancel, deadline, removal, close) leaves nothing pending. */

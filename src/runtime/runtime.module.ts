@@ -34,6 +34,7 @@ import { PermissionBroker } from '../permissions/permission-broker.js';
 import { PERMISSION_OPTIONS, type PermissionOptions } from '../permissions/permission-options.js';
 import { PERMISSION_SETTINGS } from '../permissions/permissions.settings.js';
 import { PermissionsController } from '../permissions/permissions.controller.js';
+import { PermissionWebhookEvents } from '../permissions/permission-webhook-events.js';
 import { valuesOf } from '../common/settings/setting.js';
 import { RuntimeSettings } from './runtime-settings.js';
 import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOptions } from './runtime.module-definition.js';
@@ -84,6 +85,7 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
       useFactory: (s: RuntimeSettings): PermissionOptions => valuesOf(PERMISSION_SETTINGS, pickSettings(s.values, PERMISSION_SETTINGS)),
     },
     PermissionBroker,
+    PermissionWebhookEvents,
     { provide: TRANSCRIPT_SCAN_OPTIONS, inject: [RuntimeSettings], useFactory: (s: RuntimeSettings) => s.scanLimits },
     {
       provide: IdempotencyStore,
