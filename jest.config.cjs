@@ -27,7 +27,8 @@ module.exports = {
   transformIgnorePatterns: [
     'node_modules/(?!(@nestjs|@agentclientprotocol|content-disposition|@fastify/static/node_modules/content-disposition)/)',
   ],
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  // docs/examples import the package by name, as a host does.
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1', '^nest-turn-status$': '<rootDir>/src/index.ts' },
   testTimeout: 20000,
   setupFiles: ['<rootDir>/jest.setup.cjs'],
   reporters: ['default', '<rootDir>/test/support/summary-reporter.cjs'],

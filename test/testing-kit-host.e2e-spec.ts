@@ -1,23 +1,20 @@
 import { Controller, Get, Injectable, Module, Param, type INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { BridgeOverlayProvider, TranscriptScanService, TurnsModule, TurnStatusService } from '../src/index.js';
-import type { LiveTurnStatus, OverlayEntry, SettledTurnStatus } from '../src/index.js';
+import { BridgeOverlayProvider, TerminalOverlay, TranscriptScanService, TurnsModule, TurnStatusService } from '../src/index.js';
+import type { LiveTurnStatus, SettledTurnStatus } from '../src/index.js';
 import { createTurnsTestingApp, InMemoryBridgeOverlay } from '../src/testing/index.js';
 import { ADAPTERS } from './support/test-daemon.js';
 
 /** A host's own live side: one session, `mine`, running `p-host`. */
 @Injectable()
 class HostBridge extends BridgeOverlayProvider {
+  readonly overlay = new TerminalOverlay();
   hasSession = (sessionId: string) => sessionId === 'mine';
   isClientRegistered = (sessionId: string, clientId: string) => sessionId === 'mine' && clientId === 'me';
   getLive(sessionId: string, promptId?: string): LiveTurnStatus | undefined {
     if (sessionId !== 'mine' || (promptId !== undefined && promptId !== 'p-host')) return undefined;
     return { sessionId, state: 'running', promptId: 'p-host', promptText: 'from the host', queuedAt: 1, startedAt: 2 };
   }
-  getOverlay = (): OverlayEntry | undefined => undefined;
-  getNewestOverlay = (): OverlayEntry | undefined => undefined;
-  writeBack(): void {}
-  rewindGeneration = () => 0;
 }
 
 /** A host's own persisted side: `old` settled long ago. */

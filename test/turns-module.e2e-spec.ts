@@ -2,14 +2,14 @@ import { Controller, Get, Injectable, Module, Param, UseGuards, type INestApplic
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { ClientIdGuard } from '../src/client-id/client-id.guard.js';
-import { BridgeOverlayProvider, TranscriptScanService, TurnsModule, type OverlayEntry } from '../src/index.js';
+import { BridgeOverlayProvider, TerminalOverlay, TranscriptScanService, TurnsModule } from '../src/index.js';
 import type { LooseStatus as TurnStatus } from './support/loose-status.js';
 
 // Not the testing kit, on purpose: this suite is a host implementing the ports itself.
-/** A host's own runtime: one session, one settled prompt, one persisted record. */
+/** A host's own runtime: one session, no live prompt, one persisted record. */
 @Injectable()
 class HostBridge extends BridgeOverlayProvider {
-  readonly overlay = new Map<string, OverlayEntry>();
+  readonly overlay = new TerminalOverlay();
   hasSession(sessionId: string): boolean {
     return sessionId === 'host-session';
   }
@@ -18,18 +18,6 @@ class HostBridge extends BridgeOverlayProvider {
   }
   getLive(): TurnStatus | undefined {
     return undefined;
-  }
-  getOverlay(_sessionId: string, promptId: string): OverlayEntry | undefined {
-    return this.overlay.get(promptId);
-  }
-  getNewestOverlay(): OverlayEntry | undefined {
-    return [...this.overlay.values()].at(-1);
-  }
-  writeBack(_sessionId: string, status: TurnStatus): void {
-    this.overlay.set(status.promptId!, { status, combined: true });
-  }
-  rewindGeneration(): number {
-    return 0;
   }
 }
 

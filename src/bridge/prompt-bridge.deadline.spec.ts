@@ -16,13 +16,13 @@ describe('PromptBridge deadlines', () => {
     const b = bridge({ promptDeadlineMs: 100 });
     const promptId = b.admit('s', text('slow')).promptId;
     jest.advanceTimersByTime(100);
-    expect(b.getOverlay('s', promptId)?.status).toMatchObject({ state: 'error', error: { code: 'prompt_deadline_exceeded' } });
+    expect(b.overlay.get('s', promptId)?.status).toMatchObject({ state: 'error', error: { code: 'prompt_deadline_exceeded' } });
     expect(b.getLive('s', promptId)).toBeUndefined();
     expect(dispatched[0]!.signal.aborted).toBe(true);
     dispatched[0]!.settle({ state: 'completed' });
     await Promise.resolve();
     await Promise.resolve();
-    expect(b.getOverlay('s', promptId)?.status.state).toBe('error');
+    expect(b.overlay.get('s', promptId)?.status.state).toBe('error');
     const terminals = published.filter((e) => e.promptId === promptId && (e.type === 'turn_complete' || e.type === 'turn_error'));
     expect(terminals).toEqual([{ type: 'turn_error', promptId }]);
   });
@@ -35,7 +35,7 @@ describe('PromptBridge deadlines', () => {
     expect(b.getLive('s', next)?.state).toBe('queued');
     jest.advanceTimersByTime(100);
     // The agent has not settled `slow`, yet the next prompt is dispatched.
-    expect(b.getOverlay('s', slow)?.status.state).toBe('error');
+    expect(b.overlay.get('s', slow)?.status.state).toBe('error');
     expect(b.getLive('s', next)?.state).toBe('running');
     expect(dispatched.map((d) => d.input.promptId)).toEqual([slow, next]);
   });
@@ -51,7 +51,7 @@ describe('PromptBridge deadlines', () => {
     jest.advanceTimersByTime(199);
     expect(b.getLive('s', narrowed)).toBeDefined();
     jest.advanceTimersByTime(1);
-    expect(b.getOverlay('s', narrowed)?.status.state).toBe('error');
+    expect(b.overlay.get('s', narrowed)?.status.state).toBe('error');
   });
 
   it('ignores deadlineMs without a server deadline', () => {

@@ -36,7 +36,7 @@ describe('PromptBridge', () => {
     dispatched[0]!.settle({});
     await flush();
     expect(b.getLive('s', second)).toMatchObject({ state: 'running', queuedAt: 2_000, startedAt: 3_000 });
-    expect(b.getOverlay('s', first)?.status).toMatchObject({ state: 'completed', startedAt: 1_000, endedAt: 3_000 });
+    expect(b.overlay.get('s', first)?.status).toMatchObject({ state: 'completed', startedAt: 1_000, endedAt: 3_000 });
   });
 
   it('enforces the per-session limit, running included', () => {
@@ -73,7 +73,7 @@ describe('PromptBridge', () => {
     const queued = b.admit('s', text('b')).promptId;
     expect(b.remove('s', queued)).toBe(true);
     expect(b.getLive('s', queued)).toBeUndefined();
-    expect(b.getOverlay('s', queued)?.status).toEqual({
+    expect(b.overlay.get('s', queued)?.status).toEqual({
       sessionId: 's',
       state: 'cancelled',
       promptId: queued,
@@ -96,7 +96,7 @@ describe('PromptBridge', () => {
     dispatched[0]!.settle({ state: 'cancelled', stopReason: 'cancelled' });
     await flush();
     expect(b.getLive('s', running)).toBeUndefined();
-    expect(b.getOverlay('s', running)?.status.state).toBe('cancelled');
+    expect(b.overlay.get('s', running)?.status.state).toBe('cancelled');
   });
 
   it('announces prompt_cancelled once for a running prompt both cancelled and removed, in either order', () => {
@@ -137,9 +137,9 @@ describe('PromptBridge', () => {
       dispatched[i]!.settle({});
       await flush();
     }
-    expect(b.getOverlay('s', ids[0]!)).toBeUndefined();
-    expect(b.getOverlay('s', ids[1]!)).toBeDefined();
-    expect(b.getNewestOverlay('s')?.status.promptId).toBe(ids[64]);
+    expect(b.overlay.get('s', ids[0]!)).toBeUndefined();
+    expect(b.overlay.get('s', ids[1]!)).toBeDefined();
+    expect(b.overlay.newest('s')?.status.promptId).toBe(ids[64]);
   });
 
   it('writes back combined answers in place, and a rewind clears the overlay', async () => {
@@ -150,18 +150,18 @@ describe('PromptBridge', () => {
     const c = b.admit('s', text('c')).promptId;
     dispatched[1]!.settle({});
     await flush();
-    b.writeBack('s', { sessionId: 's', state: 'completed', promptId: a, endedAt: 1, resultText: 'x' }, false);
-    expect(b.getOverlay('s', a)).toEqual({ status: expect.objectContaining({ resultText: 'x' }), combined: true });
-    expect(b.getNewestOverlay('s')?.status.promptId).toBe(c);
-    expect(b.rewindGeneration('s')).toBe(0);
+    b.overlay.writeBack('s', { sessionId: 's', state: 'completed', promptId: a, endedAt: 1, resultText: 'x' }, false);
+    expect(b.overlay.get('s', a)).toEqual({ status: expect.objectContaining({ resultText: 'x' }), combined: true });
+    expect(b.overlay.newest('s')?.status.promptId).toBe(c);
+    expect(b.overlay.generation('s')).toBe(0);
     b.beginRewind('s');
     b.endRewind('s', false); // a failed rewind keeps the overlay
-    expect(b.getOverlay('s', a)).toBeDefined();
-    expect(b.rewindGeneration('s')).toBe(0);
+    expect(b.overlay.get('s', a)).toBeDefined();
+    expect(b.overlay.generation('s')).toBe(0);
     b.beginRewind('s');
     b.endRewind('s', true);
-    expect(b.rewindGeneration('s')).toBe(1);
-    expect(b.getOverlay('s', a)).toBeUndefined();
+    expect(b.overlay.generation('s')).toBe(1);
+    expect(b.overlay.get('s', a)).toBeUndefined();
   });
 
   it('answers client lookups from the session runner', () => {

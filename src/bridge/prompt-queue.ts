@@ -1,7 +1,6 @@
 import type { PromptBlock } from '../turns/rules/turn-fields.js';
 import type { RecordedIdempotency } from '../transcript/transcript-record.js';
 import type { LiveTurnStatus } from '../turns/turn-status.js';
-import { TerminalOverlay } from './terminal-overlay.js';
 import type { TurnActivityCounter } from './turn-activity.js';
 
 /** An admitted prompt while it is queued or running, as the queue core keeps it. */
@@ -13,7 +12,7 @@ export interface QueuedPrompt {
   startedAt?: number;
   /** It was admitted behind another prompt, so its queue events are sent (SPEC §19). */
   waited?: boolean;
-  /** The terminal latch: set once, by whichever path publishes first. */
+  /** The terminal latch: set once, by whichever path publishes first (it outlives the overlay's bound). */
   published: boolean;
   /** The live status last projected, reused until the entry changes (so its bytes are serialized once). */
   status?: LiveTurnStatus;
@@ -34,19 +33,12 @@ export interface LiveEntry extends QueuedPrompt {
   idempotency?: RecordedIdempotency;
 }
 
-/** One session's FIFO, its running prompt, its terminal overlay and its rewind state. */
+/** One session's FIFO, its running prompt and whether a rewind is being written. */
 export class PromptQueue<E extends QueuedPrompt = QueuedPrompt> {
   running?: E;
   readonly queued: E[] = [];
-  readonly overlay: TerminalOverlay;
-  /** Bumped by each successful rewind; a scan begun before a bump is stale. */
-  generation = 0;
   /** A rewind is being written: admissions wait it out (409). */
   rewinding = false;
-
-  constructor(overlaySize: number) {
-    this.overlay = new TerminalOverlay(overlaySize);
-  }
 
   get pendingCount(): number {
     return this.queued.length + (this.running ? 1 : 0);

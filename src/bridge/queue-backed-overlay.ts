@@ -1,5 +1,6 @@
-import { BridgeOverlayProvider, type OverlayEntry } from '../turns/bridge-overlay.provider.js';
-import type { LiveTurnStatus, SettledTurnStatus } from '../turns/turn-status.js';
+import { BridgeOverlayProvider } from '../turns/bridge-overlay.provider.js';
+import type { TerminalOverlay } from '../turns/overlay/terminal-overlay.js';
+import type { LiveTurnStatus } from '../turns/turn-status.js';
 import type { QueuedPrompt } from './prompt-queue.js';
 import type { SessionQueueCore } from './session-queue-core.js';
 
@@ -11,32 +12,16 @@ import type { SessionQueueCore } from './session-queue-core.js';
 export abstract class QueueBackedOverlay<E extends QueuedPrompt = QueuedPrompt> extends BridgeOverlayProvider {
   protected abstract readonly core: SessionQueueCore<E>;
 
+  get overlay(): TerminalOverlay {
+    return this.core.overlay;
+  }
+
   getLive(sessionId: string, promptId?: string): LiveTurnStatus | undefined {
     return this.core.getLive(sessionId, promptId);
   }
 
   override listLive(sessionId: string): LiveTurnStatus[] {
     return this.core.listLive(sessionId);
-  }
-
-  override listOverlay(sessionId: string): OverlayEntry[] {
-    return this.core.listOverlay(sessionId);
-  }
-
-  getOverlay(sessionId: string, promptId: string): OverlayEntry | undefined {
-    return this.core.overlay(sessionId)?.get(promptId);
-  }
-
-  getNewestOverlay(sessionId: string): OverlayEntry | undefined {
-    return this.core.overlay(sessionId)?.newest();
-  }
-
-  writeBack(sessionId: string, status: SettledTurnStatus, newest: boolean): void {
-    if (this.hasSession(sessionId)) this.core.writeBack(sessionId, status, newest);
-  }
-
-  rewindGeneration(sessionId: string): number {
-    return this.core.rewindGeneration(sessionId);
   }
 
   override watch(sessionId: string, listener: () => void): (() => void) | undefined {

@@ -49,11 +49,11 @@ describe('SessionQueueCore', () => {
     expect(core.settle(S, a, { state: 'error', error: { message: 'late', code: 'prompt_deadline_exceeded' }, endedAt: time })).toBe(true);
     expect(core.settle(S, a, done('too late'))).toBe(false);
     expect(seen.filter((t) => t.kind === 'settled')).toHaveLength(1);
-    expect(core.overlay(S)?.get('a')?.status).toMatchObject({ state: 'error', error: { code: 'prompt_deadline_exceeded' } });
+    expect(core.overlay.get(S, 'a')?.status).toMatchObject({ state: 'error', error: { code: 'prompt_deadline_exceeded' } });
     expect(core.getLive(S, 'a')).toBeUndefined();
     core.settleLate(S, a, done('too late'));
     expect(seen.at(-1)).toMatchObject({ kind: 'settled_late', status: { state: 'completed', resultText: 'too late' } });
-    expect(core.overlay(S)?.get('a')?.status.state).toBe('error'); // a late settle changes no overlay
+    expect(core.overlay.get(S, 'a')?.status.state).toBe('error'); // a late settle changes no overlay
   });
 
   it('lets the writer that settles first win, whichever started waiting first (controlled promises)', async () => {
@@ -74,7 +74,7 @@ describe('SessionQueueCore', () => {
     deadline.resolve();
     await Promise.all(race);
     expect(won).toEqual(['outcome']);
-    expect(core.overlay(S)?.get('a')?.status).toMatchObject({ state: 'completed', resultText: 'answer' });
+    expect(core.overlay.get(S, 'a')?.status).toMatchObject({ state: 'completed', resultText: 'answer' });
   });
 
   it('takes a settled queued prompt out of the FIFO at once, without startedAt', () => {
@@ -84,14 +84,14 @@ describe('SessionQueueCore', () => {
     core.dispatch(S);
     core.settle(S, b!, { state: 'cancelled', stopReason: 'cancelled', endedAt: time });
     expect(core.listLive(S).map((s) => s.promptId)).toEqual(['a']);
-    expect(core.overlay(S)?.get('b')?.status).not.toHaveProperty('startedAt');
-    expect(core.overlay(S)?.newest()?.status.promptId).toBe('b');
+    expect(core.overlay.get(S, 'b')?.status).not.toHaveProperty('startedAt');
+    expect(core.overlay.newest(S)?.status.promptId).toBe('b');
   });
 
   it('wakes the session’s watchers after the observers, once the change is readable', () => {
     const order: string[] = [];
     core.transitions.subscribe((t) => order.push(`late observer ${t.kind}`));
-    core.watch(S, () => order.push(`watcher reads ${core.getLive(S)?.state ?? core.overlay(S)?.newest()?.status.state}`));
+    core.watch(S, () => order.push(`watcher reads ${core.getLive(S)?.state ?? core.overlay.newest(S)?.status.state}`));
     core.watch('other', () => order.push('other session woken'));
     const a = entry('a');
     core.admit(S, a);
@@ -171,14 +171,14 @@ describe('SessionQueueCore', () => {
     expect(core.beginRewind(S)).toBe(true);
     expect(core.beginRewind(S)).toBe(false); // one rewind at a time
     core.endRewind(S, false);
-    expect(core.overlay(S)?.get('a')).toBeDefined(); // a failed rewind keeps it
-    expect(core.rewindGeneration(S)).toBe(0);
+    expect(core.overlay.get(S, 'a')).toBeDefined(); // a failed rewind keeps it
+    expect(core.overlay.generation(S)).toBe(0);
     core.beginRewind(S);
     let woken = 0;
     core.watch(S, () => (woken += 1));
     core.endRewind(S, true);
-    expect(core.overlay(S)?.get('a')).toBeUndefined();
-    expect(core.rewindGeneration(S)).toBe(1);
+    expect(core.overlay.get(S, 'a')).toBeUndefined();
+    expect(core.overlay.generation(S)).toBe(1);
     expect(woken).toBe(1);
   });
 

@@ -1,10 +1,8 @@
-import type { OverlayEntry } from '../turns/bridge-overlay.provider.js';
-import { TERMINAL_OVERLAY_SIZE } from '../turns/rules/limits.js';
-import type { LiveTurnStatus, PendingInteraction, SettledTurnStatus } from '../turns/turn-status.js';
+import { TerminalOverlay } from '../turns/overlay/terminal-overlay.js';
+import type { LiveTurnStatus, PendingInteraction } from '../turns/turn-status.js';
 import { ActivityWatch } from './activity-watch.js';
 import { PromptQueue, type QueuedPrompt } from './prompt-queue.js';
 import { SessionWatchers } from './session-watchers.js';
-import type { TerminalOverlay } from './terminal-overlay.js';
 import { ACTIVITY_REFRESH_MS, TurnActivityCounter, type CountedUpdate } from './turn-activity.js';
 import { liveStatus, settledStatus, type TerminalFields } from './turn-status-projection.js';
 import { TurnTransitionStream, type TurnObserver, type TurnTransition } from './turn-transition.js';
@@ -28,7 +26,8 @@ export interface SessionQueueCoreOptions {
 /**
  * The turn-transition core, free of Nest: per session a FIFO of admitted
  * prompts, one running at a time, a first-writer latch on each prompt's
- * terminal and a bounded overlay of terminal statuses. Every move is one
+ * terminal, which it publishes to the module's {@link TerminalOverlay}, as
+ * any host runtime does. Every move is one
  * {@link TurnTransition} on {@link transitions}; the session's watchers
  * (held requests) are one of its observers, woken after the ones given here.
  * Who dispatches, runs and times prompts out is the caller's: the reference
@@ -36,6 +35,8 @@ export interface SessionQueueCoreOptions {
  */
 export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
   readonly transitions: TurnTransitionStream;
+  /** The terminal statuses of every session, as polls read them. */
+  readonly overlay: TerminalOverlay;
   private readonly queues = new Map<string, PromptQueue<E>>();
   private readonly watchers: SessionWatchers;
   private readonly activity: ActivityWatch;
@@ -44,6 +45,7 @@ export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
     this.transitions = new TurnTransitionStream(options.logger);
     this.watchers = new SessionWatchers(options.logger);
     this.activity = new ActivityWatch(options.now, options.logger);
+    this.overlay = new TerminalOverlay({ capacity: options.overlaySize });
     for (const observer of options.observers ?? []) this.transitions.subscribe(observer);
     // A woken request re-reads the session, so it comes after the observers that change what it reads.
     this.transitions.subscribe((transition) => this.watchers.notify(transition.sessionId));
@@ -53,7 +55,7 @@ export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
   queue(sessionId: string): PromptQueue<E> {
     let queue = this.queues.get(sessionId);
     if (!queue) {
-      queue = new PromptQueue<E>(this.options.overlaySize ?? TERMINAL_OVERLAY_SIZE);
+      queue = new PromptQueue<E>();
       this.queues.set(sessionId, queue);
     }
     return queue;
@@ -100,16 +102,17 @@ export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
   /**
    * The latch: the first terminal for a prompt wins and is published (a
    * queued one leaves the FIFO; a running one keeps its slot until
-   * {@link release}); later ones are dropped. True when this one won.
+   * {@link release}, hidden from live reads); later ones are dropped — the
+   * entry remembers past the overlay's bound. True when this one won.
    */
   settle(sessionId: string, entry: E, terminal: TerminalFields): boolean {
     if (entry.published) return false;
+    const status = settledStatus(sessionId, entry, terminal);
+    if (!this.overlay.publish(status)) return false;
     entry.published = true;
     clearTimeout(entry.activityTimer);
     const queue = this.queue(sessionId);
     if (entry !== queue.running) queue.release(entry);
-    const status = settledStatus(sessionId, entry, terminal);
-    queue.overlay.set(entry.promptId, { status, combined: false });
     this.emit('settled', sessionId, entry, status);
     return true;
   }
@@ -127,9 +130,11 @@ export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
   /** Every pending prompt ends with `terminal`; then the session's queue, overlay and watchers go. */
   close(sessionId: string, terminal: TerminalFields): void {
     const queue = this.queues.get(sessionId);
-    if (!queue) return;
+    // A session polled but never prompted here may hold write-backs.
+    if (!queue) return this.overlay.forget(sessionId);
     for (const entry of queue.pending()) this.settle(sessionId, entry, terminal);
     this.queues.delete(sessionId);
+    this.overlay.forget(sessionId);
     this.watchers.notify(sessionId);
     this.watchers.forget(sessionId);
     this.activity.forget(sessionId);
@@ -149,12 +154,11 @@ export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
     if (!queue) return;
     queue.rewinding = false;
     if (!succeeded) return;
-    queue.overlay.clear();
-    queue.generation += 1;
+    this.overlay.rewound(sessionId);
     this.watchers.notify(sessionId);
   }
 
-  // --- what a poll reads (BridgeOverlayProvider) ------------------------------------
+  // --- what a poll reads (BridgeOverlayProvider; the overlay is read directly) -------
 
   getLive(sessionId: string, promptId?: string): LiveTurnStatus | undefined {
     const queue = this.queues.get(sessionId);
@@ -169,22 +173,6 @@ export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
       if (status) live.push(status);
     }
     return live;
-  }
-
-  overlay(sessionId: string): TerminalOverlay | undefined {
-    return this.queues.get(sessionId)?.overlay;
-  }
-
-  listOverlay(sessionId: string): OverlayEntry[] {
-    return this.queues.get(sessionId)?.overlay.entries() ?? [];
-  }
-
-  writeBack(sessionId: string, status: SettledTurnStatus, newest: boolean): void {
-    this.queue(sessionId).overlay.setReadBack(status.promptId, { status, combined: true }, newest);
-  }
-
-  rewindGeneration(sessionId: string): number {
-    return this.queues.get(sessionId)?.generation ?? 0;
   }
 
   watch(sessionId: string, listener: () => void): () => void {

@@ -30,7 +30,7 @@ export class LedgerTranscriptScanService extends TranscriptScanService {
   async findTurnResult(sessionId: string, promptId: string): Promise<SettledTurnStatus | undefined> {
     const record = await this.transcript.findTurnResult(sessionId, promptId);
     if (record) return record;
-    if (this.bridge.getLive(sessionId, promptId) || this.bridge.getOverlay(sessionId, promptId)) return undefined;
+    if (this.bridge.getLive(sessionId, promptId) || this.bridge.overlay.get(sessionId, promptId)) return undefined;
     const terminal = await this.ledger.terminalOf(sessionId, promptId);
     return terminal && statusOfTerminal(sessionId, terminal);
   }
@@ -51,7 +51,7 @@ export class LedgerTranscriptScanService extends TranscriptScanService {
     // The same records terminalOf answers the exact route from (rewound prompts left out).
     for (const terminal of await this.ledger.settledPrompts(sessionId)) {
       const { promptId } = terminal;
-      if (known.has(promptId) || this.bridge.getLive(sessionId, promptId) || this.bridge.getOverlay(sessionId, promptId)) continue;
+      if (known.has(promptId) || this.bridge.getLive(sessionId, promptId) || this.bridge.overlay.get(sessionId, promptId)) continue;
       terminals.push(statusOfTerminal(sessionId, terminal));
     }
     return terminals.length === 0 ? records : [...records, ...terminals];

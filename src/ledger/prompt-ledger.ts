@@ -190,7 +190,7 @@ export class PromptLedger implements OnModuleInit {
   private async reconcile(sessionId: string): Promise<void> {
     await this.flush(sessionId);
     const known = (promptId: string) =>
-      this.bridge.getLive(sessionId, promptId) !== undefined || this.bridge.getOverlay(sessionId, promptId) !== undefined;
+      this.bridge.getLive(sessionId, promptId) !== undefined || this.bridge.overlay.get(sessionId, promptId) !== undefined;
     const dangling = danglingPrompts((await this.files.view(sessionId)).latest).filter((record) => !known(record.promptId));
     let lookups = 0;
     for (const { promptId } of dangling) {

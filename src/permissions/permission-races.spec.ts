@@ -86,7 +86,7 @@ describe('tool approval races on the bridge (SPEC §21)', () => {
     jest.useFakeTimers();
     const { broker, bridge, promptId, outcomes, asked, requestId } = running(rig, 100);
     jest.advanceTimersByTime(100);
-    expect(bridge.getOverlay('s', promptId)?.status).toMatchObject({ state: 'error', error: { code: 'prompt_deadline_exceeded' } });
+    expect(bridge.overlay.get('s', promptId)?.status).toMatchObject({ state: 'error', error: { code: 'prompt_deadline_exceeded' } });
     expect(answerCode(broker, requestId)).toBe('permission_not_found');
     await asked;
     expect(outcomes).toEqual([CANCELLED]);
@@ -101,7 +101,7 @@ describe('tool approval races on the bridge (SPEC §21)', () => {
     jest.advanceTimersByTime(1);
     await asked;
     expect(outcomes).toEqual([YES]);
-    expect(bridge.getOverlay('s', promptId)?.status.state).toBe('error');
+    expect(bridge.overlay.get('s', promptId)?.status.state).toBe('error');
   });
 
   it('removing the running prompt and closing the session answer the agent cancelled', async () => {

@@ -14,7 +14,7 @@ describe('InMemoryBridgeOverlay (the bridge’s queue core, driven by hand)', ()
     bridge.start('s');
     expect(bridge.expire('s', promptId)).toMatchObject({ state: 'error', error: { code: 'prompt_deadline_exceeded' } });
     expect(bridge.complete('s', { promptId, resultText: 'late' })).toMatchObject({ state: 'error' });
-    expect(bridge.getOverlay('s', promptId)?.status.state).toBe('error');
+    expect(bridge.overlay.get('s', promptId)?.status.state).toBe('error');
     expect(bridge.getLive('s')).toBeUndefined(); // the FIFO moved on; nothing is dispatched by itself
   });
 
@@ -47,8 +47,8 @@ describe('InMemoryBridgeOverlay (the bridge’s queue core, driven by hand)', ()
     bridge.start('s');
     bridge.complete('s');
     bridge.rewind('s');
-    expect(bridge.rewindGeneration('s')).toBe(1);
-    expect(bridge.getOverlay('s', promptId)).toBeUndefined();
+    expect(bridge.overlay.generation('s')).toBe(1);
+    expect(bridge.overlay.get('s', promptId)).toBeUndefined();
   });
 
   it('closes a session: its prompts end session_closed and the session is gone, its client ids with it', () => {
@@ -60,7 +60,7 @@ describe('InMemoryBridgeOverlay (the bridge’s queue core, driven by hand)', ()
     bridge.closeSession('s');
     expect(sawSession).toBe(false); // a woken request sees the session gone
     expect(bridge.isClientRegistered('s', 'c1')).toBe(false);
-    expect(bridge.getOverlay('s', running)).toBeUndefined();
+    expect(bridge.overlay.get('s', running)).toBeUndefined();
     expect(() => bridge.admit('s', 'c')).toThrow(/not live/);
     bridge.addSession('s');
     expect(bridge.getLive('s', queued)).toBeUndefined();

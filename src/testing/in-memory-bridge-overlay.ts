@@ -65,7 +65,7 @@ export class InMemoryBridgeOverlay extends QueueBackedOverlay {
   admit(sessionId: string, text: string, options: { promptId?: string; originatorClientId?: string } = {}): string {
     this.clients(sessionId);
     const promptId = options.promptId ?? `p${this.nextPrompt++}`;
-    if (this.core.queue(sessionId).find(promptId) || this.getOverlay(sessionId, promptId)) {
+    if (this.core.queue(sessionId).find(promptId) || this.overlay.get(sessionId, promptId)) {
       throw new Error(`prompt ${promptId} was admitted already`);
     }
     const { originatorClientId } = options;
@@ -175,13 +175,13 @@ export class InMemoryBridgeOverlay extends QueueBackedOverlay {
     const queue = this.core.queue(sessionId);
     const id = promptId ?? queue.running?.promptId;
     if (id === undefined) throw new Error(`session ${sessionId} has no running prompt`);
-    const published = this.getOverlay(sessionId, id);
+    const published = this.overlay.get(sessionId, id);
     if (published) return published.status;
     const entry: QueuedPrompt | undefined = queue.find(id);
     if (!entry) throw new Error(`prompt ${id} was never admitted to session ${sessionId}`);
     this.core.settle(sessionId, entry, { ...terminal, endedAt: this.now() });
     this.core.release(sessionId, entry);
-    return this.getOverlay(sessionId, id)!.status;
+    return this.overlay.get(sessionId, id)!.status;
   }
 
   private clients(sessionId: string): Set<string> {

@@ -72,7 +72,7 @@ describe('TurnStatusService across the awaited scan', () => {
       scan.last.resolve(persisted('a'));
       await expect(poll).resolves.toMatchObject({ promptId: 'b' });
       await expect(service.getCurrent(S)).resolves.toMatchObject({ promptId: 'b' });
-      expect(bridge.getOverlay(S, 'a')?.combined).toBe(false);
+      expect(bridge.overlay.get(S, 'a')?.combined).toBe(false);
     });
 
     it('serves an answer a concurrent poll wrote back during the scan', async () => {
@@ -114,8 +114,7 @@ describe('TurnStatusService across the awaited scan', () => {
     it('discards a scan result that predates a rewind finishing during the await', async () => {
       const exact = service.getTurn(S, 'p');
       const current = service.getCurrent(S);
-      bridge.generation += 1;
-      bridge.overlay.clear();
+      bridge.overlay.rewound(S);
       scan.calls[0]!.resolve(persisted('p'));
       scan.calls[1]!.resolve(persisted('p'));
       await expect(exact).rejects.toMatchObject({ code: 'prompt_not_found' });

@@ -19,7 +19,7 @@ describe('TurnStatusService', () => {
     });
 
     it('serves written-back answers, also for current in steady state', async () => {
-      bridge.writeBack(S, completed('p', { resultText: 'r' }), true);
+      bridge.overlay.writeBack(S, completed('p', { resultText: 'r' }), true);
       await expect(service.getTurn(S, 'p')).resolves.toMatchObject({ resultText: 'r' });
       await expect(service.getCurrent(S)).resolves.toMatchObject({ promptId: 'p' });
       expect(scan.calls).toHaveLength(0);
@@ -34,7 +34,7 @@ describe('TurnStatusService', () => {
       bridge.publish(completed('q')); // the bridge's own terminal still needs its record
       expect(service.peek(S, 'q')).toBeUndefined();
       expect(service.peek(S, 'never-seen')).toBeUndefined();
-      bridge.writeBack(S, completed('q', { resultText: 'r' }), false);
+      bridge.overlay.writeBack(S, completed('q', { resultText: 'r' }), false);
       expect(service.peek(S, 'q')).toMatchObject({ resultText: 'r' });
       expect(scan.calls).toHaveLength(0);
     });
@@ -66,7 +66,7 @@ describe('TurnStatusService', () => {
       scan.last.resolve(persisted('p'));
       const answer = await poll;
       expect(answer).toEqual({ ...completed('p'), resultText: 'answer p' });
-      expect(bridge.getOverlay(S, 'p')?.combined).toBe(true);
+      expect(bridge.overlay.get(S, 'p')?.combined).toBe(true);
       await expect(service.getTurn(S, 'p')).resolves.toEqual(answer);
       expect(scan.calls).toHaveLength(1);
     });

@@ -13,8 +13,9 @@ type ScanOutcome<T = SettledTurnStatus | undefined> = { ok: true; record: T } | 
  * Answers a poll from its two providers and nothing else: live state
  * wins, then a combined overlay entry, then — after one awaited transcript
  * scan — a fresh re-read of live state and overlay, merged with what the scan
- * found. No I/O of its own; the only write is the in-memory write-back.
- * Whether the session is live is the caller's check (`ClientIdGuard`).
+ * found. No I/O of its own; the only write is the in-memory write-back into
+ * the bridge's `TerminalOverlay`. Whether the session is live is the caller's
+ * check (`ClientIdGuard`).
  *
  * @publicApi
  */
@@ -59,13 +60,13 @@ export class TurnStatusService {
     if (!scan.ok) throw scan.error;
     const { turns, combined } = collectTurns({
       live: this.bridge.listLive(sessionId),
-      overlay: this.bridge.listOverlay(sessionId),
+      overlay: this.bridge.overlay.entries(sessionId),
       records: scan.record,
     });
     const page = pageTurns(turns, query);
     // What the exact route would have written back, for the turns shown: their next exact poll is served from memory.
     const shown = new Set(page.turns);
-    for (const status of combined) if (shown.has(status)) this.bridge.writeBack(sessionId, status, false);
+    for (const status of combined) if (shown.has(status)) this.writeBack(sessionId, status, false);
     return page;
   }
 
@@ -95,7 +96,7 @@ export class TurnStatusService {
     // written back by a concurrent poll while the scan was in flight.
     const fresh = this.fromMemory(sessionId, promptId);
     if (fresh) return fresh;
-    const overlay = this.bridge.getOverlay(sessionId, promptId)?.status;
+    const overlay = this.bridge.overlay.get(sessionId, promptId)?.status;
     if (!scan.ok) {
       if (overlay) return overlay;
       throw scan.error;
@@ -105,7 +106,7 @@ export class TurnStatusService {
       throw promptNotFound(sessionId, promptId);
     }
     const answer = overlay ? mergeTurnStatus(overlay, scan.record) : scan.record;
-    this.bridge.writeBack(sessionId, answer, false);
+    this.writeBack(sessionId, answer, false);
     return answer;
   }
 
@@ -114,7 +115,7 @@ export class TurnStatusService {
 
     const fresh = this.currentFromMemory(sessionId);
     if (fresh) return fresh;
-    const newest = this.bridge.getNewestOverlay(sessionId)?.status;
+    const newest = this.bridge.overlay.newest(sessionId)?.status;
     if (!scan.ok) {
       if (newest) return newest;
       throw scan.error;
@@ -122,46 +123,51 @@ export class TurnStatusService {
     const record = scan.record;
     if (!newest) {
       if (!record) return { sessionId, state: 'idle' };
-      this.bridge.writeBack(sessionId, record, true);
+      this.writeBack(sessionId, record, true);
       return record;
     }
     if (record && record.promptId === newest.promptId) {
       const merged = mergeTurnStatus(newest, record);
-      this.bridge.writeBack(sessionId, merged, true);
+      this.writeBack(sessionId, merged, true);
       return merged;
     }
     const winner = record ? newerSettled(newest, record) : newest;
     // An overlay entry newer than every record never reached the Session (queued
     // removal, close) — final — unless it is a bridge error whose agent may still
     // settle and write one. Only final answers are written back.
-    if (winner === record || newest.state !== 'error') this.bridge.writeBack(sessionId, winner, true);
+    if (winner === record || newest.state !== 'error') this.writeBack(sessionId, winner, true);
     return winner;
   }
 
   private fromMemory(sessionId: string, promptId: string): TurnStatus | undefined {
     const live = this.bridge.getLive(sessionId, promptId);
     if (live) return live;
-    const entry = this.bridge.getOverlay(sessionId, promptId);
+    const entry = this.bridge.overlay.get(sessionId, promptId);
     return entry?.combined ? entry.status : undefined;
   }
 
   private currentFromMemory(sessionId: string): TurnStatus | undefined {
     const live = this.bridge.getLive(sessionId);
     if (live) return live;
-    const entry = this.bridge.getNewestOverlay(sessionId);
+    const entry = this.bridge.overlay.newest(sessionId);
     return entry?.combined ? entry.status : undefined;
+  }
+
+  /** Keeps an answer the transcript gave, for the next poll; never for a session that closed while it was read. */
+  private writeBack(sessionId: string, status: SettledTurnStatus, newest: boolean): void {
+    if (this.bridge.hasSession(sessionId)) this.bridge.overlay.writeBack(sessionId, status, newest);
   }
 
   /** Runs a scan, folding failure into the outcome and replacing a result a rewind made stale by `none`. */
   private async scan<T>(sessionId: string, read: () => Promise<T>, none: T): Promise<ScanOutcome<T>> {
-    const generation = this.bridge.rewindGeneration(sessionId);
+    const generation = this.bridge.overlay.generation(sessionId);
     let outcome: ScanOutcome<T>;
     try {
       outcome = { ok: true, record: await read() };
     } catch (error) {
       outcome = { ok: false, error };
     }
-    if (outcome.ok && this.bridge.rewindGeneration(sessionId) !== generation) {
+    if (outcome.ok && this.bridge.overlay.generation(sessionId) !== generation) {
       return { ok: true, record: none };
     }
     return outcome;

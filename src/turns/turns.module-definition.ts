@@ -20,18 +20,20 @@ export interface TurnsModuleOptions extends SettingOptions<typeof WAIT_SETTINGS>
 }
 
 /**
- * Module-level extras: where the two providers come from. Either name the
- * classes here, or import a module that exports `BridgeOverlayProvider` and
- * `TranscriptScanService` (e.g. the reference `RuntimeModule`).
+ * Module-level extras: where the two providers come from. Import a module
+ * that provides and exports `BridgeOverlayProvider` and
+ * `TranscriptScanService` (e.g. the reference `RuntimeModule`) — the way for
+ * ports that inject the host's runtime — or, for ports that inject nothing,
+ * name the classes here.
  *
  * @publicApi
  */
 export interface TurnsModuleExtras {
   /** Modules whose exports satisfy the provider tokens. */
   imports?: ModuleMetadata['imports'];
-  /** Implementation of the live side, registered as `BridgeOverlayProvider`. */
+  /** Implementation of the live side, registered as `BridgeOverlayProvider` inside this module (it can inject only what `imports` export). */
   bridgeOverlay?: Type<BridgeOverlayProvider>;
-  /** Implementation of the persisted side, registered as `TranscriptScanService`. */
+  /** Implementation of the persisted side, registered as `TranscriptScanService` inside this module. */
   transcriptScan?: Type<TranscriptScanService>;
   /**
    * Where `ClientIdGuard` (and a held request) asks whether a session is live

@@ -12,8 +12,8 @@ import { TURNS_MODULE_OPTIONS, TurnsConfigurableModule, type TurnsModuleOptions 
  * host supplies `BridgeOverlayProvider` and `TranscriptScanService`:
  *
  * ```ts
- * TurnsModule.forRoot({ imports: [MyRuntimeModule] })            // module exports both tokens
- * TurnsModule.forRoot({ bridgeOverlay: MyBridge, transcriptScan: MyScan })
+ * TurnsModule.forRoot({ imports: [MyRuntimeModule] })            // module exports both tokens (and what they inject)
+ * TurnsModule.forRoot({ bridgeOverlay: MyBridge, transcriptScan: MyScan }) // ports that inject nothing
  * TurnsModule.forRoot({ imports: [runtime], sessionLookup: SessionRegistry }) // the guard asks the registry
  * ```
  *

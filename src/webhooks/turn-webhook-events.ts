@@ -83,7 +83,7 @@ export class TurnWebhookEvents implements OnModuleInit, OnModuleDestroy {
   }
 
   private known(sessionId: string, promptId: string): boolean {
-    return this.bridge.getLive(sessionId, promptId) !== undefined || this.bridge.getOverlay(sessionId, promptId) !== undefined;
+    return this.bridge.getLive(sessionId, promptId) !== undefined || this.bridge.overlay.get(sessionId, promptId) !== undefined;
   }
 
   private failed(what: string, error: unknown): void {

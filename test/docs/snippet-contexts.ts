@@ -4,7 +4,8 @@
  * Markdown snippets are whole files; the only things they import that a reader has and the
  * scratch project does not are the host's own classes (`./my-runtime`), its `AppModule`
  * (`../src/app.module`, as a `nest new` e2e imports it) and the controller and service `nest new`
- * puts beside it. Here the first two are the testing kit's, the last two empty stand-ins.
+ * puts beside it. Here the first two are the testing kit's, the last two empty stand-ins. The
+ * example host runtime (`./host-runtime/…`) is copied from docs/examples by the snippet test.
  */
 export const SUPPORT_FILES: Record<string, string> = {
   'src/my-runtime.ts': `import { Module } from '@nestjs/common';
@@ -61,6 +62,7 @@ export interface ExampleContext {
  */
 export const EXAMPLE_CONTEXTS: Record<string, ExampleContext> = {
   'src/client/turns-client.ts': { before: `import { TurnsClient } from 'nest-turn-status/client';` },
+  'src/turns/overlay/terminal-overlay.ts': { before: `import { TerminalOverlay } from 'nest-turn-status';` },
   'src/testing/in-memory-bridge-overlay.ts': { before: `import { InMemoryBridgeOverlay } from 'nest-turn-status/testing';` },
   'src/testing/create-turns-testing-app.ts': {
     before: [

@@ -12,6 +12,8 @@ import { EXAMPLE_CONTEXTS, SUPPORT_FILES } from './snippet-contexts.js';
  * comment of src/. A block that only shows a shape is fenced ```ts fragment
  * (shown, not compiled; keep them few). Every block is a file of its own in
  * one scratch project, checked in one tsc program: each is its own module.
+ * The example host of docs/examples/host-runtime is copied in whole, as a
+ * host copies it (`src/host-runtime/`), and compiled with them.
  */
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const run = (command: string, args: string[], cwd: string) =>
@@ -138,6 +140,7 @@ describe('the TypeScript snippets of the docs', () => {
       }),
     );
     for (const [path, code] of Object.entries(SUPPORT_FILES)) writeFileSync(join(project, path), code);
+    cpSync(join(ROOT, 'docs', 'examples', 'host-runtime'), join(project, 'src', 'host-runtime'), { recursive: true });
     const files = new Map<string, Snippet>();
     snippets.forEach((snippet, index) => {
       // Top-level await makes an ES module; the rest compile as a `nest new` project does, CommonJS.

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
@@ -9,7 +9,9 @@ import { copiesOf, npmInstall, pack, ROOT } from './support/npm.js';
  * What a new user does: `nest new` (11 and 12, from the registry, at test time
  * so CI follows what it generates today), then `npm install <tarball>` and
  * nothing else, mount TurnsModule as docs/install.md shows, and the project's
- * own `npm run test:e2e` — its generated e2e untouched, plus one of ours.
+ * own `npm run test:e2e` — its generated e2e untouched, plus two of ours: the
+ * reference runtime's, and the example host runtime's (docs/examples/host-runtime,
+ * copied from the installed package into src/, as a host copies it).
  */
 const TEMPLATE = join(__dirname, 'hosts', 'nest-new');
 const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
@@ -72,6 +74,9 @@ describe('a project made by nest new', () => {
 
     npmInstall(dir, tarball);
     const nodeModules = join(dir, 'node_modules');
+    copyExample(join(nodeModules, 'nest-turn-status', 'docs', 'examples', 'host-runtime'), join(dir, 'src', 'host-runtime'), esm);
+    const hostSpec = readFileSync(join(TEMPLATE, 'host-runtime.e2e-spec.ts'), 'utf8');
+    writeFileSync(join(dir, 'test', 'host-runtime.e2e-spec.ts'), esm ? hostSpec.replace("/app.module'", "/app.module.js'") : hostSpec);
     expect(copiesOf(nodeModules, '@nestjs/core')).toEqual([join(nodeModules, '@nestjs', 'core')]);
     const core = JSON.parse(readFileSync(join(nodeModules, '@nestjs', 'core', 'package.json'), 'utf8')) as { version: string };
     expect(Number(core.version.split('.')[0])).toBe(major);
@@ -100,11 +105,23 @@ describe('a project made by nest new', () => {
   });
 });
 
-/** The project's own `npm run test:e2e`: its exit status, and whether its 3 tests (the generated one and ours) passed. */
+/**
+ * The shipped example host, copied as a host copies it; a CommonJS project's imports lose the `.js`
+ * suffix (its Jest resolves files as named).
+ */
+function copyExample(from: string, to: string, esm: boolean): void {
+  mkdirSync(to);
+  for (const name of readdirSync(from).filter((file) => file.endsWith('.ts'))) {
+    const source = readFileSync(join(from, name), 'utf8');
+    writeFileSync(join(to, name), esm ? source : source.replace(/(from '\.\/[^']+)\.js'/g, "$1'"));
+  }
+}
+
+/** The project's own `npm run test:e2e`: its exit status, and whether its 4 tests (the generated one and ours) passed. */
 /** The project's own `npm run test:e2e`; a failing run's output tail goes with the answer, so the failure shows why. */
 function testE2e(dir: string): { status: number | null; passed: boolean; output?: string } {
   const run = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'test:e2e'], { cwd: dir, encoding: 'utf8' });
   const output = stripVTControlCharacters(`${run.stdout}\n${run.stderr}`);
-  const passed = /Tests:?\s+3 passed/.test(output);
+  const passed = /Tests:?\s+4 passed/.test(output);
   return { status: run.status, passed, ...(run.status === 0 && passed ? {} : { output: output.slice(-4000) }) };
 }

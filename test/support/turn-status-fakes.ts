@@ -1,15 +1,25 @@
-import { TerminalOverlay } from '../../src/bridge/terminal-overlay.js';
-import { BridgeOverlayProvider, type OverlayEntry } from '../../src/turns/bridge-overlay.provider.js';
+import { BridgeOverlayProvider } from '../../src/turns/bridge-overlay.provider.js';
+import { TerminalOverlay } from '../../src/turns/overlay/terminal-overlay.js';
 import { TranscriptScanService } from '../../src/turns/transcript-scan.service.js';
 import { TurnStatusService } from '../../src/turns/turn-status.service.js';
 import type { LooseStatus as TurnStatus } from './loose-status.js';
 
-/** A bridge whose state the test edits directly, between and during awaits. */
+/** The module's overlay, recording what the poll writes back. */
+export class RecordingOverlay extends TerminalOverlay {
+  writeBacks: TurnStatus[] = [];
+  override writeBack(sessionId: string, status: TurnStatus, newest: boolean): void {
+    this.writeBacks.push(status);
+    super.writeBack(sessionId, status, newest);
+  }
+}
+
+/**
+ * A bridge as a host writes one: a live list of its own and the module's
+ * overlay, fed each terminal. The test edits it between and during awaits.
+ */
 export class FakeBridge extends BridgeOverlayProvider {
   live: TurnStatus[] = [];
-  overlay = new TerminalOverlay(64);
-  generation = 0;
-  writeBacks: TurnStatus[] = [];
+  readonly overlay = new RecordingOverlay();
 
   hasSession(): boolean {
     return true;
@@ -20,21 +30,12 @@ export class FakeBridge extends BridgeOverlayProvider {
   getLive(_s: string, promptId?: string): TurnStatus | undefined {
     return promptId === undefined ? this.live[0] : this.live.find((l) => l.promptId === promptId);
   }
-  getOverlay(_s: string, promptId: string): OverlayEntry | undefined {
-    return this.overlay.get(promptId);
+  /** A terminal, as the runtime publishes it: true when it was the prompt's first. */
+  publish(status: TurnStatus): boolean {
+    return this.overlay.publish(status);
   }
-  getNewestOverlay(): OverlayEntry | undefined {
-    return this.overlay.newest();
-  }
-  writeBack(_s: string, status: TurnStatus, newest: boolean): void {
-    this.writeBacks.push(status);
-    this.overlay.setReadBack(status.promptId!, { status, combined: true }, newest);
-  }
-  rewindGeneration(): number {
-    return this.generation;
-  }
-  publish(status: TurnStatus): void {
-    this.overlay.set(status.promptId!, { status, combined: false });
+  get writeBacks(): TurnStatus[] {
+    return this.overlay.writeBacks;
   }
 }
 

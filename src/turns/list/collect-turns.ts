@@ -1,4 +1,4 @@
-import type { OverlayEntry } from '../bridge-overlay.provider.js';
+import type { OverlayEntry } from '../overlay/terminal-overlay.js';
 import { mergeTurnStatus } from '../merge-turn-status.js';
 import type { LiveTurnStatus, SettledTurnStatus } from '../turn-status.js';
 

@@ -1,7 +1,7 @@
-import { TerminalOverlay } from '../../bridge/terminal-overlay.js';
 import { deferred } from '../../../test/support/deferred.js';
 import type { LooseStatus } from '../../../test/support/loose-status.js';
-import { BridgeOverlayProvider, type OverlayEntry } from '../bridge-overlay.provider.js';
+import { BridgeOverlayProvider } from '../bridge-overlay.provider.js';
+import { TerminalOverlay } from '../overlay/terminal-overlay.js';
 import { TranscriptScanService } from '../transcript-scan.service.js';
 import { TurnStatusService } from '../turn-status.service.js';
 import { InMemoryBridgeOverlay } from '../../testing/in-memory-bridge-overlay.js';
@@ -15,17 +15,13 @@ import { TurnWaitService, type TurnWaitRequest } from './turn-wait.service.js';
 /** A bridge whose state and notifications the test drives by hand. */
 class ScriptedBridge extends BridgeOverlayProvider {
   live = new Map<string, LooseStatus>();
-  overlay = new TerminalOverlay(64);
+  readonly overlay = new TerminalOverlay();
   listeners = new Set<() => void>();
   live_session = true;
   notifications = true;
   hasSession = () => this.live_session;
   isClientRegistered = () => true;
   getLive = (_s: string, promptId?: string) => (promptId ? this.live.get(promptId) : [...this.live.values()][0]);
-  getOverlay = (_s: string, promptId: string): OverlayEntry | undefined => this.overlay.get(promptId);
-  getNewestOverlay = () => this.overlay.newest();
-  writeBack = () => undefined;
-  rewindGeneration = () => 0;
   override watch(_s: string, listener: () => void) {
     if (!this.notifications) return undefined;
     this.listeners.add(listener);
@@ -35,8 +31,8 @@ class ScriptedBridge extends BridgeOverlayProvider {
     for (const listener of [...this.listeners]) listener();
   }
   settle(promptId: string) {
+    this.overlay.publish({ sessionId: 's', state: 'completed', promptId, endedAt: 2 });
     this.live.delete(promptId);
-    this.overlay.set(promptId, { status: { sessionId: 's', state: 'completed', promptId, endedAt: 2 }, combined: true });
     this.notify();
   }
 }
@@ -83,7 +79,7 @@ describe('TurnWaitService', () => {
   it('does not miss a change that lands between the first poll and the watch', async () => {
     const answer = held({ sessionId: 's', promptId: 'p', waitMs: 60_000 });
     bridge.live.delete('p'); // settles silently before the waiter is registered
-    bridge.overlay.set('p', { status: { sessionId: 's', state: 'completed', promptId: 'p', endedAt: 2 } as never, combined: true });
+    bridge.overlay.publish({ sessionId: 's', state: 'completed', promptId: 'p', endedAt: 2 });
     await expect(answer).resolves.toMatchObject({ state: 'completed' });
   });
 
@@ -153,10 +149,8 @@ describe('TurnWaitService', () => {
     void answer.then(() => gate.resolve());
     await flush();
     expect(waits.waiting).toBe(1);
-    bridge.overlay.set('p', {
-      status: { sessionId: 's', state: 'completed', promptId: 'p', endedAt: 2, resultText: 'more' } as never,
-      combined: true,
-    });
+    // What a poll's write-back does: the held entry is replaced in place.
+    bridge.overlay.writeBack('s', { sessionId: 's', state: 'completed', promptId: 'p', endedAt: 2, resultText: 'more' }, false);
     bridge.notify();
     await gate.promise;
     await expect(answer).resolves.toMatchObject({ resultText: 'more' });

@@ -4,13 +4,24 @@
 require('reflect-metadata');
 const { Module } = require('@nestjs/common');
 const { NestFactory } = require('@nestjs/core');
-const { BridgeOverlayProvider, TranscriptScanService, TurnsModule } = require('nest-turn-status');
+const { BridgeOverlayProvider, TerminalOverlay, TranscriptScanService, TurnsModule } = require('nest-turn-status');
 
 const SESSION = 'host-session';
-const settled = { sessionId: SESSION, state: 'completed', promptId: 'p-done', queuedAt: 1, startedAt: 2, endedAt: 3, resultText: 'done' };
 
 class MemoryBridge extends BridgeOverlayProvider {
-  overlay = new Map([['p-done', { status: settled, combined: true }]]);
+  overlay = new TerminalOverlay();
+  constructor() {
+    super();
+    this.overlay.publish({
+      sessionId: SESSION,
+      state: 'completed',
+      promptId: 'p-done',
+      queuedAt: 1,
+      startedAt: 2,
+      endedAt: 3,
+      resultText: 'done',
+    });
+  }
   hasSession(sessionId) {
     return sessionId === SESSION;
   }
@@ -20,18 +31,6 @@ class MemoryBridge extends BridgeOverlayProvider {
   getLive(_sessionId, promptId) {
     if (promptId !== undefined && promptId !== 'p-live') return undefined;
     return { sessionId: SESSION, state: 'running', promptId: 'p-live', queuedAt: 4, startedAt: 5 };
-  }
-  getOverlay(_sessionId, promptId) {
-    return this.overlay.get(promptId);
-  }
-  getNewestOverlay() {
-    return [...this.overlay.values()].at(-1);
-  }
-  writeBack(_sessionId, status) {
-    this.overlay.set(status.promptId, { status, combined: true });
-  }
-  rewindGeneration() {
-    return 0;
   }
 }
 

@@ -3,23 +3,30 @@
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { BridgeOverlayProvider, TranscriptScanService, TurnsModule } from 'nest-turn-status';
+import { BridgeOverlayProvider, TerminalOverlay, TranscriptScanService, TurnsModule } from 'nest-turn-status';
 
 const SESSION = 'host-session';
-const settled = { sessionId: SESSION, state: 'completed', promptId: 'p-done', queuedAt: 1, startedAt: 2, endedAt: 3, resultText: 'done' };
 
 class MemoryBridge extends BridgeOverlayProvider {
-  overlay = new Map([['p-done', { status: settled, combined: true }]]);
+  overlay = new TerminalOverlay();
+  constructor() {
+    super();
+    this.overlay.publish({
+      sessionId: SESSION,
+      state: 'completed',
+      promptId: 'p-done',
+      queuedAt: 1,
+      startedAt: 2,
+      endedAt: 3,
+      resultText: 'done',
+    });
+  }
   hasSession = (sessionId) => sessionId === SESSION;
   isClientRegistered = (_sessionId, clientId) => clientId === 'host-client';
   getLive = (_sessionId, promptId) =>
     promptId === undefined || promptId === 'p-live'
       ? { sessionId: SESSION, state: 'running', promptId: 'p-live', queuedAt: 4, startedAt: 5 }
       : undefined;
-  getOverlay = (_sessionId, promptId) => this.overlay.get(promptId);
-  getNewestOverlay = () => [...this.overlay.values()].at(-1);
-  writeBack = (_sessionId, status) => this.overlay.set(status.promptId, { status, combined: true });
-  rewindGeneration = () => 0;
 }
 
 class MemoryScan extends TranscriptScanService {

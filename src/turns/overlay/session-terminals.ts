@@ -1,19 +1,22 @@
-import type { OverlayEntry } from '../turns/bridge-overlay.provider.js';
+import type { OverlayEntry } from './terminal-overlay.js';
 
 /**
- * The most recent terminal statuses of one session, by promptId, at most
- * `capacity` of them. Two tiers share the bound: statuses the bridge
- * published (the only copy of a prompt that never reached the Session, and
- * the only one with `queuedAt`) and results read back from the transcript.
- * Past the bound a read-back goes first, oldest first; a published status goes
- * only when the overlay holds nothing else, so it outlives any number of
- * polls and yields only to `capacity` newer published ones. Setting an
- * existing key replaces its value but keeps its tier and place.
+ * One session's part of the {@link TerminalOverlay}: its most recent terminal
+ * statuses, by promptId, at most `capacity` of them, and its rewind
+ * generation. Two tiers share the bound: statuses the runtime published (the
+ * only copy of a prompt that never reached the transcript, and the only one
+ * with `queuedAt`) and results read back from the transcript. Past the bound
+ * a read-back goes first, oldest first; a published status goes only when
+ * nothing else is held, so it outlives any number of polls and yields only to
+ * `capacity` newer published ones. Setting an existing key replaces its value
+ * but keeps its tier and place.
  */
-export class TerminalOverlay {
+export class SessionTerminals {
   private readonly published = new Map<string, OverlayEntry>();
   private readonly readBack = new Map<string, OverlayEntry>();
   private newestKey: string | undefined;
+  /** Bumped by each successful rewind; a scan begun before a bump is stale. */
+  generation = 0;
 
   constructor(readonly capacity: number) {}
 
@@ -31,7 +34,7 @@ export class TerminalOverlay {
   }
 
   /**
-   * Stores a status the bridge published. It becomes the newest; a key known
+   * Stores a status the runtime published. It becomes the newest; a key known
    * only as a read-back moves to the published tier.
    */
   set(promptId: string, entry: OverlayEntry): void {
@@ -42,10 +45,10 @@ export class TerminalOverlay {
   }
 
   /**
-   * Stores a result combined with (or read from) the transcript. A key the
-   * overlay holds is replaced in its tier and place; a new one joins the
-   * read-back tier, the first to be evicted. It becomes the newest only when
-   * `newest` is true: an old result must not pose as the latest turn.
+   * Stores a result combined with (or read from) the transcript. A key held
+   * is replaced in its tier and place; a new one joins the read-back tier,
+   * the first to be evicted. It becomes the newest only when `newest` is
+   * true: an old result must not pose as the latest turn.
    */
   setReadBack(promptId: string, entry: OverlayEntry, newest: boolean): void {
     const tier = this.published.has(promptId) ? this.published : this.readBack;
@@ -59,10 +62,12 @@ export class TerminalOverlay {
     return [...this.readBack.values(), ...this.published.values()];
   }
 
-  clear(): void {
+  /** A successful rewind: nothing held speaks for the session any more, and scans begun before are stale. */
+  rewound(): void {
     this.published.clear();
     this.readBack.clear();
     this.newestKey = undefined;
+    this.generation += 1;
   }
 
   /** Keys in eviction order: read-backs oldest first, then published ones oldest first. */

@@ -1,15 +1,15 @@
 import fc from 'fast-check';
-import type { LooseStatus as TurnStatus } from '../../test/support/loose-status.js';
-import { TerminalOverlay } from './terminal-overlay.js';
+import type { LooseStatus as TurnStatus } from '../../../test/support/loose-status.js';
+import { SessionTerminals } from './session-terminals.js';
 
 const entry = (promptId: string, combined = false) => ({
   status: { sessionId: 's', state: 'completed', promptId } as TurnStatus,
   combined,
 });
 
-describe('TerminalOverlay', () => {
+describe('SessionTerminals', () => {
   it('evicts the oldest past its capacity of 64', () => {
-    const overlay = new TerminalOverlay(64);
+    const overlay = new SessionTerminals(64);
     for (let i = 0; i < 65; i += 1) overlay.set(`p${i}`, entry(`p${i}`));
     expect(overlay.size).toBe(64);
     expect(overlay.get('p0')).toBeUndefined();
@@ -18,7 +18,7 @@ describe('TerminalOverlay', () => {
   });
 
   it('keeps the place of a re-set key, so it is evicted in its original turn', () => {
-    const overlay = new TerminalOverlay(3);
+    const overlay = new SessionTerminals(3);
     overlay.set('a', entry('a'));
     overlay.set('b', entry('b'));
     overlay.setReadBack('a', entry('a', true), false);
@@ -32,7 +32,7 @@ describe('TerminalOverlay', () => {
   it('behaves like a bounded insertion-ordered set of keys', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 20 }).map(String)), fc.integer({ min: 1, max: 8 }), (keys, capacity) => {
-        const overlay = new TerminalOverlay(capacity);
+        const overlay = new SessionTerminals(capacity);
         const model: string[] = [];
         for (const key of keys) {
           overlay.set(key, entry(key));
@@ -47,7 +47,7 @@ describe('TerminalOverlay', () => {
   });
 
   it('lets a read-back join without becoming the newest, and forgets an evicted newest', () => {
-    const overlay = new TerminalOverlay(2);
+    const overlay = new SessionTerminals(2);
     overlay.setReadBack('old', entry('old', true), true);
     overlay.setReadBack('other', entry('other', true), false);
     expect(overlay.newest()?.status.promptId).toBe('old');
@@ -58,7 +58,7 @@ describe('TerminalOverlay', () => {
   });
 
   it('evicts read-backs before published statuses, whatever their age', () => {
-    const overlay = new TerminalOverlay(3);
+    const overlay = new SessionTerminals(3);
     overlay.set('a', entry('a'));
     overlay.setReadBack('r1', entry('r1', true), false);
     overlay.set('b', entry('b'));
@@ -73,7 +73,7 @@ describe('TerminalOverlay', () => {
   });
 
   it('keeps a read-back of a published key in the published tier, and promotes a read-back the bridge publishes', () => {
-    const overlay = new TerminalOverlay(2);
+    const overlay = new SessionTerminals(2);
     overlay.set('a', entry('a'));
     overlay.setReadBack('a', entry('a', true), false);
     overlay.setReadBack('r', entry('r', true), false);
@@ -87,7 +87,7 @@ describe('TerminalOverlay', () => {
 
   // The fuzzer's scenario: 100 prompts, then A, then B removed while queued (memory only); the 80 oldest are then polled.
   it('keeps a memory-only status and the queuedAt of published ones while old prompts are read back', () => {
-    const overlay = new TerminalOverlay(64);
+    const overlay = new SessionTerminals(64);
     const published = (promptId: string, state = 'completed') => ({
       status: { sessionId: 's', state, promptId, queuedAt: 1 } as TurnStatus,
       combined: false,
@@ -114,7 +114,7 @@ describe('TerminalOverlay', () => {
     );
     fc.assert(
       fc.property(fc.array(op, { maxLength: 200 }), fc.integer({ min: 1, max: 8 }), (ops, capacity) => {
-        const overlay = new TerminalOverlay(capacity);
+        const overlay = new SessionTerminals(capacity);
         const publishedKeys: string[] = [];
         for (const next of ops) {
           if (next.kind === 'publish') {
@@ -131,11 +131,12 @@ describe('TerminalOverlay', () => {
     );
   });
 
-  it('clears everything', () => {
-    const overlay = new TerminalOverlay(2);
+  it('clears everything on a rewind, and bumps the generation', () => {
+    const overlay = new SessionTerminals(2);
     overlay.set('a', entry('a'));
-    overlay.clear();
+    overlay.rewound();
     expect(overlay.size).toBe(0);
     expect(overlay.newest()).toBeUndefined();
+    expect(overlay.generation).toBe(1);
   });
 });

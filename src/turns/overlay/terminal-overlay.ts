@@ -1,0 +1,125 @@
+import { TERMINAL_OVERLAY_SIZE } from '../rules/limits.js';
+import type { SettledTurnStatus } from '../turn-status.js';
+import { SessionTerminals } from './session-terminals.js';
+
+/**
+ * A terminal status held in memory, and whether it already met its transcript record.
+ *
+ * @publicApi
+ */
+export interface OverlayEntry {
+  readonly status: SettledTurnStatus;
+  /**
+   * True when the status is final — already combined with its transcript
+   * record by a poll's write-back — and served as is, without a scan; false
+   * for a terminal the runtime published.
+   */
+  readonly combined: boolean;
+}
+
+/** @publicApi */
+export interface TerminalOverlayOptions {
+  /** Terminal statuses kept per session. @default TERMINAL_OVERLAY_SIZE (64) */
+  capacity?: number;
+}
+
+/**
+ * The terminal overlay of every session of a runtime: the recent terminal
+ * statuses a poll answers from memory, before and merged with the
+ * transcript. The runtime feeds it — each terminal status ({@link publish}),
+ * each successful rewind ({@link rewound}), each closed session
+ * ({@link forget}) — and hands it to the module as
+ * `BridgeOverlayProvider.overlay`; the rules are kept here, once, for every
+ * runtime: the first terminal of a prompt wins, at most `capacity` statuses a
+ * session (published ones outlive the transcript's read-backs), the newest
+ * entry `current` reports, the poll's write-back, the rewind generation.
+ *
+ * ```ts
+ * const overlay = new TerminalOverlay();
+ * const failed = { message: 'Prompt deadline exceeded', code: 'prompt_deadline_exceeded' };
+ * overlay.publish({ sessionId: 's1', promptId: 'p1', state: 'error', endedAt: Date.now(), error: failed }); // true
+ * overlay.publish({ sessionId: 's1', promptId: 'p1', state: 'completed', endedAt: Date.now() }); // false: p1 has its terminal
+ * ```
+ *
+ * @publicApi
+ */
+export class TerminalOverlay {
+  /** Statuses kept per session. */
+  readonly capacity: number;
+  private readonly sessions = new Map<string, SessionTerminals>();
+
+  constructor(options: TerminalOverlayOptions = {}) {
+    this.capacity = options.capacity ?? TERMINAL_OVERLAY_SIZE;
+  }
+
+  // --- what the runtime feeds ------------------------------------------------
+
+  /**
+   * Publishes a prompt's terminal status (in `status.sessionId`). The first
+   * terminal of a prompt wins: a later one (an agent answering after its
+   * deadline's error, a close after a cancel) is refused — `false`, nothing
+   * changes — for as long as the overlay holds the first (its `capacity`
+   * most recent). The winner becomes the session's newest entry. Publish in
+   * the same synchronous step as the prompt leaves the live view (so no poll
+   * sees neither), then wake the session's watchers.
+   */
+  publish(status: SettledTurnStatus): boolean {
+    const terminals = this.session(status.sessionId);
+    if (terminals.get(status.promptId)) return false;
+    terminals.set(status.promptId, { status, combined: false });
+    return true;
+  }
+
+  /** A successful rewind of the session (after a failed one, call nothing): every entry goes, and scans begun before it are stale. */
+  rewound(sessionId: string): void {
+    this.session(sessionId).rewound();
+  }
+
+  /** The session is closed or unloaded: what is held for it goes (publish its last terminals first). */
+  forget(sessionId: string): void {
+    this.sessions.delete(sessionId);
+  }
+
+  // --- what a poll reads and writes back (TurnStatusService) -------------------
+
+  /** The entry of one prompt; `undefined` once evicted, or never settled. */
+  get(sessionId: string, promptId: string): OverlayEntry | undefined {
+    return this.sessions.get(sessionId)?.get(promptId);
+  }
+
+  /** The entry that last became newest (a published terminal, or a write-back of a `current` answer). */
+  newest(sessionId: string): OverlayEntry | undefined {
+    return this.sessions.get(sessionId)?.newest();
+  }
+
+  /** Every entry held for the session, in no particular order. */
+  entries(sessionId: string): OverlayEntry[] {
+    return this.sessions.get(sessionId)?.entries() ?? [];
+  }
+
+  /** Bumped by each successful rewind (`0` before any); a scan begun before a bump is stale. */
+  generation(sessionId: string): number {
+    return this.sessions.get(sessionId)?.generation ?? 0;
+  }
+
+  /**
+   * Stores a status the poll combined with (or read from) the transcript,
+   * marked `combined`: later polls of it are answered from memory. A held
+   * entry keeps its place; a new one becomes the newest only when `newest`
+   * is true (a `current` answer), so an exact lookup of an old prompt never
+   * makes `current` report it. It changes nothing a client sees: no event,
+   * no wake-up. The module calls it; a runtime has no reason to.
+   */
+  writeBack(sessionId: string, status: SettledTurnStatus, newest: boolean): void {
+    this.session(sessionId).setReadBack(status.promptId, { status, combined: true }, newest);
+  }
+
+  private session(sessionId: string): SessionTerminals {
+    let terminals = this.sessions.get(sessionId);
+    if (!terminals) {
+      terminals = new SessionTerminals(this.capacity);
+      this.sessions.set(sessionId, terminals);
+    }
+    return terminals;
+  }
+}
