@@ -2,8 +2,8 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { PACKAGE_VERSION } from '../common/package-version.js';
 import { ownRequire } from '../common/own-require.js';
 import { missingPackages, SERVE_PACKAGES, serveNeedsMessage } from './serve-packages.js';
-import { Progress, turnLine, unknownCommand } from './cli-output.js';
-import { PermissionAsker, type PermissionMode } from './permission-asker.js';
+import { turnLine, unknownCommand } from './cli-output.js';
+import { waitAndPrint, type WaitFlags } from './cli-wait.js';
 import { runPermissionsCommand, type PermissionFlags } from './permissions-command.js';
 import { addDaemonOptions, ConfigError, flagsOf, readDaemonConfig, settingNamer, type LoadedDaemonConfig } from './daemon-config.js';
 import {
@@ -58,12 +58,6 @@ interface ClientFlags {
   timeout?: string;
 }
 
-/** The flags of the commands that wait for a turn. */
-interface WaitFlags extends ClientFlags {
-  approve?: boolean;
-  deny?: boolean;
-}
-
 /** The exit code of a terminal status. */
 function exitCodeOf(status: SettledTurnStatus): number {
   switch (status.state) {
@@ -82,7 +76,7 @@ function exitCodeOf(status: SettledTurnStatus): number {
 
 /**
  * The `nest-turn-status` command line: `serve` (the daemon), `prompt`,
- * `wait`, `status` and `turns` (on the client). Resolves with the exit code.
+ * `wait`, `status`, `turns` and `permissions` (on the client). Resolves with the exit code.
  *
  * @publicApi
  */
@@ -115,33 +109,6 @@ export async function runCli(
     clientOptions(command)
       .addOption(new Option('--approve', 'allow each tool call the agent asks for, once (its allow_once option)').conflicts('deny'))
       .option('--deny', 'refuse each tool call the agent asks for');
-  const permissionMode = (flags: WaitFlags): PermissionMode => {
-    if (flags.approve) return 'allow';
-    if (flags.deny) return 'deny';
-    return io.stdin?.isTTY && io.stderr.isTTY ? 'ask' : 'leave';
-  };
-
-  /** Waits for the prompt, answering its permission requests as the flags say, prints the result, sets the exit code. */
-  const waitAndPrint = async (turns: TurnsClient, sessionId: string, promptId: string, flags: WaitFlags) => {
-    const progress = new Progress(io.stderr);
-    const asker = new PermissionAsker(turns, permissionMode(flags), progress, io.stdin);
-    try {
-      const status = await turns.waitForTurn(sessionId, promptId, {
-        timeoutMs: Number(flags.timeout),
-        onUpdate: (s) => progress.update(s),
-        onPermissionRequest: asker.listener,
-      });
-      await asker.idle(); // the wait's end let every question go: their lines come before the result
-      progress.done();
-      if (flags.json) io.stdout.write(`${JSON.stringify(status)}\n`);
-      else if ('resultText' in status && status.resultText !== undefined) io.stdout.write(`${status.resultText}\n`);
-      if (status.state === 'error')
-        io.stderr.write(`error: ${status.error.message}${status.error.code ? ` (${status.error.code})` : ''}\n`);
-      return exitCodeOf(status);
-    } finally {
-      progress.done();
-    }
-  };
 
   waitOptions(
     program
@@ -151,7 +118,7 @@ export async function runCli(
       .option('--session <id>', 'an existing session')
       .option('--wait', 'wait for the result and print it')
       .option('--idempotency-key <key>', 'the same key on a rerun admits nothing new: the same session and prompt answer again'),
-  ).action(async (text: string, flags: WaitFlags & { session?: string; wait?: boolean; idempotencyKey?: string }) => {
+  ).action(async (text: string, flags: ClientFlags & WaitFlags & { session?: string; wait?: boolean; idempotencyKey?: string }) => {
     let turns = client(flags);
     // Each call sends a key of its own by default (kept across its retries); a given one also makes reruns safe.
     const key = { idempotencyKey: flags.idempotencyKey };
@@ -168,13 +135,13 @@ export async function runCli(
       return;
     }
     io.stderr.write(`session ${sessionId} prompt ${promptId}\n`);
-    code = await waitAndPrint(turns, sessionId, promptId, flags);
+    code = exitCodeOf(await waitAndPrint(io, turns, sessionId, promptId, flags));
   });
 
   waitOptions(
     program.command('wait').description('wait for a prompt to settle and print its result').argument('<session>').argument('<prompt>'),
-  ).action(async (sessionId: string, promptId: string, flags: WaitFlags) => {
-    code = await waitAndPrint(client(flags), sessionId, promptId, flags);
+  ).action(async (sessionId: string, promptId: string, flags: ClientFlags & WaitFlags) => {
+    code = exitCodeOf(await waitAndPrint(io, client(flags), sessionId, promptId, flags));
   });
 
   clientOptions(
