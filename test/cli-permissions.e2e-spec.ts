@@ -169,3 +169,30 @@ describe('command line and tool approval under the designated responder', () => 
     expect(waiting.stdout.text()).toBe('refused\n');
   });
 });
+
+describe('the command line asks about one request at a time', () => {
+  let daemon: TestDaemon;
+  beforeAll(async () => {
+    daemon = await startDaemon();
+  });
+  afterAll(() => daemon.close(true));
+
+  it('two requests of one turn (the scripted engine asks both at once) are asked in turn, each answered as typed', async () => {
+    const run = startCli(['prompt', 'tidy', '--wait', '--url', daemon.url], { terminal: true });
+    const turn = await daemon.engine.nextTurn();
+    const first = turn.askPermission('first tool');
+    const second = turn.askPermission('second tool');
+    await run.stderr.shows('allow once? [y/N] ');
+    expect(run.stderr.text()).toContain('"first tool"');
+    expect(run.stderr.text()).not.toContain('"second tool"');
+    run.stdin.write('y\n');
+    await expect(first).resolves.toEqual({ outcome: 'selected', optionId: 'allow_once' });
+    await run.stderr.shows('the agent asks to run execute "second tool"');
+    run.stdin.write('n\n');
+    await expect(second).resolves.toEqual({ outcome: 'selected', optionId: 'reject_once' });
+    turn.say('half done');
+    turn.finish();
+    expect(await run.code).toBe(0);
+    expect(run.stdout.text()).toBe('half done\n');
+  });
+});
