@@ -18,7 +18,18 @@ const OPERATIONS_PACKAGES = ['prom-client', 'pino'];
 const TRACING_PACKAGES = ['@opentelemetry/*'];
 const folders = (...names) => names.map((name) => `**/${name}/**`);
 /** The runtime layer's folders (`nest-turn-status/runtime`). */
-const RUNTIME_FOLDERS = ['runtime', 'bridge', 'sessions', 'transcript', 'ledger', 'events', 'engines', 'idempotency', 'webhooks'];
+const RUNTIME_FOLDERS = [
+  'runtime',
+  'bridge',
+  'sessions',
+  'transcript',
+  'ledger',
+  'events',
+  'engines',
+  'idempotency',
+  'webhooks',
+  'permissions',
+];
 
 /** One layer: its files, the folders and packages it must not import. */
 const LAYERS = [

@@ -35,6 +35,8 @@ export {
   type QueuedTurnStatus,
   type RunningTurnStatus,
   type TurnActivity,
+  type PendingInteraction,
+  type PendingInteractionOption,
   type CompletedTurnStatus,
   type CancelledTurnStatus,
   type ErrorTurnStatus,
@@ -74,4 +76,12 @@ export { limitTurnFields, promptTextOf, type PromptBlock } from './turns/rules/t
 export type { TurnOutcome } from './turns/rules/turn-outcome.js';
 export type { CreatedSession, AdmittedPrompt, PendingPrompt } from './wire/wire-types.js';
 export type { CapabilityLimits } from './wire/capability-limits.js';
-export type { SessionEvent, SessionEventData, SessionEventKind, SessionEventType } from './wire/session-event.js';
+export type {
+  SessionEvent,
+  SessionEventData,
+  SessionEventKind,
+  SessionEventType,
+  PermissionAnswer,
+  PermissionOutcome,
+  PermissionRequestOption,
+} from './wire/session-event.js';

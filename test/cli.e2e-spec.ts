@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { PACKAGE_VERSION } from '../src/common/package-version.js';
 import { compileSources } from './support/compiled.js';
 import { startDaemonProcess } from './support/daemon-process.js';
+import { eventually } from './support/eventually.js';
 
 const AGENT = `node ${join(__dirname, 'fixtures', 'acp-fixture-agent.mjs')}`;
 
@@ -174,5 +175,24 @@ describe('nest-turn-status command line', () => {
     const redraws = ['queued', 'running', 'cancelled'].map((state) => screen.search(new RegExp(`\r\u001b\\[2K${state} \\d+\\.\\ds`)));
     expect(redraws.every((at) => at >= 0)).toBe(true);
     expect([...redraws].sort((a, b) => a - b)).toEqual(redraws);
+  });
+
+  it('on a terminal asks y/N before the tool the agent wants runs, and runs it only after a y (SPEC §21)', async () => {
+    const marker = join(dataDir, 'marker.txt');
+    rmSync(marker, { force: true });
+    // `script` gives the command a pseudo-terminal: its stdin is what the user types.
+    const command = `${process.execPath} ${bin} prompt 'shell now' --wait`;
+    const terminal = spawn('script', ['-qec', command, '/dev/null'], { env: { ...process.env, TURNS_URL: url } });
+    let screen = '';
+    terminal.stdout.on('data', (chunk: Buffer) => (screen += chunk));
+    const exited = new Promise((resolve) => terminal.once('exit', resolve));
+    const asked = await eventually(() => (screen.includes('allow once? [y/N] ') ? screen : undefined), 30_000, 20);
+    expect(asked).toMatch(/permission \S+: the agent asks to run execute "echo ran > marker\.txt"\r?\nallow once\? \[y\/N\] $/);
+    expect(existsSync(marker)).toBe(false);
+    terminal.stdin.write('y\n');
+    expect(await exited).toBe(0);
+    expect(screen).toMatch(/permission \S+: allowed execute "echo ran > marker\.txt" \(proceed_once\)/);
+    expect(screen).toMatch(/ran \(proceed_once\)\r?\n$/);
+    expect(existsSync(marker)).toBe(true);
   });
 });

@@ -220,6 +220,23 @@ const UI_ORIGIN = 'http://ui.example';
     expect([detached.status, detached.headers.get('x-turns-node')]).toEqual([204, 'node-a']);
   });
 
+  it('forwards the answers to requests for approval (SPEC §21) to the owner, the unscoped route by the session its id names', async () => {
+    const { sessionId, clientId } = await createSession(a);
+    const requestId = `${sessionId}.0123456789abcdef`;
+    const body = JSON.stringify({ outcome: { outcome: 'selected', optionId: 'proceed_once' } });
+    const init = { method: 'POST', headers: { ...json, 'x-qwen-client-id': clientId }, body };
+    const answers = [
+      await call(`${b.url}/session/${sessionId}/permission/${requestId}`, init),
+      await call(`${c.url}/permission/${requestId}`, init),
+    ];
+    // The owner answers (no request of that id is pending there): a node that does not own the session only forwards.
+    expect(answers.map((res) => [res.status, res.headers.get('x-turns-node')])).toEqual([
+      [404, 'node-a'],
+      [404, 'node-a'],
+    ]);
+    for (const res of answers) expect(await res.json()).toMatchObject({ code: 'permission_not_found', requestId });
+  });
+
   it('without the token nothing is forwarded or looked up: every node answers 401 itself', async () => {
     const { sessionId } = await createSession(a);
     const lookups = async () => Number(/cmdstat_hmget:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1] ?? 0);

@@ -89,6 +89,8 @@ describe('a client generated from the OpenAPI document (openapi-typescript + ope
         'GET /session/{id}/pending-prompts listPendingPrompts',
         'DELETE /session/{id}/pending-prompts/{promptId} removePendingPrompt',
         'POST /session/{id}/cancel cancelRunningPrompt',
+        'POST /session/{id}/permission/{requestId} answerSessionPermission',
+        'POST /permission/{requestId} answerPermission',
         'GET /session/{id}/events streamSessionEvents',
         'GET /session/{id}/turns listTurns',
         'GET /session/{id}/turns/current getCurrentTurn',

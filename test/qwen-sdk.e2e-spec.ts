@@ -8,6 +8,7 @@ import {
   reduceDaemonSessionEvent,
   type DaemonEvent,
   type DaemonSessionViewState,
+  type PermissionResponse,
 } from '@qwen-code/sdk/daemon';
 import { AcpEngine } from '../src/acp/acp.engine.js';
 import { ADAPTERS, startDaemon, tempDir, type TestDaemon } from './support/test-daemon.js';
@@ -266,5 +267,74 @@ describe.each(ADAPTERS)('@qwen-code/sdk against the daemon (%s)', (httpAdapter) 
       state: 'completed',
       resultText: 'There are two entries.',
     });
+  });
+
+  it('answers the agent’s requests for approval through respondToSessionPermission and respondToPermission (SPEC §21)', async () => {
+    await start(tempDir(), { engine: new AcpEngine(ACP_FIXTURE) });
+    const caps = await client.capabilities();
+    expect(caps.features).toEqual(expect.arrayContaining(['session_permission_vote', 'permission_vote']));
+    const session = await DaemonSessionClient.createOrAttach(client, { workspaceCwd: daemon.config.workspaces[0] });
+    const answers = [
+      {
+        optionId: 'proceed_once',
+        respond: (requestId: string, response: PermissionResponse) => session.respondToSessionPermission(requestId, response),
+      },
+      {
+        optionId: 'reject',
+        respond: (requestId: string, response: PermissionResponse) => session.respondToPermission(requestId, response),
+      },
+    ];
+    for (const { optionId, respond } of answers) {
+      const admitted = await session.submitPrompt(text('shell now'));
+      const abort = new AbortController();
+      let view = createDaemonSessionViewState();
+      const events: DaemonEvent[] = [];
+      const from = { lastEventId: admitted.lastEventId, epoch: admitted.eventEpoch };
+      try {
+        for await (const event of client.subscribeEvents(session.sessionId, { ...from, signal: abort.signal })) {
+          events.push(event);
+          view = reduceDaemonSessionEvent(view, event);
+          if (event.type === 'permission_request') {
+            const { requestId } = event.data as { requestId: string };
+            expect(await session.status()).toMatchObject({ isWaitingForPermission: true, pendingInteractionCount: 1 });
+            const response = { outcome: { outcome: 'selected' as const, optionId } };
+            await expect(respond(requestId, response)).resolves.toBe(true);
+            // The first answer won: a second one is the SDK's `false` (a 404).
+            await expect(respond(requestId, response)).resolves.toBe(false);
+          }
+          const data = event.data as { promptId?: string } | undefined;
+          if ((event.type === 'turn_complete' || event.type === 'turn_error') && data?.promptId === admitted.promptId) break;
+        }
+      } finally {
+        abort.abort();
+      }
+      expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['permission_request', 'permission_resolved']));
+      expect(view.unrecognizedKnownEventCount).toBe(events.filter((e) => e.type === 'replay_complete').length);
+      expect(await pollTurn(daemon, session.sessionId, admitted.promptId)).toMatchObject({
+        state: 'completed',
+        resultText: optionId === 'reject' ? 'refused' : 'ran (proceed_once)',
+      });
+    }
+    // The whole stream, replayed (the late answers' permission_already_resolved included), reduced with nothing unrecognized.
+    const abort = new AbortController();
+    let view = createDaemonSessionViewState();
+    const replayed: DaemonEvent[] = [];
+    for await (const event of client.subscribeEvents(session.sessionId, { lastEventId: 0, signal: abort.signal })) {
+      if (event.type === 'replay_complete') break;
+      replayed.push(event);
+      view = reduceDaemonSessionEvent(view, event);
+    }
+    abort.abort();
+    const permissions = replayed.filter((e) => e.type.startsWith('permission_'));
+    expect(permissions.map((e) => e.type)).toEqual([
+      'permission_request',
+      'permission_resolved',
+      'permission_already_resolved',
+      'permission_request',
+      'permission_resolved',
+      'permission_already_resolved',
+    ]);
+    for (const event of permissions) expect(asKnownDaemonEvent(event)).toBeDefined();
+    expect(view.unrecognizedKnownEventCount).toBe(0);
   });
 });

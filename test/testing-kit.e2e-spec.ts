@@ -2,7 +2,8 @@ import { Controller, Get, Param, UseGuards, type INestApplication } from '@nestj
 import request from 'supertest';
 import { ClientIdGuard } from '../src/index.js';
 import { createTurnsTestingApp, type InMemoryBridgeOverlay, type InMemoryTranscriptScan } from '../src/testing/index.js';
-import { ADAPTERS } from './support/test-daemon.js';
+import { waitForTurn } from './support/poll.js';
+import { ADAPTERS, startDaemon, type TestDaemon } from './support/test-daemon.js';
 
 /** A host route of its own, behind the exported guard. */
 @Controller('host/:id')
@@ -102,5 +103,71 @@ describe.each(ADAPTERS)('the testing kit drives TurnsModule step by step (%s)', 
     bridge.registerClient('s1', 'c2');
     await http().get('/host/s1').set('X-Qwen-Client-Id', 'c2').expect(200);
     expect((await http().get('/host/nobody').expect(404)).body.code).toBe('session_not_found');
+  });
+
+  it("shows the agent's request for approval on the running turn and wakes a held poll, until the test answers it", async () => {
+    const promptId = bridge.admit('s1', 'tidy the build');
+    bridge.start('s1');
+    const running = await http().get(`/session/s1/turns/${promptId}`).expect(200);
+    const held = http()
+      .get(`/session/s1/turns/${promptId}?waitMs=20000`)
+      .set('If-None-Match', running.headers.etag!)
+      .then((res) => res);
+    for (let i = 0; i < 200 && bridge.watching('s1') === 0; i += 1) await new Promise((resolve) => setImmediate(resolve));
+    expect(bridge.watching('s1')).toBe(1);
+    const { requestId, answered } = bridge.askPermission('s1', { type: 'execute', title: 'rm -rf build' });
+    const woken = await held;
+    expect(woken.status).toBe(200);
+    expect(woken.headers.etag).not.toBe(running.headers.etag);
+    expect(woken.body).toMatchObject({
+      state: 'running',
+      pendingInteractions: [
+        { requestId, kind: 'permission', action: { title: 'rm -rf build' }, options: [{ kind: 'allow_once' }, { kind: 'reject_once' }] },
+      ],
+    });
+    expect(bridge.answerPermission('s1', requestId, { outcome: 'selected', optionId: 'allow_once' })).toBe(true);
+    await expect(answered).resolves.toEqual({ outcome: 'selected', optionId: 'allow_once' });
+    const after = await http().get(`/session/s1/turns/${promptId}`).set('If-None-Match', woken.headers.etag!).expect(200);
+    expect(after.body.pendingInteractions).toBeUndefined();
+    expect(after.body.state).toBe('running');
+  });
+});
+
+/** A host's approval flow over the reference runtime, with the scripted engine in place of an agent (SPEC §21). */
+describe.each(ADAPTERS)('the scripted engine asks approval through the runtime (%s)', (adapter) => {
+  let daemon: TestDaemon;
+  beforeAll(async () => {
+    daemon = await startDaemon({ httpAdapter: adapter });
+  });
+  afterAll(() => daemon.close(true));
+
+  it('holds the request on the running turn until a client answers over REST; the turn gets the answer', async () => {
+    const { sessionId, clientId } = await daemon.createSession();
+    const promptId = await daemon.prompt(sessionId, 'tidy the build', clientId);
+    const turn = await daemon.engine.nextTurn();
+    const decision = turn.askPermission('rm -rf build');
+    // The runtime holds the request as the engine asks: the next poll shows it.
+    const [request] = (await daemon.http.get(`/session/${sessionId}/turns/${promptId}`).expect(200)).body.pendingInteractions;
+    expect(request).toMatchObject({ kind: 'permission', action: { type: 'execute', title: 'rm -rf build' } });
+    await daemon.http
+      .post(`/session/${sessionId}/permission/${request.requestId}`)
+      .set('X-Qwen-Client-Id', clientId)
+      .send({ outcome: { outcome: 'selected', optionId: 'reject_once' } })
+      .expect(200, {});
+    await expect(decision).resolves.toEqual({ outcome: 'selected', optionId: 'reject_once' });
+    turn.say('left it');
+    turn.finish();
+    expect(await waitForTurn(daemon, sessionId, promptId)).toMatchObject({ state: 'completed', resultText: 'left it' });
+  });
+
+  it('a cancel answers the pending request cancelled', async () => {
+    const { sessionId } = await daemon.createSession();
+    const promptId = await daemon.prompt(sessionId, 'tidy');
+    const turn = await daemon.engine.nextTurn();
+    const decision = turn.askPermission();
+    expect((await daemon.http.get(`/session/${sessionId}/turns/${promptId}`)).body.pendingInteractions).toHaveLength(1);
+    await daemon.http.post(`/session/${sessionId}/cancel`).expect(204);
+    await expect(decision).resolves.toEqual({ outcome: 'cancelled' });
+    expect(await waitForTurn(daemon, sessionId, promptId)).toMatchObject({ state: 'cancelled' });
   });
 });

@@ -1,8 +1,8 @@
 import { PROTOCOL_VERSION, type ClientConnection } from '@agentclientprotocol/sdk';
 import type { Logger } from '@nestjs/common';
-import type { EngineSession, EngineSessionContext, EngineTurnRequest, EngineTurnResult, EngineUpdate } from '../engines/agent-engine.js';
+import type { EngineSession, EngineSessionContext, EngineTurnRequest, EngineTurnResult } from '../engines/agent-engine.js';
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
-import { AgentProcess } from './agent-process.js';
+import { AgentProcess, type AcpTurnHandlers } from './agent-process.js';
 import { AgentStderrLog } from './agent-stderr-log.js';
 
 /**
@@ -13,7 +13,7 @@ import { AgentStderrLog } from './agent-stderr-log.js';
 export class AcpEngineSession implements EngineSession {
   private process?: AgentProcess;
   private acpSessionId?: string;
-  private readonly updates = new Map<string, (update: EngineUpdate) => void>();
+  private readonly turns = new Map<string, AcpTurnHandlers>();
   private resume: boolean;
 
   private readonly log: AgentStderrLog;
@@ -27,10 +27,10 @@ export class AcpEngineSession implements EngineSession {
     this.log = new AgentStderrLog(logger, context.sessionId);
   }
 
-  async prompt({ prompt, signal, onUpdate }: EngineTurnRequest): Promise<EngineTurnResult> {
+  async prompt({ prompt, signal, onUpdate, requestPermission }: EngineTurnRequest): Promise<EngineTurnResult> {
     const { connection, sessionId } = await this.ready();
     if (signal.aborted) return { stopReason: 'cancelled' };
-    this.updates.set(sessionId, onUpdate);
+    this.turns.set(sessionId, { onUpdate, requestPermission });
     const cancel = () => void connection.agent.notify('session/cancel', { sessionId }).catch(() => undefined);
     signal.addEventListener('abort', cancel, { once: true });
     try {
@@ -44,7 +44,7 @@ export class AcpEngineSession implements EngineSession {
       throw error;
     } finally {
       signal.removeEventListener('abort', cancel);
-      this.updates.delete(sessionId);
+      this.turns.delete(sessionId);
     }
   }
 
@@ -58,7 +58,7 @@ export class AcpEngineSession implements EngineSession {
   private async ready(): Promise<{ connection: ClientConnection; sessionId: string }> {
     if (this.process?.isAlive && this.acpSessionId) return { connection: this.process.connection, sessionId: this.acpSessionId };
     this.process?.kill();
-    const agent = AgentProcess.spawn(this.command, this.context.cwd, this.updates, this.log);
+    const agent = AgentProcess.spawn(this.command, this.context.cwd, this.turns, this.log);
     this.process = agent;
     const sessionId = this.context.sessionId;
     TURNS_CHANNELS.agentProcess.publish({ event: 'start', sessionId });

@@ -2,10 +2,18 @@ import { client, ndJsonStream, type ClientConnection } from '@agentclientprotoco
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { Readable, Writable } from 'node:stream';
-import type { EngineUpdate, EngineUpdateWire } from '../engines/agent-engine.js';
+import type { EnginePermissionOutcome, EnginePermissionRequest, EngineUpdate, EngineUpdateWire } from '../engines/agent-engine.js';
 import { mapAcpUpdate } from './acp-update-mapper.js';
 import type { AgentStderrLog } from './agent-stderr-log.js';
-import { headlessPermission } from './headless-permission.js';
+
+/** Where an ACP session's running prompt takes the agent's updates and requests for approval. */
+export interface AcpTurnHandlers {
+  onUpdate(update: EngineUpdate): void;
+  requestPermission?(request: EnginePermissionRequest): Promise<EnginePermissionOutcome>;
+}
+
+/** A request for approval with no prompt (or no runtime) to ask is refused: nothing runs unapproved (SPEC §21). */
+const REFUSED: EnginePermissionOutcome = { outcome: 'cancelled' };
 
 /** Variables of the daemon that an agent process must not see. */
 const WITHHELD_ENV = ['TURNS_TOKEN'];
@@ -25,7 +33,7 @@ export class AgentProcess {
   private constructor(
     private readonly child: ChildProcess,
     readonly connection: ClientConnection,
-    private readonly updates: Map<string, (update: EngineUpdate) => void>,
+    private readonly turns: Map<string, AcpTurnHandlers>,
   ) {
     // 'close' comes after the stdio streams end, so every stderr line is read by then.
     this.exited = new Promise((resolve) =>
@@ -47,7 +55,7 @@ export class AgentProcess {
   /** Settles once every stderr line has been read. */
   stderrRead: Promise<void> = Promise.resolve();
 
-  static spawn(command: string, cwd: string, updates: Map<string, (update: EngineUpdate) => void>, log: AgentStderrLog): AgentProcess {
+  static spawn(command: string, cwd: string, turns: Map<string, AcpTurnHandlers>, log: AgentStderrLog): AgentProcess {
     const env = { ...process.env };
     for (const name of WITHHELD_ENV) delete env[name];
     // `exec` so that signals reach the agent itself, not an intermediate shell.
@@ -57,14 +65,17 @@ export class AgentProcess {
       .onNotification('session/update', ({ params }) => {
         const update = mapAcpUpdate(params.update as Parameters<typeof mapAcpUpdate>[0]);
         // The stream carries the agent's own update; the mapped one feeds the answer and the transcript.
-        if (update) updates.get(params.sessionId)?.({ ...update, wire: params.update as EngineUpdateWire });
+        if (update) turns.get(params.sessionId)?.onUpdate({ ...update, wire: params.update as EngineUpdateWire });
       })
-      .onRequest('session/request_permission', ({ params }) => headlessPermission(params.options));
+      .onRequest('session/request_permission', async ({ params }) => {
+        const ask = turns.get(params.sessionId)?.requestPermission;
+        return { outcome: ask ? await ask(params as EnginePermissionRequest) : REFUSED };
+      });
     const stream = ndJsonStream(
       Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
       Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>,
     );
-    const agent = new AgentProcess(child, app.connect(stream), updates);
+    const agent = new AgentProcess(child, app.connect(stream), turns);
     const lines = createInterface({ input: child.stderr! });
     lines.on('line', (line) => {
       agent.stderrTail.push(line);

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { promptQueueFull, promptTooLarge, sessionBusy, sessionNotFound } from '../errors/api-errors.js';
 import { Clock } from '../common/clock.js';
@@ -6,8 +6,10 @@ import { promptChars, promptTextOf, type PromptBlock } from '../turns/rules/turn
 import type { TurnOutcome } from '../turns/rules/turn-outcome.js';
 import type { AdmittedPrompt, PendingPrompt } from '../wire/wire-types.js';
 import type { AdmissionIdempotency } from '../idempotency/idempotency.interceptor.js';
+import type { EnginePermissionRequest } from '../engines/agent-engine.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { inSpan } from '../telemetry/tracing.js';
+import { PermissionBroker } from '../permissions/permission-broker.js';
 import { BRIDGE_OPTIONS, effectiveDeadlineMs, type BridgeOptions } from './bridge-options.js';
 import type { LiveEntry } from './prompt-queue.js';
 import { QueueBackedOverlay } from './queue-backed-overlay.js';
@@ -47,6 +49,7 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
     private readonly events: SessionEventBus,
     private readonly clock: Clock,
     @Inject(BRIDGE_OPTIONS) private readonly options: BridgeOptions,
+    @Optional() private readonly permissions?: PermissionBroker,
   ) {
     super();
     this.core = new SessionQueueCore<LiveEntry>({
@@ -54,8 +57,11 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
       overlaySize: options.overlaySize,
       activityRefreshMs: options.activityRefreshMs,
       logger: this.logger,
-      observers: [announceTurnEvents(events), publishTurnChannels, this.spans.observe],
+      // The turn's end resolves its requests for approval before its terminal event is announced.
+      observers: [...(permissions ? [permissions.observe] : []), announceTurnEvents(events), publishTurnChannels, this.spans.observe],
+      interactions: permissions && ((sessionId, promptId) => permissions.pendingOf(sessionId, promptId)),
     });
+    permissions?.onChange((sessionId, promptId) => this.core.interactionsChanged(sessionId, promptId));
   }
 
   // --- admission and control -------------------------------------------------
@@ -202,10 +208,14 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
     if (!entry) return;
     const { promptId, prompt, promptText, startedAt, originatorClientId, idempotency } = entry;
     const onUpdate = (update: CountedUpdate) => this.core.counted(sessionId, entry, update);
+    const { permissions } = this;
+    const requestPermission =
+      permissions &&
+      ((request: EnginePermissionRequest) => permissions.ask({ sessionId, promptId, originatorClientId }, request, entry.abort.signal));
     const run = this.spans.run(promptId, () =>
       this.sessions.run(
         sessionId,
-        { promptId, prompt, promptText, startedAt: startedAt!, originatorClientId, idempotency, onUpdate },
+        { promptId, prompt, promptText, startedAt: startedAt!, originatorClientId, idempotency, onUpdate, requestPermission },
         entry.abort.signal,
       ),
     );

@@ -1,5 +1,5 @@
 import { TerminalOverlay } from '../turns/overlay/terminal-overlay.js';
-import type { LiveTurnStatus } from '../turns/turn-status.js';
+import type { LiveTurnStatus, PendingInteraction } from '../turns/turn-status.js';
 import { ActivityWatch } from './activity-watch.js';
 import { PromptQueue, type QueuedPrompt } from './prompt-queue.js';
 import { SessionWatchers } from './session-watchers.js';
@@ -19,6 +19,8 @@ export interface SessionQueueCoreOptions {
   logger: { error(message: string): void };
   /** Observers that see each transition before the session's watchers are woken (events, metrics, spans). */
   observers?: readonly TurnObserver[];
+  /** The approvals a running prompt waits on (SPEC §21), read when its live status is projected; their owner keeps them. */
+  interactions?: (sessionId: string, promptId: string) => readonly PendingInteraction[] | undefined;
 }
 
 /**
@@ -187,6 +189,17 @@ export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
     return this.watchers.count(sessionId);
   }
 
+  /**
+   * A request for approval appeared on, or left, the prompt: its live status
+   * is projected afresh (a new ETag) and the session's held requests wake.
+   */
+  interactionsChanged(sessionId: string, promptId: string): void {
+    const entry = this.queues.get(sessionId)?.find(promptId);
+    if (!entry || entry.published) return;
+    entry.status = undefined;
+    this.watchers.notify(sessionId);
+  }
+
   /** Counts one agent update of a running prompt into its `activity`. */
   counted(sessionId: string, entry: E, update: CountedUpdate): void {
     this.activity.counted(sessionId, entry, update);
@@ -197,7 +210,8 @@ export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
     if (entry.published) return undefined;
     this.activity.refreshOnRead(sessionId, entry);
     if (entry.status?.state !== (entry.startedAt === undefined ? 'queued' : 'running')) {
-      entry.status = liveStatus(sessionId, { ...entry, activity: entry.counter?.shown });
+      const pendingInteractions = entry.startedAt === undefined ? undefined : this.options.interactions?.(sessionId, entry.promptId);
+      entry.status = liveStatus(sessionId, { ...entry, activity: entry.counter?.shown, pendingInteractions });
     }
     return entry.status;
   }

@@ -1,7 +1,7 @@
 import { SessionClientLookup } from '../client-id/session-client-lookup.js';
 import type { PromptBlock } from '../turns/rules/turn-fields.js';
 import type { TurnOutcome } from '../turns/rules/turn-outcome.js';
-import type { EngineUpdate } from '../engines/agent-engine.js';
+import type { EnginePermissionOutcome, EnginePermissionRequest, EngineUpdate } from '../engines/agent-engine.js';
 import type { RecordedIdempotency } from '../transcript/transcript-record.js';
 
 /**
@@ -19,6 +19,8 @@ export interface SessionPrompt {
   idempotency?: RecordedIdempotency;
   /** Called with each agent update of the turn, as it streams (the bridge counts the turn's `activity`). */
   onUpdate?: (update: EngineUpdate) => void;
+  /** Hands the agent's requests for approval to the runtime (SPEC §21); absent, the engine refuses them. */
+  requestPermission?: (request: EnginePermissionRequest) => Promise<EnginePermissionOutcome>;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { TurnError } from '../turns/rules/normalize-turn-error.js';
 import {
   compactStatus,
   type LiveTurnStatus,
+  type PendingInteraction,
   type SettledTurnStatus,
   type TerminalTurnState,
   type TurnActivity,
@@ -18,6 +19,8 @@ export interface AdmittedPromptView {
   originatorClientId?: string;
   /** What the agent did so far, as polls may see it (running only). */
   activity?: TurnActivity;
+  /** The tool calls it waits on approval for (running only; absent or empty: none). */
+  pendingInteractions?: readonly PendingInteraction[];
 }
 
 /** A terminal as it is published: the Session's outcome, or one the bridge made. */
@@ -31,11 +34,11 @@ export interface TerminalFields {
 
 /** The live status of an admitted prompt: `queued` until dispatched, then `running`. */
 export function liveStatus(sessionId: string, prompt: AdmittedPromptView): LiveTurnStatus {
-  const { promptId, promptText, originatorClientId, queuedAt, startedAt, activity } = prompt;
+  const { promptId, promptText, originatorClientId, queuedAt, startedAt, activity, pendingInteractions } = prompt;
   const fields = limitTurnFields({ promptId, promptText, originatorClientId });
-  return startedAt === undefined
-    ? compactStatus({ sessionId, state: 'queued', ...fields, queuedAt })
-    : compactStatus({ sessionId, state: 'running', ...fields, queuedAt, startedAt, activity });
+  if (startedAt === undefined) return compactStatus({ sessionId, state: 'queued', ...fields, queuedAt });
+  const waiting = pendingInteractions?.length ? { pendingInteractions: [...pendingInteractions] } : {};
+  return compactStatus({ sessionId, state: 'running', ...fields, queuedAt, startedAt, activity, ...waiting });
 }
 
 /** The terminal status of an admitted prompt, within the wire limits. */

@@ -1,6 +1,6 @@
 import type { CapabilityLimits } from '../wire/capability-limits.js';
 import type { TurnState } from '../turns/rules/turn-state.js';
-import type { TurnStatus } from '../turns/turn-status.js';
+import type { PendingInteraction, TurnStatus } from '../turns/turn-status.js';
 
 /** @publicApi */
 export interface TurnsClientOptions {
@@ -48,7 +48,33 @@ export interface WaitOptions {
   signal?: AbortSignal;
   /** Called with every new status seen (queued → running → terminal). */
   onUpdate?: (status: TurnStatus) => void;
+  /**
+   * Called once for each permission request of the turn, as it appears
+   * (read from the status's `pendingInteractions`); answer it with
+   * `respondToPermission`, or leave it to another client. The wait goes on
+   * meanwhile; a listener that throws or rejects fails the wait.
+   */
+  onPermissionRequest?: PermissionRequestListener;
 }
+
+/**
+ * What `onPermissionRequest` is told besides the request.
+ *
+ * @publicApi
+ */
+export interface PermissionRequestContext {
+  sessionId: string;
+  promptId: string;
+  /**
+   * Aborts once the request is no longer pending (answered by any client,
+   * refused by the daemon's time-out, or ended with the turn) or the wait
+   * ends: stop asking then. Rejecting with its abort is not a failure.
+   */
+  signal: AbortSignal;
+}
+
+/** @publicApi */
+export type PermissionRequestListener = (request: PendingInteraction, context: PermissionRequestContext) => void | Promise<void>;
 
 /**
  * Retry safety of `prompt()` and `createSession()` (SPEC §13).

@@ -2,7 +2,16 @@
 // (Node >= 20 and browsers). Loads nothing of Nest.
 
 export { TurnsClient } from './turns-client.js';
-export type { TurnsClientOptions, Capabilities, WaitOptions, EventsOptions, AdmissionOptions, ListTurnsOptions } from './client-options.js';
+export type {
+  TurnsClientOptions,
+  Capabilities,
+  WaitOptions,
+  EventsOptions,
+  AdmissionOptions,
+  ListTurnsOptions,
+  PermissionRequestContext,
+  PermissionRequestListener,
+} from './client-options.js';
 export { TurnsApiError, TurnsConnectionError, TurnWindowExpiredError, TurnWaitTimeoutError, type TurnsErrorCode } from './errors.js';
 export type { ApiErrorCode } from '../errors/error-catalogue.js';
 export type {
@@ -17,6 +26,8 @@ export type {
   LiveTurnStatus,
   SettledTurnStatus,
   TurnPage,
+  PendingInteraction,
+  PendingInteractionOption,
 } from '../turns/turn-status.js';
 export type { TurnState } from '../turns/rules/turn-state.js';
 export type { CapabilityLimits } from '../wire/capability-limits.js';
@@ -29,5 +40,6 @@ export type {
   SessionEventType,
   SessionStreamMarker,
   SessionStreamMarkerData,
+  PermissionOutcome,
 } from '../wire/session-event.js';
 export type { CreatedSession, AdmittedPrompt, PendingPrompt } from '../wire/wire-types.js';

@@ -1,9 +1,10 @@
-import type { SessionEvent, SessionStreamMarker } from '../wire/session-event.js';
+import type { PermissionOutcome, SessionEvent, SessionStreamMarker } from '../wire/session-event.js';
 import type { AdmittedPrompt, CreatedSession, PendingPrompt } from '../wire/wire-types.js';
 import type { PromptBlock } from '../turns/rules/turn-fields.js';
-import type { SettledTurnStatus, TurnPage, TurnStatus } from '../turns/turn-status.js';
+import type { PendingInteraction, SettledTurnStatus, TurnPage, TurnStatus } from '../turns/turn-status.js';
 import type { AdmissionOptions, Capabilities, EventsOptions, ListTurnsOptions, TurnsClientOptions, WaitOptions } from './client-options.js';
 import { TurnWaitTimeoutError, TurnWindowExpiredError } from './errors.js';
+import { PermissionRequestWatch } from './permission-request-watch.js';
 import { pollDelayMs } from './retry-policy.js';
 import { sessionEvents } from './session-events.js';
 import { sleep } from './sleep.js';
@@ -131,6 +132,29 @@ export class TurnsClient {
     return this.transport.json('POST', route`/session/${sessionId}/fork`);
   }
 
+  /**
+   * The session's permission requests waiting for an answer, oldest first
+   * (`pendingInteractions` of `GET /session/:id/status`).
+   */
+  async listPermissionRequests(sessionId: string): Promise<PendingInteraction[]> {
+    const status = await this.transport.json<{ pendingInteractions?: Array<{ kind?: string }> }>(
+      'GET',
+      route`/session/${sessionId}/status`,
+    );
+    return (status.pendingInteractions ?? []).filter((item): item is PendingInteraction => item.kind === 'permission');
+  }
+
+  /**
+   * Answers a permission request (`POST /session/:id/permission/:requestId`):
+   * one of its options, or `{outcome: 'cancelled'}`. The first answer wins;
+   * throws `TurnsApiError` — 404 `permission_not_found` when the request is
+   * unknown or already answered, 400 for an option it did not offer, 403 when
+   * the daemon's policy does not let this client answer.
+   */
+  async respondToPermission(sessionId: string, requestId: string, outcome: PermissionOutcome): Promise<void> {
+    await this.transport.json('POST', route`/session/${sessionId}/permission/${requestId}`, { outcome });
+  }
+
   async closeSession(sessionId: string): Promise<void> {
     await this.transport.json('DELETE', route`/session/${sessionId}`);
   }
@@ -148,12 +172,30 @@ export class TurnsClient {
   /**
    * Resolves with the prompt's terminal status; `onUpdate` gets each state it
    * reads on the way: running → terminal, with queued first only behind
-   * another prompt (admission starts a prompt on an idle session). Throws
+   * another prompt (admission starts a prompt on an idle session), and
+   * `onPermissionRequest` each request the agent waits on, once. Throws
    * `TurnWindowExpiredError` when a prompt seen before answers 404,
    * `TurnWaitTimeoutError` when `timeoutMs` runs out, `TurnsApiError` for
    * any other error answer.
    */
   async waitForTurn(sessionId: string, promptId: string, options: WaitOptions = {}): Promise<SettledTurnStatus> {
+    if (!options.onPermissionRequest) return this.waitUntilSettled(sessionId, promptId, options);
+    // A listener that fails stops the wait, held request included.
+    const stop = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+    const watch = new PermissionRequestWatch(sessionId, promptId, options.onPermissionRequest, (error) => stop.abort(error));
+    const onUpdate = (status: TurnStatus) => {
+      options.onUpdate?.(status);
+      watch.observe(status);
+    };
+    try {
+      return await this.waitUntilSettled(sessionId, promptId, { ...options, signal, onUpdate });
+    } finally {
+      watch.close();
+    }
+  }
+
+  private async waitUntilSettled(sessionId: string, promptId: string, options: WaitOptions): Promise<SettledTurnStatus> {
     const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const capabilities = await this.capabilities().catch(() => undefined);
     // The daemon's own bound, never a guess of ours: without one advertised, the loop polls (docs/decisions.md).

@@ -1,7 +1,8 @@
 import { Command, CommanderError } from 'commander';
-import type { TurnStatus } from '../client/index.js';
+import type { PendingInteraction, TurnStatus } from '../client/index.js';
 
-// What the client commands of the command line print besides a status: a turn's line, the live progress, an unknown command's message.
+// What the client commands of the command line print besides a status: a turn's line, a permission request, the live
+// progress, an unknown command's message.
 
 /** One turn of `turns`: state, promptId, the prompt's first line; a running one's activity, a failed one's error code. */
 export function turnLine(status: TurnStatus): string {
@@ -15,31 +16,78 @@ export function turnLine(status: TurnStatus): string {
   return `${status.state}\t${status.promptId}\t${text}${detail}`;
 }
 
+/**
+ * Text the agent wrote, safe on a terminal: line breaks and tabs become spaces, any other control or format
+ * character (an escape sequence, a bidi override) a `?`, and past `max` code units it is cut with `…`.
+ */
+export function printable(text: string, max = 200): string {
+  const shown = text.replace(/[\t\n\r]/g, ' ').replace(/[\p{Cc}\p{Cf}]/gu, '?');
+  return shown.length > max ? `${shown.slice(0, max - 1)}…` : shown;
+}
+
+/** What a permission request asks, in a few words: the tool's kind and its title. */
+export function describeRequest(request: PendingInteraction): string {
+  const { type, title } = request.action;
+  return `${type ? `${printable(type, 40)} ` : ''}"${printable(title ?? '(untitled)')}"`;
+}
+
+/** One request of `permissions`: its id, what it asks, and its options (id and kind). */
+export function permissionLine(request: PendingInteraction): string {
+  const options = request.options.map((option) => `${printable(option.optionId, 80)}(${printable(option.kind, 40)})`).join(' ');
+  return `${printable(request.requestId, 80)}\t${describeRequest(request)}\t${options}`;
+}
+
 /** Shows the state and elapsed time while waiting: a live line on a TTY, plain lines otherwise. */
 export class Progress {
   private readonly started = Date.now();
   private last = '';
   private timer?: NodeJS.Timeout;
+  /** A question has the terminal: the live line waits. */
+  private paused = false;
 
-  constructor(private readonly stderr: NodeJS.WritableStream & { isTTY?: boolean }) {}
+  constructor(readonly stderr: NodeJS.WritableStream & { isTTY?: boolean }) {}
 
   update(status: TurnStatus): void {
     if (status.state === this.last) return;
     this.last = status.state;
-    if (this.stderr.isTTY) {
-      this.draw();
-      this.timer ??= setInterval(() => this.draw(), 1_000);
-      this.timer.unref?.();
-    } else {
-      this.stderr.write(`${status.state} ${this.elapsed()}\n`);
+    if (this.stderr.isTTY) this.live();
+    else this.stderr.write(`${status.state} ${this.elapsed()}\n`);
+  }
+
+  /** Writes a line of its own; on a terminal above the live line, which is drawn again below it. */
+  note(line: string): void {
+    if (!this.stderr.isTTY) return void this.stderr.write(`${line}\n`);
+    this.stderr.write(`\r\u001b[2K${line}\n`);
+    this.live();
+  }
+
+  /** Takes the live line away while `task` runs (a question on the terminal), then draws it again. */
+  async pause<T>(task: () => Promise<T>): Promise<T> {
+    this.paused = true;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    if (this.stderr.isTTY) this.stderr.write('\r\u001b[2K');
+    try {
+      return await task();
+    } finally {
+      this.paused = false;
+      if (this.stderr.isTTY) this.live();
     }
   }
 
   /** Ends the live line (once). */
   done(): void {
     clearInterval(this.timer);
-    if (this.stderr.isTTY && this.last) this.stderr.write('\n');
+    if (this.stderr.isTTY && this.last && !this.paused) this.stderr.write('\n');
     this.last = '';
+  }
+
+  /** Draws the live line now and every second, unless a question has the terminal. */
+  private live(): void {
+    if (this.paused || !this.last) return;
+    this.draw();
+    this.timer ??= setInterval(() => this.draw(), 1_000);
+    this.timer.unref?.();
   }
 
   private draw(): void {

@@ -2,7 +2,9 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { PACKAGE_VERSION } from '../common/package-version.js';
 import { ownRequire } from '../common/own-require.js';
 import { missingPackages, SERVE_PACKAGES, serveNeedsMessage } from './serve-packages.js';
-import { Progress, turnLine, unknownCommand } from './cli-output.js';
+import { turnLine, unknownCommand } from './cli-output.js';
+import { waitAndPrint, type WaitFlags } from './cli-wait.js';
+import { runPermissionsCommand, type PermissionFlags } from './permissions-command.js';
 import { addDaemonOptions, ConfigError, flagsOf, readDaemonConfig, settingNamer, type LoadedDaemonConfig } from './daemon-config.js';
 import {
   TurnsApiError,
@@ -23,6 +25,9 @@ import {
  */
 export const EXIT = { completed: 0, error: 1, cancelled: 2, expired: 3, usage: 4, notFound: 5, badSetting: 2 } as const;
 
+/** The error codes that exit with `EXIT.notFound`. */
+const NOT_FOUND_CODES = new Set(['prompt_not_found', 'session_not_found', 'permission_not_found']);
+
 /** The package a failed `import()` (or, in the CommonJS build, `require()`) named; not a file of this package. */
 function missingPackage(error: unknown): string | undefined {
   const code = (error as NodeJS.ErrnoException)?.code;
@@ -41,11 +46,14 @@ interface Io {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
+  /** Where a y/N answer to the agent's permission requests is read, when it is a terminal. */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
 }
 
 interface ClientFlags {
   url?: string;
   token?: string;
+  clientId?: string;
   json?: boolean;
   timeout?: string;
 }
@@ -68,13 +76,13 @@ function exitCodeOf(status: SettledTurnStatus): number {
 
 /**
  * The `nest-turn-status` command line: `serve` (the daemon), `prompt`,
- * `wait`, `status` and `turns` (on the client). Resolves with the exit code.
+ * `wait`, `status`, `turns` and `permissions` (on the client). Resolves with the exit code.
  *
  * @publicApi
  */
 export async function runCli(
   argv: string[],
-  io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env },
+  io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin },
 ): Promise<number> {
   let code: number = EXIT.completed;
   let url: string | undefined;
@@ -89,29 +97,20 @@ export async function runCli(
     command
       .addOption(new Option('--url <url>', 'daemon URL').env('TURNS_URL').default('http://127.0.0.1:4170'))
       .addOption(new Option('--token <token>', 'bearer token').env('TURNS_TOKEN'))
+      .addOption(new Option('--client-id <id>', 'the client id registered on the session').env('TURNS_CLIENT_ID'))
       .option('--json', 'print the status as JSON instead of the result text')
       .addOption(new Option('--timeout <ms>', 'give up waiting after this many ms').default('600000').argParser(milliseconds));
-  const client = (flags: ClientFlags) => {
+  const client = (flags: ClientFlags, clientId = flags.clientId) => {
     url = flags.url!;
-    return new TurnsClient({ baseUrl: flags.url!, token: flags.token });
+    return new TurnsClient({ baseUrl: flags.url!, token: flags.token, clientId });
   };
+  // The agent's requests for permission while waiting: see PermissionMode.
+  const waitOptions = (command: Command) =>
+    clientOptions(command)
+      .addOption(new Option('--approve', 'allow each tool call the agent asks for, once (its allow_once option)').conflicts('deny'))
+      .option('--deny', 'refuse each tool call the agent asks for');
 
-  const finish = async (flags: ClientFlags, wait: (progress: Progress) => Promise<SettledTurnStatus>) => {
-    const progress = new Progress(io.stderr);
-    try {
-      const status = await wait(progress);
-      progress.done();
-      if (flags.json) io.stdout.write(`${JSON.stringify(status)}\n`);
-      else if ('resultText' in status && status.resultText !== undefined) io.stdout.write(`${status.resultText}\n`);
-      if (status.state === 'error')
-        io.stderr.write(`error: ${status.error.message}${status.error.code ? ` (${status.error.code})` : ''}\n`);
-      return exitCodeOf(status);
-    } finally {
-      progress.done();
-    }
-  };
-
-  clientOptions(
+  waitOptions(
     program
       .command('prompt')
       .description('admit a prompt (in a new session unless --session); with --wait, wait for its result')
@@ -119,28 +118,30 @@ export async function runCli(
       .option('--session <id>', 'an existing session')
       .option('--wait', 'wait for the result and print it')
       .option('--idempotency-key <key>', 'the same key on a rerun admits nothing new: the same session and prompt answer again'),
-  ).action(async (text: string, flags: ClientFlags & { session?: string; wait?: boolean; idempotencyKey?: string }) => {
-    const turns = client(flags);
+  ).action(async (text: string, flags: ClientFlags & WaitFlags & { session?: string; wait?: boolean; idempotencyKey?: string }) => {
+    let turns = client(flags);
     // Each call sends a key of its own by default (kept across its retries); a given one also makes reruns safe.
     const key = { idempotencyKey: flags.idempotencyKey };
-    const sessionId = flags.session ?? (await turns.createSession({ sessionScope: 'thread' }, key)).sessionId;
+    let sessionId = flags.session;
+    if (sessionId === undefined) {
+      const created = await turns.createSession({ sessionScope: 'thread' }, key);
+      sessionId = created.sessionId;
+      // The session's own client: the prompt's originator, who may answer its requests under any policy.
+      turns = client(flags, flags.clientId ?? created.clientId);
+    }
     const { promptId } = await turns.prompt(sessionId, text, key);
     if (!flags.wait) {
       io.stdout.write(flags.json ? `${JSON.stringify({ sessionId, promptId })}\n` : `${sessionId} ${promptId}\n`);
       return;
     }
     io.stderr.write(`session ${sessionId} prompt ${promptId}\n`);
-    code = await finish(flags, (progress) =>
-      turns.waitForTurn(sessionId, promptId, { timeoutMs: Number(flags.timeout), onUpdate: (s) => progress.update(s) }),
-    );
+    code = exitCodeOf(await waitAndPrint(io, turns, sessionId, promptId, flags));
   });
 
-  clientOptions(
+  waitOptions(
     program.command('wait').description('wait for a prompt to settle and print its result').argument('<session>').argument('<prompt>'),
-  ).action(async (sessionId: string, promptId: string, flags: ClientFlags) => {
-    code = await finish(flags, (progress) =>
-      client(flags).waitForTurn(sessionId, promptId, { timeoutMs: Number(flags.timeout), onUpdate: (s) => progress.update(s) }),
-    );
+  ).action(async (sessionId: string, promptId: string, flags: ClientFlags & WaitFlags) => {
+    code = exitCodeOf(await waitAndPrint(io, client(flags), sessionId, promptId, flags));
   });
 
   clientOptions(
@@ -169,6 +170,25 @@ export async function runCli(
     const state = flags.state?.split(',').map((name) => name.trim()) as TurnState[] | undefined;
     for await (const page of client(flags).listTurns(sessionId, { state, limit: 100 })) {
       for (const status of page.turns) io.stdout.write(`${flags.json ? JSON.stringify(status) : turnLine(status)}\n`);
+    }
+  });
+
+  clientOptions(
+    program
+      .command('permissions')
+      .description("list a session's pending permission requests, or answer one")
+      .argument('<session>')
+      .argument('[request]', 'the request to answer')
+      .addOption(new Option('--allow', 'allow it once (its allow_once option)').conflicts(['deny', 'option', 'cancel']))
+      .addOption(new Option('--deny', 'refuse it (its reject option, else cancelled)').conflicts(['option', 'cancel']))
+      .addOption(new Option('--option <id>', 'choose this option').conflicts('cancel'))
+      .option('--cancel', 'answer cancelled'),
+  ).action(async (sessionId: string, requestId: string | undefined, flags: ClientFlags & PermissionFlags, command: Command) => {
+    const refused = await runPermissionsCommand(client(flags), sessionId, requestId, flags, io.stdout);
+    if (refused && 'usage' in refused) command.error(refused.usage, { exitCode: EXIT.usage });
+    if (refused) {
+      io.stderr.write(`${refused.notFound}\n`);
+      code = EXIT.notFound;
     }
   });
 
@@ -225,7 +245,7 @@ export async function runCli(
     }
     if (error instanceof TurnsApiError) {
       io.stderr.write(`${error.message}\n`);
-      return error.code === 'prompt_not_found' || error.code === 'session_not_found' ? EXIT.notFound : EXIT.usage;
+      return NOT_FOUND_CODES.has(error.code ?? '') ? EXIT.notFound : EXIT.usage;
     }
     // fetch rejects with a TypeError when the daemon cannot be reached (the client names it a
     // TurnsConnectionError, whose cause is fetch's own); anything else is ours to report.

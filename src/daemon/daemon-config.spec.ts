@@ -36,6 +36,8 @@ describe('loadDaemonConfig', () => {
       logPolls: false,
       metrics: true,
       metricsPort: undefined,
+      permissionPolicy: 'ask',
+      permissionResponder: 'first-responder',
     });
   });
 

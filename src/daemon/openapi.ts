@@ -81,7 +81,7 @@ export function buildOpenApiDocument(app: INestApplication, options: OpenApiDocu
       // The wait bound is the running daemon's (TURNS_MAX_WAIT_MS), not a constant.
       for (const parameter of parameters)
         if (parameter.name === 'waitMs' && parameter.schema) Object.assign(parameter.schema, { maximum: maxWaitMs });
-      const takesClientId = path.startsWith('/session/{id}') && !/\/(?:load|resume)$/.test(path);
+      const takesClientId = (path.startsWith('/session/{id}') && !/\/(?:load|resume)$/.test(path)) || path.startsWith('/permission/');
       if (takesClientId && !parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === DEFAULT_CLIENT_ID_HEADER)) {
         parameters.push(CLIENT_ID_HEADER);
       }

@@ -21,6 +21,9 @@ export const FEATURES = [
   'session_turn_list',
   'idempotency_keys',
   'turn_webhooks',
+  // SPEC §21: an agent's requests for approval are answered over REST (the peer's tags).
+  'session_permission_vote',
+  'permission_vote',
   // The peer's unconditional tags for what this daemon serves too (SPEC §19).
   'client_identity',
   'non_blocking_prompt',

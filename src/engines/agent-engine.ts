@@ -21,6 +21,25 @@ export interface EngineUpdateWire {
 }
 
 /**
+ * A tool call the agent asks approval for before it runs it (ACP
+ * `session/request_permission`), as the agent sent it: `toolCall` is ACP's
+ * tool call update (`title`, `kind`, `content`, `locations`, `rawInput`, ...).
+ *
+ * @publicApi
+ */
+export interface EnginePermissionRequest {
+  toolCall: { toolCallId?: string; title?: string | null; kind?: string | null; [field: string]: unknown };
+  options: readonly { optionId: string; name?: string; kind: string }[];
+}
+
+/**
+ * The answer an engine hands back to its agent: one of the options offered, or `cancelled`.
+ *
+ * @publicApi
+ */
+export type EnginePermissionOutcome = { outcome: 'selected'; optionId: string } | { outcome: 'cancelled' };
+
+/**
  * What the Session hands an engine for one prompt.
  *
  * @publicApi
@@ -34,6 +53,12 @@ export interface EngineTurnRequest {
    */
   signal: AbortSignal;
   onUpdate(update: EngineUpdate): void;
+  /**
+   * Asks the runtime to approve a tool call (SPEC §21): settles with the
+   * decision (a client's, the policy's, or `cancelled` when the turn ends
+   * first), exactly once. Absent: nobody can approve, so the engine refuses.
+   */
+  requestPermission?(request: EnginePermissionRequest): Promise<EnginePermissionOutcome>;
 }
 
 export interface EngineTurnResult {

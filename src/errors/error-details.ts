@@ -30,6 +30,8 @@ export const optional = <D extends ErrorDetail>(detail: D) => ({ ...detail, opti
 export const sessionId = text('the session asked for', SID);
 export const promptId = text('the prompt asked for', PID);
 export const clientId = text('the client id sent', 'client_42');
+export const requestId = text('the request for approval asked for', `${SID}.4f1c2a9b0d3e5f67`);
+export const optionId = text('the option sent', 'proceed_always');
 export const webhookId = text('the subscription asked for', 'wh_2f0e6c1e-3c1d-4b8e-9d51-0d6f4c1b2a39');
 export const node = text('the node that owns the session', 'node-b');
 export const cwd = text('the cwd asked for', '/srv/other');

@@ -11,6 +11,9 @@ describe('sessionIdOf', () => {
     [`/session/${ID}/turns?state=running&limit=5`, ID],
     [`/session/${ID}?x=1`, ID],
     [`/session/${ID.toUpperCase()}/events`, ID.toUpperCase()],
+    // The peer's unscoped answer to a request for approval goes to the session its id names.
+    [`/permission/${ID}.0123456789abcdef`, ID],
+    [`/permission/${ID}.0123456789abcdef?x=1`, ID],
   ])('reads the session of %s', (url, expected) => {
     expect(sessionIdOf(url)).toBe(expected);
   });
@@ -26,6 +29,8 @@ describe('sessionIdOf', () => {
     `/x/session/${ID}`,
     `/session/${ID}x`,
     `/session/%2e%2e/turns`,
+    '/permission/req-1',
+    `/permission/${ID}`,
     undefined,
   ])('addresses no session: %s', (url) => {
     expect(sessionIdOf(url)).toBeUndefined();

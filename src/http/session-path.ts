@@ -1,6 +1,9 @@
 import { SESSION_ID_PATTERN } from '../turns/rules/limits.js';
+import { sessionOfRequestId } from '../wire/permission-request-id.js';
 
 const SESSION_PREFIX = '/session/';
+/** The peer's unscoped answer to a request for approval: its id names the session. */
+const PERMISSION_PREFIX = '/permission/';
 const UUID_LENGTH = 36;
 /** `/`, `?` and `#` end the id. */
 const ID_END = new Set([0x2f, 0x3f, 0x23]);
@@ -8,12 +11,14 @@ const LOAD_PATH = /^\/session\/[^/?#]+\/(?:load|resume)(?:[?#]|$)/;
 
 /**
  * The session a request URL addresses (`/session/<uuid>` and everything
- * below it), or `undefined` — for `POST /session` itself, other routes, and
+ * below it, and `/permission/<requestId>` by the session its id names), or
+ * `undefined` — for `POST /session` itself, other routes, and
  * an id that is not a UUID (no session can have it, so the local routes
  * answer `404`; nothing unvalidated reaches the directory).
  */
 export function sessionIdOf(url: string | undefined): string | undefined {
   // Read in place, not by a regex over the URL: the id has a UUID's 36 characters, ended by `/`, `?`, `#` or the URL's end.
+  if (url?.startsWith(PERMISSION_PREFIX)) return sessionOfRequestId(url.slice(PERMISSION_PREFIX.length).split(/[/?#]/, 1)[0]!);
   if (url === undefined || !url.startsWith(SESSION_PREFIX)) return undefined;
   const end = SESSION_PREFIX.length + UUID_LENGTH;
   if (url.length > end && !ID_END.has(url.charCodeAt(end))) return undefined;

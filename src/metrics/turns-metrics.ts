@@ -2,6 +2,7 @@ import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
+import { PermissionBroker } from '../permissions/permission-broker.js';
 import { SessionOwnership } from '../sessions/session-ownership.js';
 import { SessionRegistry } from '../sessions/session-registry.js';
 import { TURNS_CHANNELS, type PollSource, type SettledState } from '../telemetry/turns-channels.js';
@@ -46,6 +47,7 @@ export class TurnsMetrics implements OnModuleDestroy {
     events: SessionEventBus,
     ownership: SessionOwnership,
     webhooks: WebhookDispatcher,
+    permissions: PermissionBroker,
   ) {
     const register = [this.registry];
     collectDefaultMetrics({ register: this.registry });
@@ -138,6 +140,15 @@ export class TurnsMetrics implements OnModuleDestroy {
       registers: register,
     });
     this.on(TURNS_CHANNELS.recorderAppendFailed, () => appendFailures.inc());
+
+    const decisions = new Counter({
+      name: 'turns_permission_requests_total',
+      help: "Agents' requests for approval of a tool call, by outcome and by who decided (client, policy, timeout, turn_end)",
+      labelNames: ['outcome', 'decided_by'],
+      registers: register,
+    });
+    this.on(TURNS_CHANNELS.permissionDecided, ({ outcome, decidedBy }) => decisions.labels(outcome, decidedBy).inc());
+    gauge('turns_permission_requests_pending', "Agents' requests for approval waiting for an answer now", () => permissions.pendingCount);
 
     const attempts = new Counter({
       name: 'turns_webhook_deliveries_total',

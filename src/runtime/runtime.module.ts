@@ -30,6 +30,12 @@ import { WebhookOutboxAdoption } from '../webhooks/webhook-outbox-adoption.js';
 import { WEBHOOK_SETTINGS, webhookSettings } from '../webhooks/webhook-settings.js';
 import { WebhookSubscriptions } from '../webhooks/webhook-subscriptions.service.js';
 import { WebhooksController } from '../webhooks/webhooks.controller.js';
+import { PermissionBroker } from '../permissions/permission-broker.js';
+import { PERMISSION_OPTIONS, type PermissionOptions } from '../permissions/permission-options.js';
+import { PERMISSION_SETTINGS } from '../permissions/permissions.settings.js';
+import { PermissionsController } from '../permissions/permissions.controller.js';
+import { PermissionWebhookEvents } from '../permissions/permission-webhook-events.js';
+import { valuesOf } from '../common/settings/setting.js';
 import { RuntimeSettings } from './runtime-settings.js';
 import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOptions } from './runtime.module-definition.js';
 
@@ -50,7 +56,7 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
  * @publicApi
  */
 @Module({
-  controllers: [SessionsController, PromptsController, EventsController, WebhooksController],
+  controllers: [SessionsController, PromptsController, PermissionsController, EventsController, WebhooksController],
   providers: [
     {
       provide: RuntimeSettings,
@@ -73,6 +79,13 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
         mayWrite: (sessionId) => ownership.mayWrite(sessionId),
       }),
     },
+    {
+      provide: PERMISSION_OPTIONS,
+      inject: [RuntimeSettings],
+      useFactory: (s: RuntimeSettings): PermissionOptions => valuesOf(PERMISSION_SETTINGS, pickSettings(s.values, PERMISSION_SETTINGS)),
+    },
+    PermissionBroker,
+    PermissionWebhookEvents,
     { provide: TRANSCRIPT_SCAN_OPTIONS, inject: [RuntimeSettings], useFactory: (s: RuntimeSettings) => s.scanLimits },
     {
       provide: IdempotencyStore,
@@ -117,6 +130,7 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
     SessionEventBus,
     SessionOwnership,
     WebhookDispatcher,
+    PermissionBroker,
   ],
 })
 export class RuntimeModule extends RuntimeConfigurableModule {}

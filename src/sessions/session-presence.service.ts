@@ -3,6 +3,8 @@ import { Clock } from '../common/clock.js';
 import { unregisteredClientId } from '../errors/api-errors.js';
 import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
+import { PermissionBroker } from '../permissions/permission-broker.js';
+import type { PendingInteraction } from '../turns/turn-status.js';
 import { SessionRegistry } from './session-registry.js';
 import { SessionsService } from './sessions.service.js';
 
@@ -22,6 +24,11 @@ export interface SessionStatus {
   hasActivePrompt: boolean;
   hasRunningBackgroundTasks: false;
   pendingPromptCount: number;
+  /** The running turn waits on approval of a tool call (SPEC §21). */
+  isWaitingForPermission: boolean;
+  pendingInteractionCount: number;
+  /** The requests for approval pending, oldest first. */
+  pendingInteractions: PendingInteraction[];
   lastEventId: number;
   eventEpoch: string;
 }
@@ -52,12 +59,14 @@ export class SessionPresenceService {
     private readonly bridge: PromptBridge,
     private readonly events: SessionEventBus,
     private readonly clock: Clock,
+    private readonly permissions: PermissionBroker,
   ) {}
 
   status(sessionId: string): SessionStatus {
     const session = this.sessions.require(sessionId);
     const pending = this.bridge.pendingPrompts(sessionId).length;
     const updatedAt = this.events.newestEventAt(sessionId) ?? session.createdAt;
+    const pendingInteractions = this.permissions.pendingInSession(sessionId);
     return {
       sessionId,
       workspaceCwd: session.workspace.cwd,
@@ -67,6 +76,9 @@ export class SessionPresenceService {
       hasActivePrompt: pending > 0,
       hasRunningBackgroundTasks: false,
       pendingPromptCount: pending,
+      isWaitingForPermission: pendingInteractions.length > 0,
+      pendingInteractionCount: pendingInteractions.length,
+      pendingInteractions,
       lastEventId: this.events.lastEventId(sessionId),
       eventEpoch: this.events.epochOf(sessionId),
     };

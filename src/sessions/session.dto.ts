@@ -4,6 +4,7 @@ import type { RewindResult, RewindSnapshot } from './session-rewind.service.js';
 import { ApiProperty, ApiPropertyOptional } from '../common/swagger.js';
 import { IsIn, IsString, MaxLength, MinLength } from 'class-validator';
 import { IsOmittable } from '../validation/is-omittable.decorator.js';
+import { PendingInteractionDto } from '../turns/turn-status.dto.js';
 
 export class CreateSessionDto {
   @ApiPropertyOptional({ description: 'Workspace directory; defaults to the primary workspace. Must be registered.' })
@@ -120,6 +121,10 @@ export class SessionStatusDto implements SessionStatus {
   @ApiProperty() hasActivePrompt!: boolean;
   @ApiProperty({ enum: [false] }) hasRunningBackgroundTasks!: false;
   @ApiProperty({ description: 'Prompts queued or running.' }) pendingPromptCount!: number;
+  @ApiProperty({ description: 'The running turn waits on approval of a tool call.' }) isWaitingForPermission!: boolean;
+  @ApiProperty() pendingInteractionCount!: number;
+  @ApiProperty({ type: () => [PendingInteractionDto], description: 'Requests for approval pending, oldest first.' })
+  pendingInteractions!: PendingInteractionDto[];
   @ApiProperty() lastEventId!: number;
   @ApiProperty() eventEpoch!: string;
 }

@@ -85,7 +85,13 @@ export class Session {
     let outcome: Omit<TurnOutcome, 'endedAt'>;
     try {
       const engine = await this.openEngine();
-      const { stopReason } = await engine.prompt({ prompt: input.prompt, signal, onUpdate });
+      const { requestPermission } = input;
+      const { stopReason } = await engine.prompt({
+        prompt: input.prompt,
+        signal,
+        onUpdate,
+        ...(requestPermission && { requestPermission }),
+      });
       // The engine's own stop reason decides: an abort is only a request, and an
       // agent may still finish its turn (the deadline path relies on that).
       outcome = { promptId, state: stopReason === 'cancelled' ? 'cancelled' : 'completed', stopReason };

@@ -6,6 +6,12 @@ export type PollSource = 'memory' | 'scan' | 'not_found' | 'not_modified';
 /** A terminal state a prompt settles in. */
 export type SettledState = 'completed' | 'cancelled' | 'error';
 
+/** How a request for approval ended (SPEC §21): by the kind of option chosen, or `cancelled`. */
+export type PermissionOutcomeKind = 'allowed' | 'rejected' | 'cancelled';
+
+/** Who decided it: a client, the operator's policy, the time-out, or the end of its turn (cancel, deadline, close). */
+export type PermissionDecider = 'client' | 'policy' | 'timeout' | 'turn_end';
+
 /**
  * The daemon's observable events, each on its own diagnostics channel
  * (`nest-turn-status:<name>`). Metrics subscribe to them; a host may too.
@@ -27,6 +33,10 @@ export const TURNS_CHANNELS = {
   clusterForward: new TurnsChannel<{ outcome: 'forwarded' | 'unreachable' }>('nest-turn-status:cluster-forward'),
   /** One webhook delivery attempt ended: delivered, to be retried, or given up (failed, disabled by 410, removed). */
   webhookAttempt: new TurnsChannel<{ outcome: 'delivered' | 'retry' | 'failed' }>('nest-turn-status:webhook-attempt'),
+  /** A request for approval was decided. */
+  permissionDecided: new TurnsChannel<{ outcome: PermissionOutcomeKind; decidedBy: PermissionDecider }>(
+    'nest-turn-status:permission-decided',
+  ),
   /** One lease renewal round: leases kept, and leases lost to another node. */
   clusterLeaseRenewal: new TurnsChannel<{ renewed: number; lost: number }>('nest-turn-status:cluster-lease-renewal'),
 } as const;

@@ -65,4 +65,54 @@ describe('InMemoryBridgeOverlay (the bridge’s queue core, driven by hand)', ()
     bridge.addSession('s');
     expect(bridge.getLive('s', queued)).toBeUndefined();
   });
+
+  it("shows the agent's requests for approval on the running turn, wakes watchers, and answers each once", async () => {
+    const promptId = bridge.admit('s', 'tidy');
+    expect(() => bridge.askPermission('s')).toThrow('session s has no running prompt');
+    bridge.start('s');
+    let woken = 0;
+    bridge.watch('s', () => (woken += 1));
+    const before = bridge.getLive('s', promptId);
+    const { requestId, answered } = bridge.askPermission('s', { type: 'execute', title: 'rm -rf build' });
+    expect(woken).toBe(1);
+    const waiting = bridge.getLive('s', promptId);
+    expect(waiting).not.toBe(before); // projected afresh: a new ETag
+    expect(waiting).toMatchObject({
+      state: 'running',
+      pendingInteractions: [
+        {
+          requestId: 'r1',
+          kind: 'permission',
+          createdAt: expect.stringMatching(/^1970-01-01T00:00:00\.\d{3}Z$/),
+          action: { type: 'execute', title: 'rm -rf build' },
+          options: [
+            { optionId: 'allow_once', label: 'Allow once', kind: 'allow_once' },
+            { optionId: 'reject_once', label: 'Reject', kind: 'reject_once' },
+          ],
+        },
+      ],
+    });
+    expect(() => bridge.answerPermission('s', requestId, { outcome: 'selected', optionId: 'always' })).toThrow('did not offer');
+    expect(bridge.answerPermission('s', requestId, { outcome: 'selected', optionId: 'reject_once' })).toBe(true);
+    expect(bridge.answerPermission('s', requestId, { outcome: 'selected', optionId: 'allow_once' })).toBe(false);
+    await expect(answered).resolves.toEqual({ outcome: 'selected', optionId: 'reject_once' });
+    expect(woken).toBe(2);
+    expect(bridge.getLive('s', promptId)).not.toHaveProperty('pendingInteractions');
+  });
+
+  it('answers a request cancelled when its prompt ends first or its session closes; nothing stays pending', async () => {
+    bridge.admit('s', 'a');
+    bridge.start('s');
+    const ended = bridge.askPermission('s', { title: 'one' }, { requestId: 'own-id' });
+    expect(() => bridge.askPermission('s', {}, { requestId: 'own-id' })).toThrow('pending already');
+    bridge.cancel('s');
+    await expect(ended.answered).resolves.toEqual({ outcome: 'cancelled' });
+    expect(bridge.answerPermission('s', 'own-id', { outcome: 'cancelled' })).toBe(false);
+
+    bridge.admit('s', 'b');
+    bridge.start('s');
+    const closed = bridge.askPermission('s');
+    bridge.closeSession('s');
+    await expect(closed.answered).resolves.toEqual({ outcome: 'cancelled' });
+  });
 });

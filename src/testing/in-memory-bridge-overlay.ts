@@ -5,7 +5,9 @@ import { SessionQueueCore } from '../bridge/session-queue-core.js';
 import type { CountedUpdate } from '../bridge/turn-activity.js';
 import type { TerminalFields } from '../bridge/turn-status-projection.js';
 import type { TurnError } from '../turns/rules/normalize-turn-error.js';
-import type { SettledTurnStatus } from '../turns/turn-status.js';
+import type { PendingInteraction, SettledTurnStatus } from '../turns/turn-status.js';
+import type { PermissionOutcome } from '../wire/session-event.js';
+import { InMemoryPermissionRequests, type InMemoryPermissionRequest } from './in-memory-permission-requests.js';
 
 /** @publicApi */
 export interface InMemoryBridgeOverlayOptions {
@@ -20,7 +22,8 @@ export interface InMemoryBridgeOverlayOptions {
 /**
  * The live side of a runtime, in memory, driven by the test step by step:
  * sessions and their client ids, admission, dispatch, settlement, removal
- * of a queued prompt, deadlines, rewinds and close. It drives the reference
+ * of a queued prompt, deadlines, rewinds, close, and the agent's requests
+ * for approval of a tool call. It drives the reference
  * bridge's own queue core, so it follows the same rules — one running prompt
  * per session, first terminal wins, a bounded overlay of terminal statuses —
  * and each step wakes the watchers (held requests, `waitMs`) the same way.
@@ -38,13 +41,20 @@ export class InMemoryBridgeOverlay extends QueueBackedOverlay {
   protected readonly core: SessionQueueCore;
   private readonly sessions = new Map<string, Set<string>>();
   private readonly now: () => number;
+  private readonly permissions = new InMemoryPermissionRequests();
   private nextPrompt = 1;
 
   constructor(options: InMemoryBridgeOverlayOptions = {}) {
     super();
     this.now = options.now ?? Date.now;
     const { overlaySize, activityRefreshMs } = options;
-    this.core = new SessionQueueCore({ now: this.now, overlaySize, activityRefreshMs, logger: new Logger('InMemoryBridgeOverlay') });
+    this.core = new SessionQueueCore({
+      now: this.now,
+      overlaySize,
+      activityRefreshMs,
+      logger: new Logger('InMemoryBridgeOverlay'),
+      interactions: (sessionId, promptId) => this.permissions.pendingOf(sessionId, promptId),
+    });
   }
 
   /** Makes a session live, with the client ids registered on it. */
@@ -94,6 +104,37 @@ export class InMemoryBridgeOverlay extends QueueBackedOverlay {
     const running = this.core.queue(sessionId).running;
     if (!running) throw new Error(`session ${sessionId} has no running prompt`);
     this.core.counted(sessionId, running, update);
+  }
+
+  /**
+   * The running prompt's agent asks approval for a tool call (SPEC §21):
+   * polls of the running turn show it in `pendingInteractions` (a new ETag;
+   * held requests wake) until `answerPermission` or the prompt's end.
+   * `answered` settles with the first answer, or `cancelled` when the prompt
+   * ends first, as the runtime answers its agent.
+   */
+  askPermission(
+    sessionId: string,
+    action: PendingInteraction['action'] = { title: 'Run a tool' },
+    request: InMemoryPermissionRequest = {},
+  ): { requestId: string; answered: Promise<PermissionOutcome> } {
+    this.clients(sessionId);
+    const running = this.core.queue(sessionId).running;
+    if (!running) throw new Error(`session ${sessionId} has no running prompt`);
+    const asked = this.permissions.ask(sessionId, running.promptId, this.now(), action, request);
+    this.core.interactionsChanged(sessionId, running.promptId);
+    return asked;
+  }
+
+  /**
+   * Answers a pending request of the session; the first answer wins: false
+   * when it is not pending (answered already, or its prompt ended). Throws
+   * for an option the request did not offer.
+   */
+  answerPermission(sessionId: string, requestId: string, outcome: PermissionOutcome): boolean {
+    const promptId = this.permissions.answer(sessionId, requestId, outcome);
+    if (promptId !== undefined) this.core.interactionsChanged(sessionId, promptId);
+    return promptId !== undefined;
   }
 
   /** Settles the running prompt (or `promptId`) as `completed`. */
@@ -146,6 +187,7 @@ export class InMemoryBridgeOverlay extends QueueBackedOverlay {
     this.clients(sessionId);
     // Not live first: a watcher woken by the close sees the session gone.
     this.sessions.delete(sessionId);
+    this.permissions.end(sessionId);
     this.core.close(sessionId, { state: 'error', error: { code: 'session_closed', message: 'Session closed' }, endedAt: this.now() });
   }
 
@@ -181,6 +223,7 @@ export class InMemoryBridgeOverlay extends QueueBackedOverlay {
     if (!entry) throw new Error(`prompt ${id} was never admitted to session ${sessionId}`);
     this.core.settle(sessionId, entry, { ...terminal, endedAt: this.now() });
     this.core.release(sessionId, entry);
+    this.permissions.end(sessionId, id);
     return this.overlay.get(sessionId, id)!.status;
   }
 

@@ -7,6 +7,7 @@ import { assertSingleCopy } from '../common/single-copy.js';
 assertSingleCopy();
 
 export { InMemoryBridgeOverlay, type InMemoryBridgeOverlayOptions } from './in-memory-bridge-overlay.js';
+export type { InMemoryPermissionRequest } from './in-memory-permission-requests.js';
 export { InMemoryTranscriptScan, type HeldScan } from './in-memory-transcript-scan.js';
 export { ScriptedEngine, type ScriptedTurn } from './scripted-engine.js';
 export {

@@ -1,4 +1,4 @@
-import type { EngineUpdate } from '../engines/agent-engine.js';
+import type { EnginePermissionRequest, EngineUpdate } from '../engines/agent-engine.js';
 import { ScriptedEngine } from './scripted-engine.js';
 
 describe('ScriptedEngine', () => {
@@ -37,5 +37,42 @@ describe('ScriptedEngine', () => {
     await expect(first).resolves.toEqual({ stopReason: 'cancelled' });
     (await engine.nextTurn()).fail(new Error('agent crashed'));
     await expect(second).rejects.toThrow('agent crashed');
+  });
+
+  it("asks the runtime's approval for a tool call and gets its decision; alone, with nobody to ask, is refused", async () => {
+    const engine = new ScriptedEngine();
+    const session = await engine.openSession({ sessionId: 's1', cwd: '/w', resume: false });
+    const asked: EnginePermissionRequest[] = [];
+    const running = session.prompt({
+      prompt: [],
+      signal: new AbortController().signal,
+      onUpdate: () => undefined,
+      requestPermission: async (request) => {
+        asked.push(request);
+        return { outcome: 'selected', optionId: request.options[0]!.optionId };
+      },
+    });
+    const turn = await engine.nextTurn();
+    await expect(turn.askPermission('rm -rf build')).resolves.toEqual({ outcome: 'selected', optionId: 'allow_once' });
+    expect(asked).toEqual([
+      {
+        toolCall: { toolCallId: 'scripted-1', title: 'rm -rf build', kind: 'execute' },
+        options: [
+          { optionId: 'allow_once', name: 'Allow once', kind: 'allow_once' },
+          { optionId: 'reject_once', name: 'Reject', kind: 'reject_once' },
+        ],
+      },
+    ]);
+    const own = { toolCall: { title: 'edit a.ts', kind: 'edit' }, options: [{ optionId: 'no', kind: 'reject_once' }] };
+    await turn.askPermission(own);
+    expect(asked[1]).toBe(own);
+    turn.finish();
+    await running;
+
+    const alone = session.prompt({ prompt: [], signal: new AbortController().signal, onUpdate: () => undefined });
+    const unasked = await engine.nextTurn();
+    await expect(unasked.askPermission()).resolves.toEqual({ outcome: 'cancelled' });
+    unasked.finish();
+    await alone;
   });
 });

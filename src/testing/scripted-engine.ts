@@ -1,5 +1,7 @@
 import {
   AgentEngine,
+  type EnginePermissionOutcome,
+  type EnginePermissionRequest,
   type EngineSession,
   type EngineSessionContext,
   type EngineTurnRequest,
@@ -24,10 +26,30 @@ export interface ScriptedTurn {
   tool(toolCallId: string, title: string, output?: string): void;
   /** Streams any update. */
   emit(update: EngineUpdate): void;
+  /**
+   * Asks approval for a tool call, as an agent does before it runs one
+   * (SPEC §21): the runtime holds the request — polls show it in
+   * `pendingInteractions`, clients answer it over REST — and this settles
+   * with the decision, or `cancelled` when the turn ends first. A string is
+   * the tool call's title, with options allow once (`allow_once`) and
+   * reject (`reject_once`), each its kind as its id.
+   */
+  askPermission(request?: string | EnginePermissionRequest): Promise<EnginePermissionOutcome>;
   /** Ends the turn with a stop reason. @default 'end_turn' */
   finish(stopReason?: string): void;
   /** Ends the turn with an engine error (e.g. a JSON-RPC error object). */
   fail(error: unknown): void;
+}
+
+/** The tool call and options of `askPermission('title')`. */
+function permissionRequest(title: string, toolCallId: string): EnginePermissionRequest {
+  return {
+    toolCall: { toolCallId, title, kind: 'execute' },
+    options: [
+      { optionId: 'allow_once', name: 'Allow once', kind: 'allow_once' },
+      { optionId: 'reject_once', name: 'Reject', kind: 'reject_once' },
+    ],
+  };
 }
 
 /**
@@ -40,6 +62,8 @@ export interface ScriptedTurn {
  * // RuntimeModule.forRoot({ ..., engine: { useValue: engine } })
  * const turn = await engine.nextTurn();
  * turn.say('hello');
+ * const decision = turn.askPermission('rm -rf build'); // pending on polls until a client answers over REST
+ * if ((await decision).outcome === 'selected') turn.say(' and done');
  * turn.finish();
  * ```
  *
@@ -51,6 +75,7 @@ export class ScriptedEngine extends AgentEngine {
   honorAbort = true;
   private readonly started: ScriptedTurn[] = [];
   private readonly waiters: Array<(turn: ScriptedTurn) => void> = [];
+  private nextToolCall = 1;
 
   async openSession({ sessionId }: EngineSessionContext): Promise<EngineSession> {
     return {
@@ -78,6 +103,11 @@ export class ScriptedEngine extends AgentEngine {
         tool: (toolCallId, title, output) => {
           emit({ kind: 'tool_call', toolCallId, title, status: 'pending' });
           if (output !== undefined) emit({ kind: 'tool_call_update', toolCallId, status: 'completed', output });
+        },
+        askPermission: async (asked = 'Run a tool') => {
+          const permission = typeof asked === 'string' ? permissionRequest(asked, `scripted-${this.nextToolCall++}`) : asked;
+          // No runtime to ask (an engine used alone): nobody can approve, so the tool is refused.
+          return request.requestPermission ? request.requestPermission(permission) : { outcome: 'cancelled' };
         },
         finish: (stopReason = 'end_turn') => resolve({ stopReason }),
         fail: reject,

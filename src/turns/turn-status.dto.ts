@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '../common/swagger.js';
 import { Type } from 'class-transformer';
-import { Equals, IsInt, IsObject, IsString, MaxLength, Min, ValidateNested } from 'class-validator';
+import { Equals, IsArray, IsInt, IsObject, IsString, MaxLength, Min, ValidateNested } from 'class-validator';
 import { IsOmittable } from '../validation/is-omittable.decorator.js';
 import { RESULT_TEXT_TRUNCATED, TURN_LIMITS } from './rules/limits.js';
 import type {
@@ -8,6 +8,8 @@ import type {
   CompletedTurnStatus,
   ErrorTurnStatus,
   IdleTurnStatus,
+  PendingInteraction,
+  PendingInteractionOption,
   QueuedTurnStatus,
   RunningTurnStatus,
   TurnActivity,
@@ -149,6 +151,78 @@ export class TurnActivityDto implements TurnActivity {
   lastTool?: string;
 }
 
+/** SPEC §21: a title or label at most this many UTF-16 code units. */
+const INTERACTION_TEXT_LIMIT = 4_096;
+
+/** @publicApi */
+export class PendingInteractionOptionDto implements PendingInteractionOption {
+  @ApiProperty({ example: 'proceed_once' })
+  @IsString()
+  optionId!: string;
+
+  @LimitedText(INTERACTION_TEXT_LIMIT, { example: 'Allow once' })
+  label?: string;
+
+  @ApiProperty({ description: "ACP's kind: allow_once, allow_always, reject_once, reject_always.", example: 'allow_once' })
+  @IsString()
+  kind!: string;
+}
+
+/** The tool call a pending request is about, as the agent described it. @publicApi */
+export class PendingInteractionActionDto {
+  @LimitedText(INTERACTION_TEXT_LIMIT, { description: "The tool's kind (ACP: read, edit, execute, ...).", example: 'execute' })
+  type?: string;
+
+  @LimitedText(INTERACTION_TEXT_LIMIT, { example: 'echo ran > marker.txt' })
+  title?: string;
+
+  @ApiPropertyOptional({ description: "The tool call's content, as the agent sent it (dropped when the item would pass 16 KiB)." })
+  content?: unknown;
+
+  @ApiPropertyOptional({ description: 'The files it touches, as the agent sent them.' })
+  locations?: unknown;
+
+  @ApiPropertyOptional({ description: "The tool's input, as the agent sent it (dropped when the item would pass 16 KiB)." })
+  input?: unknown;
+}
+
+/**
+ * A tool call the running turn waits on approval for (SPEC §21).
+ *
+ * @publicApi
+ */
+export class PendingInteractionDto implements PendingInteraction {
+  @ApiProperty({
+    description: 'Answer it at POST /session/{id}/permission/{requestId}.',
+    example: '5c1d2a8e-7f7b-4a44-9a57-1f2e3d4c5b6a.4f1c2a9b0d3e5f67',
+  })
+  @IsString()
+  requestId!: string;
+
+  @ApiProperty({ enum: ['permission'] })
+  @Equals('permission')
+  kind!: 'permission';
+
+  @ApiProperty({ format: 'date-time' })
+  @IsString()
+  createdAt!: string;
+
+  @ApiProperty({ type: () => PendingInteractionActionDto })
+  @IsObject()
+  @ValidateNested()
+  @Type(() => PendingInteractionActionDto)
+  action!: PendingInteractionActionDto;
+
+  @ApiProperty({ type: () => [PendingInteractionOptionDto] })
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => PendingInteractionOptionDto)
+  options!: PendingInteractionOptionDto[];
+
+  @TrueFlag('content, input or locations was dropped to keep the item within 16 KiB.')
+  truncated?: true;
+}
+
 /** @publicApi */
 export class RunningTurnStatusDto extends PromptStatusDto implements RunningTurnStatus {
   @StateIs('running')
@@ -169,6 +243,16 @@ export class RunningTurnStatusDto extends PromptStatusDto implements RunningTurn
   @ValidateNested()
   @Type(() => TurnActivityDto)
   activity?: TurnActivityDto;
+
+  @ApiPropertyOptional({
+    type: () => [PendingInteractionDto],
+    description: 'Present while the agent waits on approval of a tool call; the state stays running.',
+  })
+  @IsOmittable()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => PendingInteractionDto)
+  pendingInteractions?: PendingInteractionDto[];
 }
 
 /** Fields shared by the three terminal states. */

@@ -47,6 +47,36 @@ export interface TurnActivity {
   lastTool?: string;
 }
 
+/**
+ * One option a pending request offers; `kind` is ACP's (`allow_once`,
+ * `allow_always`, `reject_once`, `reject_always`).
+ *
+ * @publicApi
+ */
+export interface PendingInteractionOption {
+  optionId: string;
+  label?: string;
+  kind: string;
+}
+
+/**
+ * A tool call the agent waits on a client's approval for (SPEC §21): the
+ * peer's `pendingInteractions` item. Bounded: `title` at most 4,096 UTF-16
+ * code units, the item as JSON at most 16 KiB (a larger `content` or `input`
+ * is dropped, and `truncated` says so).
+ *
+ * @publicApi
+ */
+export interface PendingInteraction {
+  requestId: string;
+  kind: 'permission';
+  /** ISO 8601. */
+  createdAt: string;
+  action: { type?: string; title?: string; content?: unknown; locations?: unknown; input?: unknown };
+  options: PendingInteractionOption[];
+  truncated?: true;
+}
+
 /** Dispatched into the session, not settled yet. @publicApi */
 export interface RunningTurnStatus extends PromptFields {
   state: 'running';
@@ -55,6 +85,8 @@ export interface RunningTurnStatus extends PromptFields {
   startedAt: number;
   /** Present once the agent has sent an update. */
   activity?: TurnActivity;
+  /** Present while the agent waits on approval of a tool call (SPEC §21); the state stays `running`. */
+  pendingInteractions?: PendingInteraction[];
 }
 
 /** Fields of every settled status. */

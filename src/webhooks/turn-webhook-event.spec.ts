@@ -22,6 +22,8 @@ function describeEvent(event: TurnWebhookEvent): string {
       return `${event.data.promptId} cancelled at ${event.data.endedAt}`;
     case 'turn.error':
       return `${event.data.promptId} failed: ${event.data.error.code}`;
+    case 'turn.permission_requested':
+      return `${event.data.promptId} waits on ${event.requestId}`;
     default: {
       const exhaustive: never = event;
       return exhaustive;

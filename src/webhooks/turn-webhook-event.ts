@@ -7,8 +7,15 @@ import type { CancelledTurnStatus, CompletedTurnStatus, ErrorTurnStatus, Running
  */
 export const TURN_WEBHOOK_EVENT_TYPES = ['turn.started', 'turn.completed', 'turn.cancelled', 'turn.error'] as const;
 
+/**
+ * Event types a subscription gets only by naming them in `events` (`turn.*` does not include them).
+ *
+ * @publicApi
+ */
+export const OPT_IN_TURN_WEBHOOK_EVENT_TYPES = ['turn.permission_requested'] as const;
+
 /** @publicApi */
-export type TurnWebhookEventType = (typeof TURN_WEBHOOK_EVENT_TYPES)[number];
+export type TurnWebhookEventType = (typeof TURN_WEBHOOK_EVENT_TYPES)[number] | (typeof OPT_IN_TURN_WEBHOOK_EVENT_TYPES)[number];
 
 /** What a subscription gets without `events`: the terminal ones. */
 export const DEFAULT_TURN_WEBHOOK_EVENTS: readonly TurnWebhookEventType[] = ['turn.completed', 'turn.cancelled', 'turn.error'];
@@ -32,12 +39,31 @@ export type TurnCancelledWebhookEvent = TurnWebhookEventOf<'turn.cancelled', Can
 export type TurnErrorWebhookEvent = TurnWebhookEventOf<'turn.error', ErrorTurnStatus>;
 
 /**
+ * The agent waits on approval of a tool call (SPEC §21): `data` is the
+ * running turn's status, its `pendingInteractions` holding the request
+ * `requestId` names; answer it at `POST /session/:id/permission/:requestId`.
+ *
+ * @publicApi
+ */
+export interface TurnPermissionRequestedWebhookEvent {
+  type: 'turn.permission_requested';
+  timestamp: number;
+  requestId: string;
+  data: RunningTurnStatus;
+}
+
+/**
  * The body of a turn webhook: a union on `type`, so `event.type ===
  * 'turn.completed'` narrows `event.data` to a {@link CompletedTurnStatus}.
  *
  * @publicApi
  */
-export type TurnWebhookEvent = TurnStartedWebhookEvent | TurnCompletedWebhookEvent | TurnCancelledWebhookEvent | TurnErrorWebhookEvent;
+export type TurnWebhookEvent =
+  | TurnStartedWebhookEvent
+  | TurnCompletedWebhookEvent
+  | TurnCancelledWebhookEvent
+  | TurnErrorWebhookEvent
+  | TurnPermissionRequestedWebhookEvent;
 
 /** The event a turn status is sent as; none for a status no event carries (idle, queued). */
 export function turnWebhookEventOf(data: TurnStatus, timestamp: number): TurnWebhookEvent | undefined {

@@ -5,12 +5,14 @@
 export { verifyTurnWebhook, TurnWebhookVerificationError } from './turn-webhook-signature.js';
 export {
   TURN_WEBHOOK_EVENT_TYPES,
+  OPT_IN_TURN_WEBHOOK_EVENT_TYPES,
   type TurnWebhookEvent,
   type TurnWebhookEventType,
   type TurnStartedWebhookEvent,
   type TurnCompletedWebhookEvent,
   type TurnCancelledWebhookEvent,
   type TurnErrorWebhookEvent,
+  type TurnPermissionRequestedWebhookEvent,
 } from './turn-webhook-event.js';
 export type {
   TurnStatus,

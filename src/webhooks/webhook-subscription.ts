@@ -34,13 +34,15 @@ export function listedWebhook(stored: StoredWebhook): ListedWebhook {
   };
 }
 
-/** The event types a subscription's `events` asks for (`turn.*`: all of them). */
+/** The event types a subscription's `events` asks for (`turn.*`: all of `all`; an opt-in one only by name). */
 export function wantedEvents(
   requested: readonly string[] | undefined,
   all: readonly TurnWebhookEventType[],
   fallback: readonly TurnWebhookEventType[],
+  optIn: readonly TurnWebhookEventType[] = [],
 ) {
   if (requested === undefined) return [...fallback];
-  if (requested.includes('turn.*')) return [...all];
-  return all.filter((type) => requested.includes(type));
+  const named = optIn.filter((type) => requested.includes(type));
+  if (requested.includes('turn.*')) return [...all, ...named];
+  return [...all.filter((type) => requested.includes(type)), ...named];
 }

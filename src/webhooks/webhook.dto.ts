@@ -1,10 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '../common/swagger.js';
 import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { TURN_WEBHOOK_EVENT_TYPES, type TurnWebhookEventType } from './turn-webhook-event.js';
+import { OPT_IN_TURN_WEBHOOK_EVENT_TYPES, TURN_WEBHOOK_EVENT_TYPES, type TurnWebhookEventType } from './turn-webhook-event.js';
 import type { DeliveryLogEntry } from './webhook-delivery.js';
 import type { ListedWebhook } from './webhook-subscription.js';
 
-const EVENTS = [...TURN_WEBHOOK_EVENT_TYPES, 'turn.*'];
+const TYPES = [...TURN_WEBHOOK_EVENT_TYPES, ...OPT_IN_TURN_WEBHOOK_EVENT_TYPES];
+const EVENTS = [...TYPES, 'turn.*'];
 const WEBHOOK_ID = 'wh_2f0e6c1e-3c1d-4b8e-9d51-0d6f4c1b2a39';
 
 export class CreateWebhookDto {
@@ -16,7 +17,8 @@ export class CreateWebhookDto {
   @ApiPropertyOptional({
     enum: EVENTS,
     isArray: true,
-    description: 'Default: turn.completed, turn.cancelled, turn.error; `turn.*` adds turn.started.',
+    description:
+      'Default: turn.completed, turn.cancelled, turn.error; `turn.*` adds turn.started; turn.permission_requested only when named.',
   })
   @IsOptional()
   @IsArray()
@@ -34,7 +36,7 @@ export class CreateWebhookDto {
 export class WebhookDto implements ListedWebhook {
   @ApiProperty({ example: WEBHOOK_ID }) webhookId!: string;
   @ApiProperty({ example: 'https://ci.example.com/hooks/turns' }) url!: string;
-  @ApiProperty({ enum: TURN_WEBHOOK_EVENT_TYPES, isArray: true }) events!: TurnWebhookEventType[];
+  @ApiProperty({ enum: TYPES, isArray: true }) events!: TurnWebhookEventType[];
   @ApiProperty({ description: 'Epoch ms.' }) createdAt!: number;
   @ApiPropertyOptional({ enum: [true], description: 'Present when a token is sent (the token itself is never listed).' }) hasToken?: true;
   @ApiPropertyOptional({ description: 'Set when the receiver answered 410 Gone: nothing more is sent (epoch ms).' }) disabledAt?: number;
@@ -51,7 +53,7 @@ export class WebhooksDto {
 
 export class DeliveryDto implements DeliveryLogEntry {
   @ApiProperty({ description: 'Also the `webhook-id` header, the same on every attempt.' }) deliveryId!: string;
-  @ApiProperty({ enum: TURN_WEBHOOK_EVENT_TYPES }) type!: TurnWebhookEventType;
+  @ApiProperty({ enum: TYPES }) type!: TurnWebhookEventType;
   @ApiProperty() promptId!: string;
   @ApiProperty() attempts!: number;
   @ApiProperty({ enum: ['pending', 'delivered', 'failed'] }) state!: 'pending' | 'delivered' | 'failed';

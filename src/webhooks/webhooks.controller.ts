@@ -5,7 +5,7 @@ import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import { apiError } from '../errors/api-errors.js';
 import { ApiExceptionFilter } from '../errors/api-exception.filter.js';
 import { createValidationPipe } from '../validation/validation.pipe.js';
-import { DEFAULT_TURN_WEBHOOK_EVENTS, TURN_WEBHOOK_EVENT_TYPES } from './turn-webhook-event.js';
+import { DEFAULT_TURN_WEBHOOK_EVENTS, OPT_IN_TURN_WEBHOOK_EVENT_TYPES, TURN_WEBHOOK_EVENT_TYPES } from './turn-webhook-event.js';
 import { generateWebhookSecret } from './webhook-secret.js';
 import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings.js';
 import { listedWebhook, wantedEvents } from './webhook-subscription.js';
@@ -45,7 +45,7 @@ export class WebhooksController {
     } catch (error) {
       throw error instanceof ForbiddenWebhookUrl ? error.toApiError() : error;
     }
-    const events = wantedEvents(body.events, TURN_WEBHOOK_EVENT_TYPES, DEFAULT_TURN_WEBHOOK_EVENTS);
+    const events = wantedEvents(body.events, TURN_WEBHOOK_EVENT_TYPES, DEFAULT_TURN_WEBHOOK_EVENTS, OPT_IN_TURN_WEBHOOK_EVENT_TYPES);
     const stored = await this.subscriptions.add(sessionId, { url: body.url, events, secret: generateWebhookSecret(), token: body.token });
     return { ...listedWebhook(stored), secret: stored.secret };
   }

@@ -12,6 +12,10 @@ export type SessionEventType =
   | 'turn_error'
   | 'prompt_cancelled'
   | 'session_rewound'
+  | 'permission_request'
+  | 'permission_resolved'
+  | 'permission_already_resolved'
+  | 'permission_forbidden'
   | 'replay_complete'
   | 'state_resync_required';
 
@@ -31,6 +35,38 @@ export interface SessionEventData {
   turn_error: { sessionId: string; promptId: string; message: string; code: string; state: 'error'; [field: string]: unknown };
   prompt_cancelled: { sessionId: string; promptId: string };
   session_rewound: { sessionId: string; promptId: string; targetTurnIndex: number; filesChanged: string[]; filesFailed: string[] };
+  /** The agent asks approval for a tool call (SPEC §21): the ACP tool call and options, bounded. */
+  permission_request: { sessionId: string; requestId: string; toolCall: Record<string, unknown>; options: PermissionRequestOption[] };
+  /** The request is answered, by a client (`voterClientId` when it named itself), the policy or the turn's end. */
+  permission_resolved: { sessionId: string; requestId: string; outcome: PermissionOutcome; voterClientId?: string };
+  /** A client answered a request already answered (its answer is a `404`). */
+  permission_already_resolved: { sessionId: string; requestId: string; outcome: PermissionOutcome };
+  /** A client the policy does not allow answered (its answer is a `403`). */
+  permission_forbidden: { sessionId: string; requestId: string; reason: 'designated_mismatch'; clientId?: string };
+}
+
+/** An option of a `permission_request`, as ACP offers it. @publicApi */
+export interface PermissionRequestOption {
+  optionId: string;
+  name?: string;
+  kind: string;
+}
+
+/**
+ * An answer to a request for approval: one of the options offered, or `cancelled` (SPEC §21).
+ *
+ * @publicApi
+ */
+export type PermissionOutcome = { outcome: 'selected'; optionId: string } | { outcome: 'cancelled' };
+
+/**
+ * The body of `POST /session/:id/permission/:requestId` and `POST /permission/:requestId`
+ * (the peer's `PermissionResponse`; other fields are ignored).
+ *
+ * @publicApi
+ */
+export interface PermissionAnswer {
+  outcome: PermissionOutcome;
 }
 
 /** The `data` of each stream marker. @publicApi */

@@ -1,0 +1,63 @@
+import { PassThrough } from 'node:stream';
+import type { PendingInteraction } from '../client/index.js';
+import { describeRequest, permissionLine, printable, Progress } from './cli-output.js';
+
+const request: PendingInteraction = {
+  requestId: 'r1',
+  kind: 'permission',
+  createdAt: '2026-12-03T12:00:00.000Z',
+  action: { type: 'execute', title: 'echo ran > marker.txt' },
+  options: [
+    { optionId: 'proceed_once', kind: 'allow_once' },
+    { optionId: 'reject', kind: 'reject_once' },
+  ],
+};
+
+describe('printable', () => {
+  it("keeps an agent's text from driving the terminal: no escape sequence, no bidi override, no line break", () => {
+    expect(printable('rm -rf /\u001b[2K\u001b]0;owned\u0007 ok')).toBe('rm -rf /?[2K?]0;owned? ok');
+    expect(printable('a\u202Eb\nc\td')).toBe('a?b c d');
+    expect(printable('x'.repeat(300), 10)).toBe(`${'x'.repeat(9)}…`);
+    expect(printable('plain')).toBe('plain');
+  });
+});
+
+describe('permission lines', () => {
+  it("name the tool's kind and title, and each option with its kind", () => {
+    expect(describeRequest(request)).toBe('execute "echo ran > marker.txt"');
+    expect(describeRequest({ ...request, action: {} })).toBe('"(untitled)"');
+    expect(permissionLine(request)).toBe('r1\texecute "echo ran > marker.txt"\tproceed_once(allow_once) reject(reject_once)');
+  });
+});
+
+describe('Progress on a terminal', () => {
+  function terminal() {
+    const stderr = Object.assign(new PassThrough(), { isTTY: true });
+    let screen = '';
+    // The escape character shown as ^[, as a terminal's caret notation does.
+    stderr.on('data', (chunk: Buffer) => (screen += chunk.toString().replaceAll('\u001b', '^[')));
+    return { stderr, screen: () => screen };
+  }
+
+  it('writes a note above the live line and draws the line again; leaves the terminal to a question until it is answered', async () => {
+    const { stderr, screen } = terminal();
+    const progress = new Progress(stderr);
+    progress.update({ sessionId: 's', promptId: 'p', state: 'running', queuedAt: 1, startedAt: 1 });
+    progress.note('permission r1: asked');
+    expect(screen()).toMatch(/^\r\^\[\[2Krunning \d+\.\ds\r\^\[\[2Kpermission r1: asked\n\r\^\[\[2Krunning \d+\.\ds$/);
+    let answer!: () => void;
+    const asked = progress.pause(async () => {
+      stderr.write('allow once? [y/N] ');
+      // A change of state while the question is on screen is not drawn over it.
+      progress.update({ sessionId: 's', promptId: 'p', state: 'queued', queuedAt: 1 });
+      await new Promise<void>((resolve) => (answer = resolve));
+    });
+    const before = screen().length;
+    await Promise.resolve();
+    expect(screen().slice(before - 'allow once? [y/N] '.length)).toBe('allow once? [y/N] ');
+    answer();
+    await asked;
+    expect(screen().slice(before)).toMatch(/^\r\^\[\[2Kqueued \d+\.\ds$/);
+    progress.done();
+  });
+});

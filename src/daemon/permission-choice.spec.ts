@@ -1,0 +1,27 @@
+import type { PendingInteraction, PendingInteractionOption } from '../client/index.js';
+import { outcomeFor } from './permission-choice.js';
+
+const offering = (...options: PendingInteractionOption[]): PendingInteraction => ({
+  requestId: 'r',
+  kind: 'permission',
+  createdAt: '2026-12-03T12:00:00.000Z',
+  action: { title: 'Run rm -rf build' },
+  options,
+});
+const always = { optionId: 'always', kind: 'allow_always' };
+const once = { optionId: 'once', kind: 'allow_once' };
+const reject = { optionId: 'no', kind: 'reject_once' };
+const never = { optionId: 'never', kind: 'reject_always' };
+
+describe('outcomeFor', () => {
+  it('allows with the allow_once option only, never a wider grant', () => {
+    expect(outcomeFor(offering(always, once, reject), 'allow')).toEqual({ outcome: 'selected', optionId: 'once' });
+    expect(outcomeFor(offering(always, reject), 'allow')).toBeUndefined();
+  });
+
+  it('denies with reject_once, else reject_always, else by cancelling', () => {
+    expect(outcomeFor(offering(once, never, reject), 'deny')).toEqual({ outcome: 'selected', optionId: 'no' });
+    expect(outcomeFor(offering(once, never), 'deny')).toEqual({ outcome: 'selected', optionId: 'never' });
+    expect(outcomeFor(offering(once, { optionId: 'x', kind: 'something_else' }), 'deny')).toEqual({ outcome: 'cancelled' });
+  });
+});

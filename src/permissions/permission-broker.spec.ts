@@ -1,0 +1,156 @@
+import { ApiException } from '../errors/api-exception.js';
+import { SessionEventBus } from '../events/session-event-bus.js';
+import { ManualClock } from '../../test/support/manual-clock.js';
+import type { EnginePermissionOutcome } from '../engines/agent-engine.js';
+import type { SessionEventKind } from '../wire/session-event.js';
+import { PermissionBroker } from './permission-broker.js';
+import type { PermissionOptions } from './permission-options.js';
+
+const SESSION = '0b7c5a3e-8f7e-4c52-9d0c-3c1f2e4a5b6c';
+const TURN = { sessionId: SESSION, promptId: 'p1', originatorClientId: 'client_a' };
+const REQUEST = {
+  toolCall: { toolCallId: 'c1', title: 'rm -rf build', kind: 'execute', rawInput: { command: 'rm -rf build' } },
+  options: [
+    { optionId: 'yes', name: 'Allow', kind: 'allow_once' },
+    { optionId: 'no', name: 'Reject', kind: 'reject_once' },
+  ],
+};
+const YES = { outcome: 'selected', optionId: 'yes' } as const;
+const NO = { outcome: 'selected', optionId: 'no' } as const;
+
+function rig(options: Partial<PermissionOptions> = {}) {
+  const clock = new ManualClock();
+  const events = new SessionEventBus(clock);
+  const published: Array<{ type: SessionEventKind; data: unknown }> = [];
+  events.subscribe(SESSION).subscribe((e) => published.push({ type: e.type, data: e.data }));
+  const broker = new PermissionBroker(events, clock, { permissionPolicy: 'ask', permissionResponder: 'first-responder', ...options });
+  const changes: string[] = [];
+  broker.onChange((sessionId, promptId) => changes.push(`${sessionId} ${promptId}`));
+  const ask = (signal = new AbortController().signal) => {
+    const outcomes: EnginePermissionOutcome[] = [];
+    const asked = broker.ask(TURN, REQUEST, signal).then((outcome) => void outcomes.push(outcome));
+    const [item] = broker.pendingOf(SESSION, 'p1') ?? [];
+    return { outcomes, asked, requestId: item?.requestId ?? '' };
+  };
+  return { broker, published, changes, ask };
+}
+
+const codeOf = (action: () => void): string | undefined => {
+  try {
+    action();
+    return undefined;
+  } catch (error) {
+    return error instanceof ApiException ? error.code : 'not an ApiException';
+  }
+};
+
+describe('PermissionBroker', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('holds a request until the first answer, hands that one to the agent once, and announces both', async () => {
+    const { broker, published, changes, ask } = rig();
+    const { outcomes, asked, requestId } = ask();
+    expect(broker.pendingInSession(SESSION)).toHaveLength(1);
+    expect(published.map((e) => e.type)).toEqual(['permission_request']);
+    expect(changes).toEqual([`${SESSION} p1`]);
+    broker.answer(requestId, YES, 'client_b', SESSION);
+    await asked;
+    expect(outcomes).toEqual([YES]);
+    expect(broker.pendingOf(SESSION, 'p1')).toBeUndefined();
+    expect(broker.pendingCount).toBe(0);
+    expect(published.at(-1)).toEqual({
+      type: 'permission_resolved',
+      data: { sessionId: SESSION, requestId, outcome: YES, voterClientId: 'client_b' },
+    });
+    expect(changes).toHaveLength(2);
+  });
+
+  it('lets one of two answers given at once win; the other is a 404 and the late voter is told the outcome', async () => {
+    const { broker, published, ask } = rig();
+    const { outcomes, asked, requestId } = ask();
+    const answers = await Promise.allSettled([
+      Promise.resolve().then(() => broker.answer(requestId, NO, 'client_a')),
+      Promise.resolve().then(() => broker.answer(requestId, YES, 'client_b')),
+    ]);
+    await asked;
+    expect(answers.map((a) => a.status)).toEqual(['fulfilled', 'rejected']);
+    expect(((answers[1] as PromiseRejectedResult).reason as ApiException).code).toBe('permission_not_found');
+    expect(outcomes).toEqual([NO]);
+    expect(published.filter((e) => e.type === 'permission_resolved')).toHaveLength(1);
+    expect(published.at(-1)).toEqual({ type: 'permission_already_resolved', data: { sessionId: SESSION, requestId, outcome: NO } });
+  });
+
+  it('answers the agent cancelled when the turn ends first; a later answer is a 404', async () => {
+    const { broker, ask } = rig();
+    const turn = new AbortController();
+    const { outcomes, asked, requestId } = ask(turn.signal);
+    turn.abort();
+    expect(codeOf(() => broker.answer(requestId, YES, undefined))).toBe('permission_not_found');
+    await asked;
+    expect(outcomes).toEqual([{ outcome: 'cancelled' }]);
+  });
+
+  it('keeps the answer given before the turn ends', async () => {
+    const { broker, ask } = rig();
+    const turn = new AbortController();
+    const { outcomes, asked, requestId } = ask(turn.signal);
+    broker.answer(requestId, YES, undefined);
+    turn.abort();
+    await asked;
+    expect(outcomes).toEqual([YES]);
+  });
+
+  it('refuses an option not offered, another session’s route and an unknown id — and keeps waiting', () => {
+    const { broker, ask } = rig();
+    const { requestId } = ask();
+    expect(codeOf(() => broker.answer(requestId, { outcome: 'selected', optionId: 'maybe' }, undefined))).toBe(
+      'permission_option_not_offered',
+    );
+    expect(codeOf(() => broker.answer(requestId, YES, undefined, '11111111-2222-4333-8444-555555555555'))).toBe('permission_not_found');
+    expect(codeOf(() => broker.answer('nope', YES, undefined))).toBe('permission_not_found');
+    expect(broker.pendingCount).toBe(1);
+  });
+
+  it('under designated, lets only the originator answer (403, and a permission_forbidden event)', async () => {
+    const { broker, published, ask } = rig({ permissionResponder: 'designated' });
+    const { outcomes, asked, requestId } = ask();
+    expect(codeOf(() => broker.answer(requestId, YES, 'client_b'))).toBe('permission_forbidden');
+    expect(codeOf(() => broker.answer(requestId, YES, undefined))).toBe('permission_forbidden');
+    expect(published.at(-1)?.type).toBe('permission_forbidden');
+    broker.answer(requestId, YES, 'client_a');
+    await asked;
+    expect(outcomes).toEqual([YES]);
+  });
+
+  it('refuses a request nobody answered within the time-out', async () => {
+    jest.useFakeTimers();
+    const { broker, ask } = rig({ permissionTimeoutMs: 1_000 });
+    const { outcomes, asked } = ask();
+    jest.advanceTimersByTime(999);
+    expect(broker.pendingCount).toBe(1);
+    jest.advanceTimersByTime(1);
+    await asked;
+    expect(outcomes).toEqual([NO]);
+    expect(broker.pendingCount).toBe(0);
+  });
+
+  it.each([
+    ['allow', YES],
+    ['deny', NO],
+  ] as const)('under %s, answers at once and holds nothing', async (permissionPolicy, expected) => {
+    const { broker, published, ask } = rig({ permissionPolicy });
+    const { outcomes, asked } = ask();
+    await asked;
+    expect(outcomes).toEqual([expected]);
+    expect(broker.pendingCount).toBe(0);
+    expect(published).toEqual([]);
+  });
+
+  it('answers every pending request cancelled at shutdown', async () => {
+    const { broker, ask } = rig();
+    const { outcomes, asked } = ask();
+    broker.onApplicationShutdown();
+    await asked;
+    expect(outcomes).toEqual([{ outcome: 'cancelled' }]);
+  });
+});

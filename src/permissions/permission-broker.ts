@@ -1,0 +1,237 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { Clock } from '../common/clock.js';
+import type { EnginePermissionOutcome, EnginePermissionRequest } from '../engines/agent-engine.js';
+import { apiError } from '../errors/api-errors.js';
+import { SessionEventBus } from '../events/session-event-bus.js';
+import { TURNS_CHANNELS, type PermissionDecider } from '../telemetry/turns-channels.js';
+import type { PendingInteraction } from '../turns/turn-status.js';
+import type { TurnTransition } from '../bridge/turn-transition.js';
+import { permissionRequestId } from '../wire/permission-request-id.js';
+import type { PermissionOutcome } from '../wire/session-event.js';
+import { boundedToolCall, pendingInteractionOf } from './pending-interaction.js';
+import { decisionLine, outcomeKind, requestLine } from './permission-log.js';
+import { PERMISSION_OPTIONS, type PermissionOptions } from './permission-options.js';
+import { allowingOutcome, mayAnswer, refusingOutcome } from './permission-policy.js';
+import { RecentAnswers } from './recent-answers.js';
+
+/** The prompt a request for approval belongs to. */
+export interface PermissionTurn {
+  sessionId: string;
+  promptId: string;
+  originatorClientId?: string;
+}
+
+/** A request held for a client's answer. */
+interface HeldRequest extends PermissionTurn {
+  readonly requestId: string;
+  readonly item: PendingInteraction;
+  /** The tool's title, for the log. */
+  readonly title: string;
+  /** The latch: set once, by the first answer (a client's, the time-out's, or the turn's end). */
+  resolved: boolean;
+  /** Hands the outcome to the agent and stops listening for the turn's end. */
+  finish(outcome: EnginePermissionOutcome): void;
+}
+
+const CANCELLED: EnginePermissionOutcome = { outcome: 'cancelled' };
+
+/**
+ * The requests for approval agents are waiting on (SPEC §21): holds each
+ * under the `ask` policy until the first answer — a client's, the time-out's,
+ * or the end of its turn — and hands that one to the agent, exactly once.
+ * The `allow` and `deny` policies answer at once. The bridge projects the
+ * pending ones onto the running turn's status, and hangs {@link observe} on
+ * its transition stream so a turn that ends leaves nothing pending.
+ */
+@Injectable()
+export class PermissionBroker implements OnApplicationShutdown {
+  private readonly logger = new Logger('Permissions');
+  private readonly held = new Map<string, HeldRequest>();
+  private readonly bySession = new Map<string, HeldRequest[]>();
+  private readonly answered = new RecentAnswers();
+  private readonly listeners = new Set<(sessionId: string, promptId: string) => void>();
+  private readonly requestListeners = new Set<(turn: PermissionTurn, item: PendingInteraction) => void>();
+
+  constructor(
+    private readonly events: SessionEventBus,
+    private readonly clock: Clock,
+    @Inject(PERMISSION_OPTIONS) private readonly options: PermissionOptions,
+  ) {
+    if (options.permissionPolicy === 'allow') {
+      this.logger.warn('permission policy "allow": every tool call an agent asks to run is approved unseen');
+    }
+  }
+
+  /**
+   * An agent asks approval for a tool call during `turn`: settles with the
+   * decision, exactly once; `cancelled` when `signal` (the turn's) aborts first.
+   */
+  ask(turn: PermissionTurn, request: EnginePermissionRequest, signal: AbortSignal): Promise<EnginePermissionOutcome> {
+    const requestId = permissionRequestId(turn.sessionId, randomBytes(8).toString('hex'));
+    const item = pendingInteractionOf(requestId, this.clock.now(), request);
+    const title = item.action.title ?? '';
+    const { permissionPolicy } = this.options;
+    if (permissionPolicy !== 'ask' || signal.aborted) {
+      const outcome =
+        permissionPolicy === 'allow'
+          ? allowingOutcome(request.options)
+          : permissionPolicy === 'deny'
+            ? refusingOutcome(request.options)
+            : CANCELLED;
+      this.logger.log(requestLine(requestId, title, turn.promptId));
+      this.decided(requestId, title, outcome, request.options, signal.aborted ? 'turn_end' : 'policy');
+      return Promise.resolve(outcome);
+    }
+    return new Promise((resolve) => {
+      const onEnd = () => this.resolve(entry, CANCELLED, 'turn_end');
+      const timer =
+        this.options.permissionTimeoutMs === undefined
+          ? undefined
+          : setTimeout(() => this.resolve(entry, refusingOutcome(request.options), 'timeout'), this.options.permissionTimeoutMs);
+      timer?.unref?.();
+      const entry: HeldRequest = {
+        ...turn,
+        requestId,
+        item,
+        title,
+        resolved: false,
+        finish: (outcome) => {
+          signal.removeEventListener('abort', onEnd);
+          clearTimeout(timer);
+          resolve(outcome);
+        },
+      };
+      signal.addEventListener('abort', onEnd, { once: true });
+      this.held.set(requestId, entry);
+      this.bySession.set(turn.sessionId, [...(this.bySession.get(turn.sessionId) ?? []), entry]);
+      this.logger.log(requestLine(requestId, title, turn.promptId));
+      const options = request.options.map(({ optionId, name, kind }) => ({ optionId, ...(name !== undefined && { name }), kind }));
+      this.events.publish(turn.sessionId, 'permission_request', {
+        promptId: turn.promptId,
+        data: { sessionId: turn.sessionId, requestId, toolCall: boundedToolCall(request.toolCall), options },
+        originatorClientId: turn.originatorClientId,
+      });
+      this.changed(entry);
+      for (const listener of this.requestListeners) listener(turn, item);
+    });
+  }
+
+  /**
+   * A client's answer (`POST /session/:id/permission/:requestId`, or the
+   * peer's unscoped route without `sessionId`): `404 permission_not_found`
+   * when unknown or answered already, `400 permission_option_not_offered`,
+   * `403 permission_forbidden` for a client the responder policy refuses.
+   */
+  answer(requestId: string, outcome: PermissionOutcome, clientId: string | undefined, sessionId?: string): void {
+    const entry = this.held.get(requestId);
+    if (!entry || (sessionId !== undefined && entry.sessionId !== sessionId)) {
+      const late = this.answered.get(requestId);
+      if (late && (sessionId === undefined || late.sessionId === sessionId)) {
+        this.events.publish(late.sessionId, 'permission_already_resolved', {
+          data: { sessionId: late.sessionId, requestId, outcome: late.outcome },
+        });
+      }
+      throw apiError('permission_not_found', { requestId });
+    }
+    if (outcome.outcome === 'selected' && !entry.item.options.some((option) => option.optionId === outcome.optionId)) {
+      throw apiError('permission_option_not_offered', { requestId, optionId: outcome.optionId });
+    }
+    if (!mayAnswer(this.options.permissionResponder, entry.originatorClientId, clientId)) {
+      const who = clientId !== undefined ? { clientId } : {};
+      this.events.publish(entry.sessionId, 'permission_forbidden', {
+        promptId: entry.promptId,
+        data: { sessionId: entry.sessionId, requestId, reason: 'designated_mismatch', ...who },
+      });
+      throw apiError('permission_forbidden', { sessionId: entry.sessionId, requestId, ...who });
+    }
+    this.resolve(
+      entry,
+      outcome.outcome === 'selected' ? { outcome: 'selected', optionId: outcome.optionId } : CANCELLED,
+      'client',
+      clientId,
+    );
+  }
+
+  /** The pending requests of a prompt (none: `undefined`), as its running status carries them. */
+  pendingOf(sessionId: string, promptId: string): PendingInteraction[] | undefined {
+    const items = this.bySession
+      .get(sessionId)
+      ?.filter((entry) => entry.promptId === promptId)
+      .map((entry) => entry.item);
+    return items?.length ? items : undefined;
+  }
+
+  /** Every pending request of a session, oldest first (`GET /session/:id/status`). */
+  pendingInSession(sessionId: string): PendingInteraction[] {
+    return this.bySession.get(sessionId)?.map((entry) => entry.item) ?? [];
+  }
+
+  /** Requests pending across every session (read when metrics are scraped). */
+  get pendingCount(): number {
+    return this.held.size;
+  }
+
+  /** Calls `listener` after a request appeared on, or left, a prompt; the returned function stops it. */
+  onChange(listener: (sessionId: string, promptId: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Calls `listener` with each request held for an answer (after the running status shows it); the returned function stops it. */
+  onRequested(listener: (turn: PermissionTurn, item: PendingInteraction) => void): () => void {
+    this.requestListeners.add(listener);
+    return () => this.requestListeners.delete(listener);
+  }
+
+  /** The bridge's transition stream: a prompt that settled (cancel, deadline, removal, close) leaves nothing pending. */
+  readonly observe = (transition: TurnTransition): void => {
+    if (transition.kind !== 'settled') return;
+    for (const entry of this.bySession.get(transition.sessionId) ?? []) {
+      if (entry.promptId === transition.promptId) this.resolve(entry, CANCELLED, 'turn_end');
+    }
+  };
+
+  /** A daemon that stops answers every request still pending `cancelled`. */
+  onApplicationShutdown(): void {
+    for (const entry of [...this.held.values()]) this.resolve(entry, CANCELLED, 'turn_end');
+  }
+
+  /** Through the latch: true when this answer is the request's first. */
+  private resolve(entry: HeldRequest, outcome: EnginePermissionOutcome, decidedBy: PermissionDecider, clientId?: string): boolean {
+    if (entry.resolved) return false;
+    entry.resolved = true;
+    const { sessionId, requestId, promptId } = entry;
+    this.held.delete(requestId);
+    const left = this.bySession.get(sessionId)?.filter((other) => other !== entry) ?? [];
+    if (left.length > 0) this.bySession.set(sessionId, left);
+    else this.bySession.delete(sessionId);
+    this.answered.add(requestId, { sessionId, outcome });
+    entry.finish(outcome);
+    this.events.publish(sessionId, 'permission_resolved', {
+      promptId,
+      data: { sessionId, requestId, outcome, ...(clientId !== undefined && { voterClientId: clientId }) },
+      originatorClientId: entry.originatorClientId,
+    });
+    this.decided(requestId, entry.title, outcome, entry.item.options, decidedBy, clientId);
+    this.changed(entry);
+    return true;
+  }
+
+  private decided(
+    requestId: string,
+    title: string,
+    outcome: EnginePermissionOutcome,
+    options: readonly { optionId: string; kind: string }[],
+    decidedBy: PermissionDecider,
+    clientId?: string,
+  ): void {
+    const kind = outcomeKind(outcome, options);
+    this.logger.log(decisionLine(requestId, title, outcome, kind, decidedBy, clientId));
+    TURNS_CHANNELS.permissionDecided.publish({ outcome: kind, decidedBy });
+  }
+
+  private changed({ sessionId, promptId }: HeldRequest): void {
+    for (const listener of this.listeners) listener(sessionId, promptId);
+  }
+}

@@ -1,0 +1,29 @@
+import { decisionLine, outcomeKind, requestLine } from './permission-log.js';
+
+const OPTIONS = [
+  { optionId: 'proceed_once', kind: 'allow_once' },
+  { optionId: 'reject', kind: 'reject_once' },
+];
+
+describe('permission audit lines', () => {
+  it('name an outcome by the kind of the option chosen', () => {
+    expect(outcomeKind({ outcome: 'selected', optionId: 'proceed_once' }, OPTIONS)).toBe('allowed');
+    expect(outcomeKind({ outcome: 'selected', optionId: 'reject' }, OPTIONS)).toBe('rejected');
+    expect(outcomeKind({ outcome: 'cancelled' }, OPTIONS)).toBe('cancelled');
+  });
+
+  it('say the request, the title, the outcome and who decided', () => {
+    expect(requestLine('r1', 'echo ran > marker.txt', 'p1')).toBe('permission r1 requested: "echo ran > marker.txt" (prompt p1)');
+    expect(decisionLine('r1', 'Run', { outcome: 'selected', optionId: 'reject' }, 'rejected', 'client', 'client_7')).toBe(
+      'permission r1 rejected (reject): "Run", decided by client client_7',
+    );
+    expect(decisionLine('r1', 'Run', { outcome: 'cancelled' }, 'cancelled', 'turn_end')).toBe(
+      'permission r1 cancelled: "Run", decided by turn end',
+    );
+    expect(decisionLine('r1', 'Run', { outcome: 'cancelled' }, 'cancelled', 'client')).toContain('by client anonymous');
+  });
+
+  it('keep a long title short', () => {
+    expect(requestLine('r1', 'x'.repeat(1_000), 'p1').length).toBeLessThan(320);
+  });
+});

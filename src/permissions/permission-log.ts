@@ -1,0 +1,37 @@
+import type { EnginePermissionOutcome } from '../engines/agent-engine.js';
+import type { PermissionDecider, PermissionOutcomeKind } from '../telemetry/turns-channels.js';
+import { truncateCodeUnits } from '../turns/rules/truncate-code-units.js';
+
+/** A title in a log line, at most this many code units (the item itself keeps 4,096). */
+const LOGGED_TITLE = 256;
+
+const quoted = (title: string) => JSON.stringify(truncateCodeUnits(title, LOGGED_TITLE).text);
+
+/** An allowing, refusing or cancelling answer, by the kind of the option chosen. */
+export function outcomeKind(
+  outcome: EnginePermissionOutcome,
+  options: readonly { optionId: string; kind: string }[],
+): PermissionOutcomeKind {
+  if (outcome.outcome === 'cancelled') return 'cancelled';
+  const kind = options.find((option) => option.optionId === outcome.optionId)?.kind ?? '';
+  return kind.startsWith('allow') ? 'allowed' : kind.startsWith('reject') ? 'rejected' : 'cancelled';
+}
+
+/** The audit line of a request (SPEC §21): its id and the tool's title; never the tool's input. */
+export function requestLine(requestId: string, title: string, promptId: string): string {
+  return `permission ${requestId} requested: ${quoted(title)} (prompt ${promptId})`;
+}
+
+/** The audit line of a decision: the request, the tool's title, the outcome and who decided (a client by its id). */
+export function decisionLine(
+  requestId: string,
+  title: string,
+  outcome: EnginePermissionOutcome,
+  kind: PermissionOutcomeKind,
+  decidedBy: PermissionDecider,
+  clientId?: string,
+): string {
+  const option = outcome.outcome === 'selected' ? ` (${outcome.optionId})` : '';
+  const who = decidedBy === 'client' ? `client ${clientId ?? 'anonymous'}` : decidedBy.replace('_', ' ');
+  return `permission ${requestId} ${kind}${option}: ${quoted(title)}, decided by ${who}`;
+}

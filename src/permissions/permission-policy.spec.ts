@@ -1,0 +1,33 @@
+import { allowingOutcome, mayAnswer, refusingOutcome } from './permission-policy.js';
+
+const OFFERED = [
+  { kind: 'reject_always', optionId: 'never' },
+  { kind: 'reject_once', optionId: 'no' },
+  { kind: 'allow_always', optionId: 'always' },
+  { kind: 'allow_once', optionId: 'once' },
+] as const;
+
+describe('permission policy', () => {
+  it('allows once where the agent offers it, else always, else cancels', () => {
+    expect(allowingOutcome(OFFERED)).toEqual({ outcome: 'selected', optionId: 'once' });
+    expect(allowingOutcome(OFFERED.slice(0, 3))).toEqual({ outcome: 'selected', optionId: 'always' });
+    expect(allowingOutcome(OFFERED.slice(0, 2))).toEqual({ outcome: 'cancelled' });
+    expect(allowingOutcome([])).toEqual({ outcome: 'cancelled' });
+  });
+
+  it('refuses once where the agent offers it, else always, else cancels', () => {
+    expect(refusingOutcome(OFFERED)).toEqual({ outcome: 'selected', optionId: 'no' });
+    expect(refusingOutcome([OFFERED[0], OFFERED[3]])).toEqual({ outcome: 'selected', optionId: 'never' });
+    expect(refusingOutcome(OFFERED.slice(2))).toEqual({ outcome: 'cancelled' });
+  });
+
+  it('lets anyone answer first, or only the originator (an anonymous prompt: only an anonymous caller)', () => {
+    expect(mayAnswer('first-responder', 'client_a', 'client_b')).toBe(true);
+    expect(mayAnswer('first-responder', 'client_a', undefined)).toBe(true);
+    expect(mayAnswer('designated', 'client_a', 'client_a')).toBe(true);
+    expect(mayAnswer('designated', 'client_a', 'client_b')).toBe(false);
+    expect(mayAnswer('designated', 'client_a', undefined)).toBe(false);
+    expect(mayAnswer('designated', undefined, undefined)).toBe(true);
+    expect(mayAnswer('designated', undefined, 'client_b')).toBe(false);
+  });
+});

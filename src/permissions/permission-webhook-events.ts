@@ -1,0 +1,70 @@
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Clock } from '../common/clock.js';
+import { PromptBridge } from '../bridge/prompt-bridge.js';
+import type { PendingInteraction } from '../turns/turn-status.js';
+import type { TurnPermissionRequestedWebhookEvent } from '../webhooks/turn-webhook-event.js';
+import { deliveryIdOf } from '../webhooks/webhook-delivery.js';
+import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
+import { WebhookSubscriptions } from '../webhooks/webhook-subscriptions.service.js';
+import { PermissionBroker, type PermissionTurn } from './permission-broker.js';
+
+const TYPE = 'turn.permission_requested';
+
+/**
+ * `turn.permission_requested` (SPEC §21): each request held for an answer is
+ * queued, through the webhook outbox (§12's delivery rules), to the
+ * session's subscriptions that named the type in `events` — so a receiver
+ * can answer over REST. `data` is the running turn as a poll sees it then.
+ */
+@Injectable()
+export class PermissionWebhookEvents implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('PermissionWebhookEvents');
+  private unsubscribe?: () => void;
+
+  constructor(
+    private readonly broker: PermissionBroker,
+    private readonly bridge: PromptBridge,
+    private readonly subscriptions: WebhookSubscriptions,
+    private readonly dispatcher: WebhookDispatcher,
+    private readonly clock: Clock,
+  ) {}
+
+  onModuleInit(): void {
+    this.unsubscribe = this.broker.onRequested((turn, item) =>
+      this.queue(turn, item).catch((error: unknown) => this.logger.error(`webhook event not queued: ${(error as Error)?.name ?? 'error'}`)),
+    );
+  }
+
+  onModuleDestroy(): void {
+    this.unsubscribe?.();
+  }
+
+  private async queue({ sessionId, promptId }: PermissionTurn, { requestId }: PendingInteraction): Promise<void> {
+    const file = this.subscriptions.fileOf(sessionId);
+    if (!file) return;
+    const webhooks = (await this.subscriptions.read(file)).filter((w) => w.disabledAt === undefined && w.events.includes(TYPE));
+    const data = this.bridge.getLive(sessionId, promptId);
+    if (webhooks.length === 0 || data?.state !== 'running') return;
+    const now = this.clock.now();
+    const event: TurnPermissionRequestedWebhookEvent = { type: TYPE, timestamp: now, requestId, data };
+    const body = JSON.stringify(event);
+    await Promise.all(
+      webhooks.map(({ webhookId }) => {
+        const target = { kind: 'subscription' as const, file, webhookId };
+        // One message per request and receiver: the request id stands where a terminal's prompt id does.
+        const deliveryId = deliveryIdOf(requestId, TYPE, target);
+        return this.dispatcher.enqueue({
+          deliveryId,
+          target,
+          sessionId,
+          promptId,
+          type: TYPE,
+          body,
+          attempts: 0,
+          nextAttemptAt: now,
+          createdAt: now,
+        });
+      }),
+    );
+  }
+}

@@ -1,0 +1,333 @@
+import { Logger } from '@nestjs/common';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { AcpEngine } from '../src/acp/acp.engine.js';
+import type { DaemonConfig } from '../src/daemon/daemon-config.js';
+import { eventually } from './support/eventually.js';
+import { sampleValue } from './support/prometheus.js';
+import { WebhookReceiver } from './support/webhook-receiver.js';
+import { verifyTurnWebhook } from '../src/webhooks/turn-webhook-signature.js';
+import { waitForTurn } from './support/poll.js';
+import { ADAPTERS, startDaemon, type Adapter, type TestDaemon } from './support/test-daemon.js';
+
+const FIXTURE = `node ${join(__dirname, 'fixtures', 'acp-fixture-agent.mjs')}`;
+const ALLOW = { outcome: { outcome: 'selected', optionId: 'proceed_once' } };
+const REJECT = { outcome: { outcome: 'selected', optionId: 'reject' } };
+
+/** A daemon whose agent is the ACP fixture: `shell` asks permission, and writes marker.txt only once allowed. */
+async function acpDaemon(httpAdapter: Adapter, config: Partial<DaemonConfig> = {}): Promise<TestDaemon> {
+  return startDaemon({ agent: 'acp', agentCommand: FIXTURE, httpAdapter, ...config }, { engine: new AcpEngine(FIXTURE) });
+}
+
+const markerOf = (daemon: TestDaemon) => join(daemon.config.workspaces[0]!, 'marker.txt');
+const settled = (daemon: TestDaemon, sessionId: string, promptId: string) => waitForTurn(daemon, sessionId, promptId, 20_000, 20);
+
+/** The lines a Nest logger of `context` writes at `level`, captured until restored. */
+function captureLog(context: string, level: 'log' | 'warn') {
+  const lines: string[] = [];
+  const spy = jest.spyOn(Logger.prototype, level).mockImplementation(function (this: Logger, message: unknown, ..._rest: unknown[]) {
+    if ((this as unknown as { context?: string }).context === context) lines.push(String(message));
+  });
+  return { lines, restore: () => spy.mockRestore() };
+}
+
+/** The running turn once it waits on a request for approval. */
+async function held(daemon: TestDaemon, sessionId: string, promptId: string) {
+  return eventually(
+    async () => {
+      const res = await daemon.http.get(`/session/${sessionId}/turns/${promptId}`);
+      return res.body.pendingInteractions ? res : undefined;
+    },
+    20_000,
+    20,
+  );
+}
+
+describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
+  describe('policy ask (the default)', () => {
+    let daemon: TestDaemon;
+    beforeAll(async () => {
+      daemon = await acpDaemon(httpAdapter, { promptDeadlineMs: 600_000 });
+    });
+    afterAll(() => daemon.close(true));
+    beforeEach(() => rmSync(markerOf(daemon), { force: true }));
+
+    it('holds the turn running with the request visible to polls, status and list; runs the tool only after an allow', async () => {
+      const log = captureLog('Permissions', 'log');
+      const metrics = async () => (await daemon.http.get('/metrics').expect(200)).text;
+      const allowedBefore = sampleValue(await metrics(), 'turns_permission_requests_total', { outcome: 'allowed', decided_by: 'client' });
+      const { sessionId, clientId } = await daemon.createSession({ sessionScope: 'thread' });
+      const promptId = await daemon.prompt(sessionId, 'shell now', clientId);
+      const res = await held(daemon, sessionId, promptId);
+      expect(sampleValue(await metrics(), 'turns_permission_requests_pending')).toBe(1);
+      expect(res.body).toMatchObject({
+        state: 'running',
+        pendingInteractions: [
+          {
+            requestId: expect.stringMatching(new RegExp(`^${sessionId}\\.[0-9a-f]{16}$`)),
+            kind: 'permission',
+            createdAt: expect.any(String),
+            action: { type: 'execute', title: 'echo ran > marker.txt', input: { command: 'echo ran > marker.txt' } },
+            options: [
+              { optionId: 'proceed_once', label: 'Allow once', kind: 'allow_once' },
+              { optionId: 'proceed_always', label: 'Always allow', kind: 'allow_always' },
+              { optionId: 'reject', label: 'Reject', kind: 'reject_once' },
+            ],
+          },
+        ],
+      });
+      const [request] = res.body.pendingInteractions;
+      expect((await daemon.http.get(`/session/${sessionId}/turns/current`)).body.pendingInteractions).toEqual([request]);
+      expect((await daemon.http.get(`/session/${sessionId}/turns`)).body.turns[0].pendingInteractions).toEqual([request]);
+      expect((await daemon.http.get(`/session/${sessionId}/status`)).body).toMatchObject({
+        isWaitingForPermission: true,
+        pendingInteractionCount: 1,
+        pendingInteractions: [request],
+      });
+      expect(existsSync(markerOf(daemon))).toBe(false);
+
+      // A held poll on the waiting status wakes when the request is answered.
+      const wait = daemon.http.get(`/session/${sessionId}/turns/${promptId}?waitMs=20000`).set('If-None-Match', res.headers.etag!);
+      const answered = await daemon.http
+        .post(`/session/${sessionId}/permission/${request.requestId}`)
+        .set('X-Qwen-Client-Id', clientId)
+        .send(ALLOW);
+      expect([answered.status, answered.body]).toEqual([200, {}]);
+      const woken = await wait;
+      expect(woken.status).toBe(200);
+      expect(woken.body.pendingInteractions).toBeUndefined();
+      expect(woken.headers.etag).not.toBe(res.headers.etag);
+
+      expect(await settled(daemon, sessionId, promptId)).toMatchObject({ state: 'completed', resultText: 'ran (proceed_once)' });
+      expect(existsSync(markerOf(daemon))).toBe(true);
+      const scraped = await metrics();
+      expect(sampleValue(scraped, 'turns_permission_requests_pending')).toBe(0);
+      expect(sampleValue(scraped, 'turns_permission_requests_total', { outcome: 'allowed', decided_by: 'client' })).toBe(allowedBefore + 1);
+      // The audit: the request and the decision, by id, title and client; never the tool's input.
+      log.restore();
+      const audit = log.lines.filter((line) => line.includes(request.requestId));
+      expect(audit).toEqual([
+        `permission ${request.requestId} requested: "echo ran > marker.txt" (prompt ${promptId})`,
+        `permission ${request.requestId} allowed (proceed_once): "echo ran > marker.txt", decided by client ${clientId}`,
+      ]);
+      expect(log.lines.join('\n')).not.toContain('command');
+      // The first answer won: a second one is a 404, on either route.
+      const again = await daemon.http.post(`/session/${sessionId}/permission/${request.requestId}`).send(REJECT);
+      expect([again.status, again.body.code]).toEqual([404, 'permission_not_found']);
+      expect((await daemon.http.post(`/permission/${request.requestId}`).send(ALLOW)).status).toBe(404);
+      expect((await daemon.http.get(`/session/${sessionId}/status`)).body).toMatchObject({
+        isWaitingForPermission: false,
+        pendingInteractionCount: 0,
+        pendingInteractions: [],
+      });
+    });
+
+    it('never runs the tool after a reject (answered on the peer’s unscoped route)', async () => {
+      const { sessionId } = await daemon.createSession({ sessionScope: 'thread' });
+      const promptId = await daemon.prompt(sessionId, 'shell now');
+      const [request] = (await held(daemon, sessionId, promptId)).body.pendingInteractions;
+      await daemon.http.post(`/permission/${request.requestId}`).send(REJECT).expect(200, {});
+      expect(await settled(daemon, sessionId, promptId)).toMatchObject({ state: 'completed', resultText: 'refused' });
+      expect(existsSync(markerOf(daemon))).toBe(false);
+    });
+
+    it('never runs the tool after a cancelled answer', async () => {
+      const { sessionId } = await daemon.createSession({ sessionScope: 'thread' });
+      const promptId = await daemon.prompt(sessionId, 'shell now');
+      const [request] = (await held(daemon, sessionId, promptId)).body.pendingInteractions;
+      await daemon.http
+        .post(`/session/${sessionId}/permission/${request.requestId}`)
+        .send({ outcome: { outcome: 'cancelled' } })
+        .expect(200);
+      expect(await settled(daemon, sessionId, promptId)).toMatchObject({ state: 'cancelled' });
+      expect(existsSync(markerOf(daemon))).toBe(false);
+    });
+
+    it('answers the agent cancelled when the turn is cancelled: nothing stays pending, the tool never runs', async () => {
+      const { sessionId } = await daemon.createSession({ sessionScope: 'thread' });
+      const promptId = await daemon.prompt(sessionId, 'shell now');
+      const [request] = (await held(daemon, sessionId, promptId)).body.pendingInteractions;
+      await daemon.http.post(`/session/${sessionId}/cancel`).expect(204);
+      expect(await settled(daemon, sessionId, promptId)).toMatchObject({ state: 'cancelled', stopReason: 'cancelled' });
+      expect((await daemon.http.post(`/session/${sessionId}/permission/${request.requestId}`).send(ALLOW)).status).toBe(404);
+      expect((await daemon.http.get(`/session/${sessionId}/status`)).body.pendingInteractionCount).toBe(0);
+      expect(existsSync(markerOf(daemon))).toBe(false);
+    });
+
+    it('answers the agent cancelled at the prompt’s deadline', async () => {
+      const { sessionId } = await daemon.createSession({ sessionScope: 'thread' });
+      // The agent is started first, so the deadline runs out while the request waits, not while the agent starts.
+      await settled(daemon, sessionId, await daemon.prompt(sessionId, 'warm up'));
+      const promptId = await daemon.prompt(sessionId, 'shell now', undefined, { deadlineMs: 1_500 });
+      const [request] = (await held(daemon, sessionId, promptId)).body.pendingInteractions;
+      const ended = await settled(daemon, sessionId, promptId);
+      expect(['error', 'cancelled']).toContain(ended.state);
+      expect((await daemon.http.post(`/session/${sessionId}/permission/${request.requestId}`).send(ALLOW)).status).toBe(404);
+      // The agent got `cancelled` and ended its turn: the next prompt runs.
+      const next = await daemon.prompt(sessionId, 'hello');
+      expect(await settled(daemon, sessionId, next)).toMatchObject({ state: 'completed', resultText: 'fixture: hello' });
+      expect(existsSync(markerOf(daemon))).toBe(false);
+    });
+
+    it('answers the agent cancelled when the session closes', async () => {
+      const { sessionId } = await daemon.createSession({ sessionScope: 'thread' });
+      const promptId = await daemon.prompt(sessionId, 'shell now');
+      const [request] = (await held(daemon, sessionId, promptId)).body.pendingInteractions;
+      await daemon.http.delete(`/session/${sessionId}`).expect(204);
+      const late = await daemon.http.post(`/permission/${request.requestId}`).send(ALLOW);
+      expect([late.status, late.body.code]).toEqual([404, 'permission_not_found']);
+      expect(existsSync(markerOf(daemon))).toBe(false);
+    });
+
+    it('refuses an option not offered, a malformed body, a stranger, and another session’s route — and still waits', async () => {
+      const { sessionId } = await daemon.createSession({ sessionScope: 'thread' });
+      const other = await daemon.createSession({ sessionScope: 'thread' });
+      const promptId = await daemon.prompt(sessionId, 'shell now');
+      const [request] = (await held(daemon, sessionId, promptId)).body.pendingInteractions;
+      const route = `/session/${sessionId}/permission/${request.requestId}`;
+      const notOffered = await daemon.http.post(route).send({ outcome: { outcome: 'selected', optionId: 'yolo' } });
+      expect([notOffered.status, notOffered.body]).toEqual([
+        400,
+        expect.objectContaining({ code: 'permission_option_not_offered', requestId: request.requestId, optionId: 'yolo' }),
+      ]);
+      for (const body of [{}, { outcome: 'allow' }, { outcome: { outcome: 'selected' } }, { outcome: { outcome: 'maybe' } }]) {
+        const bad = await daemon.http.post(route).send(body);
+        expect([bad.status, bad.body.code]).toEqual([400, 'invalid_request']);
+      }
+      const stranger = await daemon.http.post(route).set('X-Qwen-Client-Id', other.clientId).send(ALLOW);
+      expect([stranger.status, stranger.body.code]).toEqual([400, 'invalid_client_id']);
+      const strangerUnscoped = await daemon.http
+        .post(`/permission/${request.requestId}`)
+        .set('X-Qwen-Client-Id', other.clientId)
+        .send(ALLOW);
+      expect([strangerUnscoped.status, strangerUnscoped.body.code]).toEqual([400, 'invalid_client_id']);
+      const elsewhere = await daemon.http.post(`/session/${other.sessionId}/permission/${request.requestId}`).send(ALLOW);
+      expect([elsewhere.status, elsewhere.body.code]).toEqual([404, 'permission_not_found']);
+      expect((await daemon.http.post('/permission/not-a-request').send(ALLOW)).body.code).toBe('permission_not_found');
+      expect((await daemon.http.get(`/session/${sessionId}/turns/${promptId}`)).body.pendingInteractions).toEqual([request]);
+      expect(existsSync(markerOf(daemon))).toBe(false);
+      await daemon.http.post(route).send(REJECT).expect(200);
+      await settled(daemon, sessionId, promptId);
+    });
+
+    it('bounds a large tool input: dropped, marked truncated', async () => {
+      const { sessionId } = await daemon.createSession({ sessionScope: 'thread' });
+      const promptId = await daemon.prompt(sessionId, 'shell big');
+      const [request] = (await held(daemon, sessionId, promptId)).body.pendingInteractions;
+      expect(request.truncated).toBe(true);
+      expect(request.action.input).toBeUndefined();
+      expect(Buffer.byteLength(JSON.stringify(request))).toBeLessThanOrEqual(16 * 1024);
+      await daemon.http.post(`/permission/${request.requestId}`).send(REJECT).expect(200);
+      await settled(daemon, sessionId, promptId);
+    });
+  });
+
+  describe('the webhook turn.permission_requested', () => {
+    let daemon: TestDaemon;
+    let hook: WebhookReceiver;
+    let all: WebhookReceiver;
+    beforeAll(async () => {
+      daemon = await acpDaemon(httpAdapter, { webhookAllow: ['127.0.0.1'] });
+      [hook, all] = await Promise.all([WebhookReceiver.start(), WebhookReceiver.start()]);
+    });
+    afterAll(async () => {
+      await daemon.close(true);
+      await Promise.all([hook.close(), all.close()]);
+    });
+
+    it('goes to the subscriptions that named it (not turn.*), signed, and its receiver can answer over REST', async () => {
+      const { sessionId } = await daemon.createSession();
+      const named = await daemon.http
+        .post(`/session/${sessionId}/webhooks`)
+        .send({ url: hook.url, events: ['turn.permission_requested', 'turn.completed'] })
+        .expect(201);
+      expect(named.body.events).toEqual(['turn.completed', 'turn.permission_requested']);
+      const wildcard = await daemon.http
+        .post(`/session/${sessionId}/webhooks`)
+        .send({ url: all.url, events: ['turn.*'] })
+        .expect(201);
+      expect(wildcard.body.events).not.toContain('turn.permission_requested');
+      const promptId = await daemon.prompt(sessionId, 'shell now');
+      const request = await hook.next();
+      const event = verifyTurnWebhook(named.body.secret, request.body, request.headers) as Record<string, unknown>;
+      expect(event).toMatchObject({
+        type: 'turn.permission_requested',
+        requestId: expect.any(String),
+        data: { sessionId, promptId, state: 'running', pendingInteractions: [{ action: { title: 'echo ran > marker.txt' } }] },
+      });
+      await daemon.http
+        .post(`/session/${sessionId}/permission/${event.requestId as string}`)
+        .send(ALLOW)
+        .expect(200);
+      expect(await settled(daemon, sessionId, promptId)).toMatchObject({ state: 'completed', resultText: 'ran (proceed_once)' });
+      expect(JSON.parse((await hook.next()).body)).toMatchObject({ type: 'turn.completed', data: { promptId } });
+      const types = all.requests.map((r) => JSON.parse(r.body).type as string);
+      expect(types).not.toContain('turn.permission_requested');
+    });
+  });
+
+  describe('responder designated', () => {
+    let daemon: TestDaemon;
+    beforeAll(async () => {
+      daemon = await acpDaemon(httpAdapter, { permissionResponder: 'designated' });
+    });
+    afterAll(() => daemon.close(true));
+
+    it('lets only the prompt’s originator answer (403 for another client of the session)', async () => {
+      const { sessionId, clientId } = await daemon.createSession({ sessionScope: 'thread' });
+      const attached = await daemon.createSession({ sessionId });
+      const promptId = await daemon.prompt(sessionId, 'shell now', clientId);
+      const [request] = (await held(daemon, sessionId, promptId)).body.pendingInteractions;
+      const route = `/session/${sessionId}/permission/${request.requestId}`;
+      const other = await daemon.http.post(route).set('X-Qwen-Client-Id', attached.clientId).send(ALLOW);
+      expect([other.status, other.body]).toEqual([
+        403,
+        expect.objectContaining({ code: 'permission_forbidden', requestId: request.requestId, clientId: attached.clientId }),
+      ]);
+      expect((await daemon.http.post(route).send(ALLOW)).status).toBe(403);
+      await daemon.http.post(route).set('X-Qwen-Client-Id', clientId).send(ALLOW).expect(200);
+      expect(await settled(daemon, sessionId, promptId)).toMatchObject({ state: 'completed', resultText: 'ran (proceed_once)' });
+    });
+  });
+
+  describe('a time-out', () => {
+    let daemon: TestDaemon;
+    beforeAll(async () => {
+      daemon = await acpDaemon(httpAdapter, { permissionTimeoutMs: 300 });
+    });
+    afterAll(() => daemon.close(true));
+
+    it('refuses a request nobody answered', async () => {
+      const { sessionId } = await daemon.createSession();
+      const promptId = await daemon.prompt(sessionId, 'shell now');
+      expect(await settled(daemon, sessionId, promptId)).toMatchObject({ state: 'completed', resultText: 'refused' });
+      expect(existsSync(markerOf(daemon))).toBe(false);
+    });
+  });
+
+  describe.each([
+    ['allow', 'ran (proceed_once)', true],
+    ['deny', 'refused', false],
+  ] as const)('policy %s', (permissionPolicy, resultText, ran) => {
+    let daemon: TestDaemon;
+    let warnings: string[];
+    beforeAll(async () => {
+      const log = captureLog('Permissions', 'warn');
+      daemon = await acpDaemon(httpAdapter, { permissionPolicy });
+      log.restore();
+      warnings = log.lines;
+    });
+    afterAll(() => daemon.close(true));
+
+    it(permissionPolicy === 'allow' ? 'warns at start that every tool call is approved unseen' : 'starts without a warning', () => {
+      expect(warnings).toEqual(permissionPolicy === 'allow' ? [expect.stringContaining('every tool call')] : []);
+    });
+
+    it('decides at once, with nothing pending', async () => {
+      const { sessionId } = await daemon.createSession();
+      const promptId = await daemon.prompt(sessionId, 'shell now');
+      expect(await settled(daemon, sessionId, promptId)).toMatchObject({ state: 'completed', resultText });
+      expect(existsSync(markerOf(daemon))).toBe(ran);
+    });
+  });
+});
