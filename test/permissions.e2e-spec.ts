@@ -249,16 +249,15 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
       expect(wildcard.body.events).not.toContain('turn.permission_requested');
       const promptId = await daemon.prompt(sessionId, 'shell now');
       const request = await hook.next();
-      const event = verifyTurnWebhook(named.body.secret, request.body, request.headers) as Record<string, unknown>;
+      const event = verifyTurnWebhook(named.body.secret, request.body, request.headers);
       expect(event).toMatchObject({
         type: 'turn.permission_requested',
         requestId: expect.any(String),
         data: { sessionId, promptId, state: 'running', pendingInteractions: [{ action: { title: 'echo ran > marker.txt' } }] },
       });
-      await daemon.http
-        .post(`/session/${sessionId}/permission/${event.requestId as string}`)
-        .send(ALLOW)
-        .expect(200);
+      // The type narrows the event: a receiver reads the request id off it.
+      const requestId = event.type === 'turn.permission_requested' ? event.requestId : '';
+      await daemon.http.post(`/session/${sessionId}/permission/${requestId}`).send(ALLOW).expect(200);
       expect(await settled(daemon, sessionId, promptId)).toMatchObject({ state: 'completed', resultText: 'ran (proceed_once)' });
       expect(JSON.parse((await hook.next()).body)).toMatchObject({ type: 'turn.completed', data: { promptId } });
       const types = all.requests.map((r) => JSON.parse(r.body).type as string);

@@ -61,6 +61,11 @@ export interface EngineTurnRequest {
   requestPermission?(request: EnginePermissionRequest): Promise<EnginePermissionOutcome>;
 }
 
+/**
+ * How an engine's turn ended.
+ *
+ * @publicApi
+ */
 export interface EngineTurnResult {
   /** ACP stop reason: `end_turn`, `cancelled`, `max_tokens`, ... */
   stopReason: string;

@@ -146,6 +146,18 @@ describe('PermissionBroker', () => {
     expect(published).toEqual([]);
   });
 
+  it('answers cancelled, under any policy, a request of a turn that has ended already', async () => {
+    const turn = new AbortController();
+    turn.abort();
+    for (const permissionPolicy of ['ask', 'allow', 'deny'] as const) {
+      const { broker, ask } = rig({ permissionPolicy });
+      const { outcomes, asked } = ask(turn.signal);
+      await asked;
+      expect([permissionPolicy, outcomes]).toEqual([permissionPolicy, [{ outcome: 'cancelled' }]]);
+      expect(broker.pendingCount).toBe(0);
+    }
+  });
+
   it('answers every pending request cancelled at shutdown', async () => {
     const { broker, ask } = rig();
     const { outcomes, asked } = ask();

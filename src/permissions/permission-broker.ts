@@ -73,12 +73,12 @@ export class PermissionBroker implements OnApplicationShutdown {
     const title = item.action.title ?? '';
     const { permissionPolicy } = this.options;
     if (permissionPolicy !== 'ask' || signal.aborted) {
-      const outcome =
-        permissionPolicy === 'allow'
+      // A turn that ended already runs nothing, whatever the policy.
+      const outcome = signal.aborted
+        ? CANCELLED
+        : permissionPolicy === 'allow'
           ? allowingOutcome(request.options)
-          : permissionPolicy === 'deny'
-            ? refusingOutcome(request.options)
-            : CANCELLED;
+          : refusingOutcome(request.options);
       this.logger.log(requestLine(requestId, title, turn.promptId));
       this.decided(requestId, title, outcome, request.options, signal.aborted ? 'turn_end' : 'policy');
       return Promise.resolve(outcome);

@@ -20,7 +20,8 @@ import type { RUNTIME_SETTINGS } from './runtime.settings.js';
  * Configuration of {@link RuntimeModule}. The flat limits (`chatRecording`,
  * `maxPendingPrompts`, `promptDeadlineMs`, `maxPromptChars`, `maxSessions`,
  * `maxSseStreams`, `maxSseStreamsPerSession`, `maxTranscriptBytes`,
- * `maxIdempotencyKeys`, `idempotencyTtlMs`) are the rows of `RUNTIME_SETTINGS`:
+ * `maxIdempotencyKeys`, `idempotencyTtlMs`, `permissionPolicy`,
+ * `permissionResponder`, `permissionTimeoutMs`) are the rows of `RUNTIME_SETTINGS`:
  * each means and defaults to what its `TURNS_*` variable does (docs/configuration.md).
  *
  * @publicApi

@@ -21,6 +21,22 @@ describe('TURN_STATUS_DTOS', () => {
       { ...base, state: 'running', promptText: 'x', queuedAt: 1, startedAt: 2 },
       {
         ...base,
+        state: 'running',
+        queuedAt: 1,
+        startedAt: 2,
+        pendingInteractions: [
+          {
+            requestId: 'r',
+            kind: 'permission',
+            createdAt: '2026-12-03T12:00:00.000Z',
+            action: { type: 'execute', title: 't', input: { command: 'ls' } },
+            options: [{ optionId: 'yes', label: 'Allow', kind: 'allow_once' }],
+            truncated: true,
+          },
+        ],
+      },
+      {
+        ...base,
         state: 'completed',
         ...limitPromptText('p'.repeat(40_000)),
         startedAt: 2,
@@ -50,6 +66,8 @@ describe('TURN_STATUS_DTOS', () => {
       { ...done, stopReason: 's'.repeat(257) },
       { ...base, state: 'completed' },
       { ...base, state: 'running', queuedAt: 1 },
+      { ...base, state: 'running', queuedAt: 1, startedAt: 2, pendingInteractions: [{ requestId: 'r', kind: 'question' }] },
+      { ...base, state: 'running', queuedAt: 1, startedAt: 2, pendingInteractions: null },
       { ...base, state: 'queued' },
       { ...base, state: 'error', endedAt: 3 },
     ];
