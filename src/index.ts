@@ -10,6 +10,7 @@ export { TurnsModule } from './turns/turns.module.js';
 export type { TurnsModuleOptions, TurnsModuleExtras } from './turns/turns.module-definition.js';
 export { TurnStatusService } from './turns/turn-status.service.js';
 export { TurnStatusRoute } from './turns/turn-status-route.decorator.js';
+export { documentTurnRoutes } from './turns/turns-openapi.js';
 export { BridgeOverlayProvider, type OverlayEntry } from './turns/bridge-overlay.provider.js';
 export { TranscriptScanService } from './turns/transcript-scan.service.js';
 export { TURN_LIST_LIMITS } from './turns/list/turn-page.js';

@@ -106,6 +106,7 @@ describe('the TypeScript snippets of the docs', () => {
     const own = [
       '@nestjs/common',
       '@nestjs/core',
+      '@nestjs/swagger',
       'reflect-metadata',
       'rxjs',
       'supertest',
