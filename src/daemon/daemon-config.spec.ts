@@ -36,6 +36,7 @@ describe('loadDaemonConfig', () => {
       logPolls: false,
       metrics: true,
       metricsPort: undefined,
+      tracing: false,
     });
   });
 
