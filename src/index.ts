@@ -12,7 +12,7 @@ export { TurnStatusService } from './turns/turn-status.service.js';
 export { TurnStatusRoute } from './turns/turn-status-route.decorator.js';
 export { documentTurnRoutes } from './turns/turns-openapi.js';
 export { BridgeOverlayProvider, type OverlayEntry } from './turns/bridge-overlay.provider.js';
-export { TranscriptScanService } from './turns/transcript-scan.service.js';
+export { TranscriptScanService, type MaybePromise } from './turns/transcript-scan.service.js';
 export { TURN_LIST_LIMITS } from './turns/list/turn-page.js';
 export {
   TURN_STATUS_DTOS,

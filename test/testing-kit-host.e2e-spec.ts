@@ -1,6 +1,6 @@
 import { Controller, Get, Injectable, Module, Param, type INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { BridgeOverlayProvider, TranscriptScanService, TurnsModule, TurnStatusService } from '../src/index.js';
+import { apiError, BridgeOverlayProvider, TranscriptScanService, TurnsModule, TurnStatusService } from '../src/index.js';
 import type { LiveTurnStatus, OverlayEntry, SettledTurnStatus } from '../src/index.js';
 import { createTurnsTestingApp, InMemoryBridgeOverlay } from '../src/testing/index.js';
 import { ADAPTERS } from './support/test-daemon.js';
@@ -20,13 +20,17 @@ class HostBridge extends BridgeOverlayProvider {
   rewindGeneration = () => 0;
 }
 
-/** A host's own persisted side: `old` settled long ago. */
+/** A host's own persisted side, in memory, so without promises: `old` settled long ago, `torn` unreadable. */
 @Injectable()
 class HostTranscript extends TranscriptScanService {
   private readonly old: SettledTurnStatus = { sessionId: 'mine', state: 'completed', promptId: 'old', endedAt: 3, resultText: 'on disk' };
-  findTurnResult = (sessionId: string, promptId: string) =>
-    Promise.resolve(sessionId === 'mine' && promptId === 'old' ? this.old : undefined);
-  findNewestTurnResult = (sessionId: string) => Promise.resolve(sessionId === 'mine' ? this.old : undefined);
+  findTurnResult(sessionId: string, promptId: string): SettledTurnStatus | undefined {
+    if (promptId === 'torn') throw apiError('transcript_snapshot_unavailable', { sessionId });
+    return sessionId === 'mine' && promptId === 'old' ? this.old : undefined;
+  }
+  findNewestTurnResult(sessionId: string): SettledTurnStatus | undefined {
+    return sessionId === 'mine' ? this.old : undefined;
+  }
 }
 
 @Module({
@@ -104,8 +108,11 @@ describe.each(ADAPTERS)("the testing kit tests the host's own TurnsModule and po
     expect(kit.transcript).toBeInstanceOf(HostTranscript);
     const current = await http().get('/session/mine/turns/current').set('X-Host-Client', 'me').expect(200);
     expect(current.body).toMatchObject({ state: 'running', promptId: 'p-host', promptText: 'from the host' });
+    // Its scan answers without a promise; what it throws is answered as a thrown promise would be.
     const old = await http().get('/session/mine/turns/old').set('X-Host-Client', 'me').expect(200);
     expect(old.body).toMatchObject({ state: 'completed', resultText: 'on disk' });
+    const torn = await http().get('/session/mine/turns/torn').set('X-Host-Client', 'me').expect(409);
+    expect(torn.body).toMatchObject({ code: 'transcript_snapshot_unavailable', sessionId: 'mine' });
     // The host's options hold: its header, and no anonymous poll.
     expect((await http().get('/session/mine/turns/current').expect(400)).body).toEqual(CLIENT_ID_REQUIRED);
     await http().get('/summary/mine').expect(200, { state: 'running' });
