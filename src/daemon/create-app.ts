@@ -4,7 +4,8 @@ import { ExpressAdapter } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import { completeDaemonConfig, type DaemonConfig, type LoadedDaemonConfig } from './daemon-config.js';
 import { openFrontDoor } from './daemon-front-door.js';
-import { DaemonModule, type DaemonCluster, type DaemonMetrics, type DaemonOverrides } from './daemon.module.js';
+import { DaemonModule, type DaemonCluster, type DaemonOverrides } from './daemon.module.js';
+import { loadDaemonMetrics } from './daemon-metrics.js';
 import { fastifyOptions, hardenApp } from './http-hardening.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { DaemonLogger } from '../logging/daemon-logger.js';
@@ -50,17 +51,6 @@ async function loadCluster(config: LoadedDaemonConfig): Promise<DaemonCluster | 
   };
 }
 
-/** Prometheus metrics, unless `TURNS_METRICS=false`: loaded only then, with prom-client. */
-async function loadMetrics(config: LoadedDaemonConfig): Promise<DaemonMetrics | undefined> {
-  if (!config.metrics) return undefined;
-  const [{ MetricsController }, { TurnsMetrics }, { MetricsServer }] = await Promise.all([
-    import('../metrics/metrics.controller.js'),
-    import('../metrics/turns-metrics.js'),
-    import('../metrics/metrics-server.js'),
-  ]);
-  return { controller: MetricsController, metrics: TurnsMetrics, server: MetricsServer };
-}
-
 /**
  * Builds the daemon on the configured HTTP adapter, with the OpenAPI document
  * at `/docs-json` and Swagger UI at `/docs`, behind its front door (the
@@ -75,7 +65,7 @@ export async function createApp(settings: DaemonConfig, overrides: DaemonOverrid
   // OpenTelemetry, when asked for or an SDK is registered (and its API installed): loaded before any span could start.
   if (tracingWanted(config.tracing)) await loadOpenTelemetry();
   const logger = new DaemonLogger({ level: config.log, logPolls: config.logPolls });
-  const [cluster, metrics] = await Promise.all([loadCluster(config), loadMetrics(config)]);
+  const [cluster, metrics] = await Promise.all([loadCluster(config), loadDaemonMetrics(config)]);
   const module = DaemonModule.forRoot(config, overrides, cluster, logger, metrics);
   const app = await NestFactory.create(module, await createAdapter(config), {
     logger,

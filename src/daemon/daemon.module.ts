@@ -18,8 +18,8 @@ import { DaemonStatusService } from '../status/daemon-status.service.js';
 import type { HostResolver } from '../webhooks/host-resolver.js';
 import type { FrontStage } from '../http/front-door.js';
 import { TurnsModule } from '../turns/turns.module.js';
-import type { MetricsServer } from '../metrics/metrics-server.js';
 import type { TurnsMetrics } from '../metrics/turns-metrics.js';
+import type { DaemonMetrics } from './daemon-metrics.js';
 import { DaemonLogger } from '../logging/daemon-logger.js';
 import { metricsFrontDoor } from './daemon-front-door.js';
 import { createEngine } from './create-engine.js';
@@ -47,16 +47,6 @@ export interface DaemonOverrides {
    * that measures what they cost.
    */
   browserWalls?: false;
-}
-
-/**
- * Metrics as `createApp` loads them, only when `TURNS_METRICS` is on: prom-client
- * (and the `@opentelemetry/api` it requires) is loaded by nothing else.
- */
-export interface DaemonMetrics {
-  controller: Type;
-  metrics: typeof TurnsMetrics;
-  server: typeof MetricsServer;
 }
 
 /** Cluster mode as `createApp` loads it: the module, the ownership it gives the runtime, and its front door stage. */
