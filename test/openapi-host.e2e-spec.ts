@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -7,6 +7,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { documentTurnRoutes, type TurnsModuleOptions } from '../src/index.js';
 import { createTurnsTestingApp } from '../src/testing/index.js';
+import { compileClientProgram, runClientProgram } from './support/generated-client.js';
 import { ADAPTERS } from './support/test-daemon.js';
 
 const ROOT = join(__dirname, '..');
@@ -115,31 +116,9 @@ describe('a client generated from a host document with a renamed client id heade
   });
 
   it('type-checks with the renamed header, sends it, and an unregistered id is refused (Express and Fastify)', async () => {
-    writeFileSync(join(dir, 'openapi.json'), JSON.stringify(hostDocument(hosts[0]!.app)));
-    await run(process.execPath, [join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), 'openapi.json', '-o', 'schema.d.ts'], {
-      cwd: dir,
-    });
-    copyFileSync(join(ROOT, 'test', 'fixtures', 'openapi-client', 'host-program.mts'), join(dir, 'program.mts'));
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          target: 'es2022',
-          strict: true,
-          skipLibCheck: true,
-          types: ['node'],
-        },
-        files: ['program.mts'],
-      }),
-    );
-    const compiled = await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], {
-      cwd: dir,
-    }).catch((error: { stdout: string }) => ({ stdout: error.stdout }));
-    expect(compiled.stdout).toBe('');
+    expect(await compileClientProgram(dir, hostDocument(hosts[0]!.app), 'host-program.mts')).toBe('');
     for (const { adapter, url } of hosts) {
-      const { stdout } = await run(process.execPath, ['program.mjs', url.replace('[::1]', '127.0.0.1')], { cwd: dir });
+      const stdout = await runClientProgram(dir, url.replace('[::1]', '127.0.0.1'));
       expect({ adapter, stdout }).toEqual({ adapter, stdout: '200 idle\n400 invalid_client_id\n' });
     }
   });
