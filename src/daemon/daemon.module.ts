@@ -73,8 +73,9 @@ export class DaemonModule {
     metrics?: DaemonMetrics,
   ): DynamicModule {
     const config = completeDaemonConfig(settings);
-    if (config.metrics && !metrics)
-      throw new Error('DaemonModule.forRoot: metrics are on (TURNS_METRICS): pass them as createApp loads them');
+    if (config.metrics && !metrics) {
+      throw new Error('DaemonModule.forRoot: metrics are on (TURNS_METRICS): pass `await loadDaemonMetrics(config)` as its fifth argument');
+    }
     const engine: AgentEngineProvider = overrides.engine ? { useValue: overrides.engine } : { useFactory: () => createEngine(config) };
     const runtime = RuntimeModule.forRoot({
       ...pickSettings(config, RUNTIME_SETTINGS),

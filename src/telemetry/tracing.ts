@@ -1,7 +1,7 @@
 // OpenTelemetry through `@opentelemetry/api`, an optional peer: loaded once
-// with a dynamic import, and only when asked for (tracingWanted), so by
-// default nothing is loaded — it is in every install, prom-client depends on
-// it — and every call below is a check of one variable. With the API but no
+// with a dynamic import, and only when asked for (tracingWanted) — it is in
+// every install (prom-client depends on it), so being installed says nothing.
+// Until then every call below is a check of one variable. With the API but no
 // SDK registered, spans are the API's non-recording ones. Only the few shapes
 // used here are typed locally, so no declaration of this package names the API's types.
 
