@@ -397,7 +397,7 @@ async function benchOperations(httpAdapter) {
     ops: { args: HIDE_OPENTELEMETRY, env: { TURNS_METRICS: 'true', TURNS_LOG: 'info' } },
     // Every poll's line too (TURNS_LOG_POLLS=true): what opting in costs.
     opsEveryLine: { args: HIDE_OPENTELEMETRY, env: { TURNS_METRICS: 'true', TURNS_LOG: 'info', TURNS_LOG_POLLS: 'true' } },
-    otel: { args: [], env: { TURNS_METRICS: 'false', TURNS_LOG: 'silent' } },
+    otel: { args: [], env: { TURNS_METRICS: 'false', TURNS_LOG: 'silent', TURNS_TRACING: 'true' } },
     metrics: { args: HIDE_OPENTELEMETRY, env: { TURNS_METRICS: 'true', TURNS_LOG: 'silent' } },
     log: { args: HIDE_OPENTELEMETRY, env: { TURNS_METRICS: 'false', TURNS_LOG: 'info', TURNS_LOG_POLLS: 'true' } },
     control: off,

@@ -10,9 +10,10 @@ export { TurnsModule } from './turns/turns.module.js';
 export type { TurnsModuleOptions, TurnsModuleExtras } from './turns/turns.module-definition.js';
 export { TurnStatusService } from './turns/turn-status.service.js';
 export { TurnStatusRoute } from './turns/turn-status-route.decorator.js';
+export { documentTurnRoutes } from './turns/turns-openapi.js';
 export { BridgeOverlayProvider } from './turns/bridge-overlay.provider.js';
 export { TerminalOverlay, type TerminalOverlayOptions, type OverlayEntry } from './turns/overlay/terminal-overlay.js';
-export { TranscriptScanService } from './turns/transcript-scan.service.js';
+export { TranscriptScanService, type MaybePromise } from './turns/transcript-scan.service.js';
 export { TURN_LIST_LIMITS } from './turns/list/turn-page.js';
 export {
   TURN_STATUS_DTOS,

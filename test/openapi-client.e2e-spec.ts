@@ -1,12 +1,10 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { EchoEngine } from '../src/engines/echo.engine.js';
+import { compileClientProgram, runClientProgram } from './support/generated-client.js';
 import { startDaemon, type TestDaemon } from './support/test-daemon.js';
 
 const ROOT = join(__dirname, '..');
-const run = promisify(execFile);
 
 /**
  * The document as a generator takes it: openapi-typescript generates the
@@ -32,30 +30,8 @@ describe('a client generated from the OpenAPI document (openapi-typescript + ope
   it('generates, type-checks, admits a prompt with a client id, narrows completed and reads a typed error', async () => {
     const document = (await daemon.http.get('/docs-json').expect(200)).body;
     expect(document.servers).toEqual([{ url: '/', description: 'The daemon serving this document' }]);
-    writeFileSync(join(dir, 'openapi.json'), JSON.stringify(document));
-    await run(process.execPath, [join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), 'openapi.json', '-o', 'schema.d.ts'], {
-      cwd: dir,
-    });
-    copyFileSync(join(ROOT, 'test', 'fixtures', 'openapi-client', 'program.mts'), join(dir, 'program.mts'));
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          target: 'es2022',
-          strict: true,
-          skipLibCheck: true,
-          types: ['node'],
-        },
-        files: ['program.mts'],
-      }),
-    );
-    const compiled = await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], {
-      cwd: dir,
-    }).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
-    expect(compiled.stdout).toBe('');
-    const { stdout } = await run(process.execPath, ['program.mjs', daemon.url], { cwd: dir });
+    expect(await compileClientProgram(dir, document, 'program.mts')).toBe('');
+    const stdout = await runClientProgram(dir, daemon.url);
     expect(stdout).toBe('completed echo: typed\n404 prompt_not_found\n');
   });
 

@@ -3,6 +3,10 @@ import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { randomUUID } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { compileSources } from './support/compiled.js';
+import { startDaemonProcess } from './support/daemon-process.js';
 import { HAS_REDIS, startRedis, type RedisProcess } from './support/redis-server.js';
 import { startDaemon, tempDir, type TestDaemon } from './support/test-daemon.js';
 import { eventually } from './support/eventually.js';
@@ -103,5 +107,56 @@ import { eventually } from './support/eventually.js';
     expect(poll!.attributes).toMatchObject({ 'turns.source': 'not_found', 'turns.records_scanned': expect.any(Number) });
     expect(poll!.attributes['turns.records_scanned']).toBeGreaterThan(0);
     expect(poll!.status.code).toBe(2);
+  });
+});
+
+/**
+ * `@opentelemetry/api` is in every install (prom-client depends on it): the
+ * daemon loads it only when asked, or when a tracer provider was registered
+ * before it started. (prom-client itself requires it with the metrics on, for
+ * its CPU counter's exemplars; that starts no span.)
+ */
+describe('a daemon process loads @opentelemetry/api only when asked for', () => {
+  jest.setTimeout(180_000);
+  const FIXTURES = join(__dirname, 'fixtures');
+  let dist: string;
+  let dataDir: string;
+  beforeAll(() => {
+    dist = compileSources('tracing');
+    dataDir = tempDir();
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  /** Starts the daemon, stops it; whether the API was loaded, and what its start line says of tracing. */
+  async function run(env: NodeJS.ProcessEnv, preload = ''): Promise<{ loaded: boolean; tracing: string | undefined }> {
+    const report = join(dataDir, `report-${randomUUID()}.json`);
+    const daemon = await startDaemonProcess(join(dist, 'daemon', 'bin.js'), {
+      TURNS_DATA_DIR: dataDir,
+      TURNS_WORKSPACES: dataDir,
+      REPORT_FILE: report,
+      NODE_OPTIONS: `--require ${join(FIXTURES, 'report-opentelemetry-api.cjs')} ${preload}`,
+      ...env,
+    });
+    daemon.child.kill('SIGTERM');
+    await daemon.exited;
+    const tracing = daemon.output.map((line) => /tracing (\w+)/.exec(line)?.[1]).find(Boolean);
+    return { ...(JSON.parse(readFileSync(report, 'utf8')) as { loaded: boolean }), tracing };
+  }
+
+  it('not asked (and metrics off, so prom-client is not loaded either): not loaded', async () => {
+    expect(await run({ TURNS_METRICS: 'false' })).toEqual({ loaded: false, tracing: 'off' });
+  });
+
+  it('not asked, metrics on (the default): tracing off', async () => {
+    expect(await run({})).toMatchObject({ tracing: 'off' });
+  });
+
+  it('with TURNS_TRACING=true: loaded', async () => {
+    expect(await run({ TURNS_METRICS: 'false', TURNS_TRACING: 'true' })).toEqual({ loaded: true, tracing: 'opentelemetry' });
+  });
+
+  it('with a tracer provider registered before start: tracing on', async () => {
+    const preload = `--import ${join(FIXTURES, 'register-tracer-provider.mjs')}`;
+    expect(await run({ TURNS_METRICS: 'false' }, preload)).toEqual({ loaded: true, tracing: 'opentelemetry' });
   });
 });

@@ -5,12 +5,12 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { completeDaemonConfig, type DaemonConfig, type LoadedDaemonConfig } from './daemon-config.js';
 import { openFrontDoor } from './daemon-front-door.js';
 import { DaemonModule, type DaemonCluster, type DaemonOverrides } from './daemon.module.js';
+import { loadDaemonMetrics } from './daemon-metrics.js';
 import { fastifyOptions, hardenApp } from './http-hardening.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { DaemonLogger } from '../logging/daemon-logger.js';
 import { LOG_LEVELS, type LogLevel } from '../logging/log-level.js';
-import { TurnsMetrics } from '../metrics/turns-metrics.js';
-import { loadOpenTelemetry } from '../telemetry/tracing.js';
+import { loadOpenTelemetry, tracingWanted } from '../telemetry/tracing.js';
 import { RequestObserver } from './request-observer.js';
 import { pickSettings } from '../common/settings/setting.js';
 import { CLUSTER_MODE_SETTINGS } from '../cluster/cluster.settings.js';
@@ -62,11 +62,11 @@ async function loadCluster(config: LoadedDaemonConfig): Promise<DaemonCluster | 
 export async function createApp(settings: DaemonConfig, overrides: DaemonOverrides = {}): Promise<INestApplication> {
   // A level left out: `TURNS_LOG` of the environment (tests set it for embedded daemons), else the default.
   const config = completeDaemonConfig({ ...settings, log: settings.log ?? envLogLevel() });
-  // OpenTelemetry, when its API is installed: loaded before any span could start.
-  await loadOpenTelemetry();
+  // OpenTelemetry, when asked for or an SDK is registered (and its API installed): loaded before any span could start.
+  if (tracingWanted(config.tracing)) await loadOpenTelemetry();
   const logger = new DaemonLogger({ level: config.log, logPolls: config.logPolls });
-  const cluster = await loadCluster(config);
-  const module = DaemonModule.forRoot(config, overrides, cluster, logger);
+  const [cluster, metrics] = await Promise.all([loadCluster(config), loadDaemonMetrics(config)]);
+  const module = DaemonModule.forRoot(config, overrides, cluster, logger, metrics);
   const app = await NestFactory.create(module, await createAdapter(config), {
     logger,
     // Express's JSON parser is registered by hardenApp, with the configured limit.
@@ -77,7 +77,7 @@ export async function createApp(settings: DaemonConfig, overrides: DaemonOverrid
   // Initialized first, so every route is known and the front door stands before all of them.
   await app.init();
   openFrontDoor(app, config, {
-    observer: new RequestObserver(config.metrics ? app.get(TurnsMetrics) : undefined, logger),
+    observer: new RequestObserver(metrics && app.get(metrics.metrics), logger),
     cluster: cluster && app.get(cluster.router),
     browserWalls: overrides.browserWalls,
   });

@@ -38,6 +38,7 @@ describe('loadDaemonConfig', () => {
       metricsPort: undefined,
       permissionPolicy: 'ask',
       permissionResponder: 'first-responder',
+      tracing: false,
     });
   });
 

@@ -3,6 +3,7 @@ import { CLUSTER_MODE_SETTINGS } from '../cluster/cluster.settings.js';
 import { ENGINE_SETTINGS } from '../engines/engine.settings.js';
 import { LOGGING_SETTINGS } from '../logging/logging.settings.js';
 import { METRICS_SETTINGS } from '../metrics/metrics.settings.js';
+import { TELEMETRY_SETTINGS } from '../telemetry/telemetry.settings.js';
 import { RUNTIME_SETTINGS } from '../runtime/runtime.settings.js';
 import { WAIT_SETTINGS } from '../turns/wait/wait.settings.js';
 import { TURN_WEBHOOK_SETTINGS } from '../webhooks/webhooks.settings.js';
@@ -36,6 +37,7 @@ export const DAEMON_SETTINGS = {
   ...CLUSTER_MODE_SETTINGS,
   ...LOGGING_SETTINGS,
   ...METRICS_SETTINGS,
+  ...TELEMETRY_SETTINGS,
 } as const satisfies Settings;
 
 /** The command-line flag of a setting (`DATA_DIR` → `--data-dir`). */

@@ -18,9 +18,8 @@ import { DaemonStatusService } from '../status/daemon-status.service.js';
 import type { HostResolver } from '../webhooks/host-resolver.js';
 import type { FrontStage } from '../http/front-door.js';
 import { TurnsModule } from '../turns/turns.module.js';
-import { MetricsController } from '../metrics/metrics.controller.js';
-import { MetricsServer } from '../metrics/metrics-server.js';
-import { TurnsMetrics } from '../metrics/turns-metrics.js';
+import type { TurnsMetrics } from '../metrics/turns-metrics.js';
+import type { DaemonMetrics } from './daemon-metrics.js';
 import { DaemonLogger } from '../logging/daemon-logger.js';
 import { metricsFrontDoor } from './daemon-front-door.js';
 import { createEngine } from './create-engine.js';
@@ -66,8 +65,17 @@ export interface DaemonCluster {
  */
 @Module({})
 export class DaemonModule {
-  static forRoot(settings: DaemonConfig, overrides: DaemonOverrides = {}, cluster?: DaemonCluster, logger?: DaemonLogger): DynamicModule {
+  static forRoot(
+    settings: DaemonConfig,
+    overrides: DaemonOverrides = {},
+    cluster?: DaemonCluster,
+    logger?: DaemonLogger,
+    metrics?: DaemonMetrics,
+  ): DynamicModule {
     const config = completeDaemonConfig(settings);
+    if (config.metrics && !metrics) {
+      throw new Error('DaemonModule.forRoot: metrics are on (TURNS_METRICS): pass `await loadDaemonMetrics(config)` as its fifth argument');
+    }
     const engine: AgentEngineProvider = overrides.engine ? { useValue: overrides.engine } : { useFactory: () => createEngine(config) };
     const runtime = RuntimeModule.forRoot({
       ...pickSettings(config, RUNTIME_SETTINGS),
@@ -96,14 +104,10 @@ export class DaemonModule {
         }),
         runtime,
       ],
-      controllers: [
-        SystemController,
-        DaemonStatusController,
-        ...(config.metrics && config.metricsPort === undefined ? [MetricsController] : []),
-      ],
+      controllers: [SystemController, DaemonStatusController, ...(metrics && config.metricsPort === undefined ? [metrics.controller] : [])],
       providers: [
         DaemonStatusService,
-        ...metricsProviders(config, overrides.browserWalls !== false),
+        ...metricsProviders(config, overrides.browserWalls !== false, metrics),
         // The logger is a provider too, so the app's shutdown flushes it.
         ...(logger ? [{ provide: DaemonLogger, useValue: logger }] : []),
         { provide: DAEMON_CONFIG, useValue: config },
@@ -116,15 +120,15 @@ export class DaemonModule {
 }
 
 /** `TurnsMetrics` unless `TURNS_METRICS=false`, and its own listener with `TURNS_METRICS_PORT`. */
-function metricsProviders(config: LoadedDaemonConfig, walls: boolean): Provider[] {
-  if (!config.metrics) return [];
-  if (config.metricsPort === undefined) return [TurnsMetrics];
+function metricsProviders(config: LoadedDaemonConfig, walls: boolean, loaded: DaemonMetrics | undefined): Provider[] {
+  if (!config.metrics || !loaded) return [];
+  if (config.metricsPort === undefined) return [loaded.metrics];
   return [
-    TurnsMetrics,
+    loaded.metrics,
     {
-      provide: MetricsServer,
-      inject: [TurnsMetrics],
-      useFactory: (metrics: TurnsMetrics) => new MetricsServer(metrics, config.metricsPort!, config.host, metricsFrontDoor(config, walls)),
+      provide: loaded.server,
+      inject: [loaded.metrics],
+      useFactory: (metrics: TurnsMetrics) => new loaded.server(metrics, config.metricsPort!, config.host, metricsFrontDoor(config, walls)),
     },
   ];
 }

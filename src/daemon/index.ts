@@ -7,6 +7,7 @@ assertSingleCopy();
 
 export { createApp } from './create-app.js';
 export { DaemonModule, type DaemonOverrides } from './daemon.module.js';
+export { loadDaemonMetrics, type DaemonMetrics } from './daemon-metrics.js';
 export { loadDaemonConfig, type DaemonConfig, type LoadedDaemonConfig } from './daemon-config.js';
 export { ConfigError } from '../common/settings/setting.js';
 export { main } from './main.js';

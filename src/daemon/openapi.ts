@@ -2,10 +2,10 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, getSchemaPath, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { ImagePromptBlockDto, PromptRequestDto, TextPromptBlockDto } from '../bridge/prompt.dto.js';
 import { ERROR_CATALOGUE, apiErrorExample, type ApiErrorCode, type ErrorCatalogueEntry } from '../errors/api-errors.js';
-import { DEFAULT_CLIENT_ID_HEADER } from '../client-id/client-id-options.js';
-import { ErrorResponseDto } from '../errors/error-response.dto.js';
+import { documentErrorCodes, ErrorResponseDto } from '../errors/error-response.dto.js';
 import { CreateSessionDto, RewindDto } from '../sessions/session.dto.js';
-import { TurnWaitService } from '../turns/wait/turn-wait.service.js';
+import { clientIdHeaderParameter, documentTurnRoutes } from '../turns/turns-openapi.js';
+import { TURNS_MODULE_OPTIONS, type TurnsModuleOptions } from '../turns/turns.module-definition.js';
 import { applyValidationSchemas } from './validation-schema.js';
 
 /** Every request body the daemon validates; their schemas come from that validation. */
@@ -28,17 +28,10 @@ export interface OpenApiDocumentOptions {
   servers?: ServerObject[];
 }
 
-/** The client id header, as the turn routes declare it; every session route accepts it. */
-const CLIENT_ID_HEADER: ParameterObject = {
-  name: DEFAULT_CLIENT_ID_HEADER,
-  in: 'header',
-  required: false,
-  description: 'Client id issued by POST /session.',
-  schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
-};
-
 /**
- * The daemon's OpenAPI document: every route, the bearer scheme required
+ * The daemon's OpenAPI document: the turn routes as `documentTurnRoutes`
+ * describes them for any host, and on top every route of the daemon, the
+ * whole error catalogue, the bearer scheme required
  * everywhere but on the operations that opt out (`security: []`, i.e.
  * `/health`), and their `401`; the browser walls' `403` on every operation
  * and `415` on every one that may carry a body; the client id header on
@@ -64,7 +57,11 @@ export function buildOpenApiDocument(app: INestApplication, options: OpenApiDocu
   config.servers = options.servers ?? [{ url: '/', description: 'The daemon serving this document' }];
   // The token is opaque: no JWT claim (Nest's builder adds one by default).
   delete (config.components!.securitySchemes!.bearer as { bearerFormat?: string }).bearerFormat;
-  const document = SwaggerModule.createDocument(app, config);
+  const document = documentTurnRoutes(app, SwaggerModule.createDocument(app, config));
+  const clientId = {
+    ...clientIdHeaderParameter(app.get<TurnsModuleOptions>(TURNS_MODULE_OPTIONS, { strict: false })),
+    description: 'Client id issued by POST /session (or by load or resume).',
+  };
   const unauthorized = errorResponse('unauthorized: the bearer token is missing, malformed or wrong.', 'unauthorized');
   const forbidden = errorResponse(
     'origin_forbidden: a web page of an origin not in TURNS_ALLOW_ORIGINS, or a Host the daemon does not answer to (SPEC §15).',
@@ -72,18 +69,17 @@ export function buildOpenApiDocument(app: INestApplication, options: OpenApiDocu
   );
   const unsupported = errorResponse('unsupported_media_type: a body that is not application/json.', 'unsupported_media_type');
   applyValidationSchemas(document, REQUEST_DTOS);
-  const maxWaitMs = app.get(TurnWaitService).maxWaitMs;
+  documentErrorCodes(document, Object.keys(ERROR_CATALOGUE) as ApiErrorCode[]);
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
-      const parameters = (operation.parameters ??= []) as ParameterObject[];
-      // The wait bound is the running daemon's (TURNS_MAX_WAIT_MS), not a constant.
-      for (const parameter of parameters)
-        if (parameter.name === 'waitMs' && parameter.schema) Object.assign(parameter.schema, { maximum: maxWaitMs });
       const takesClientId = (path.startsWith('/session/{id}') && !/\/(?:load|resume)$/.test(path)) || path.startsWith('/permission/');
-      if (takesClientId && !parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === DEFAULT_CLIENT_ID_HEADER)) {
-        parameters.push(CLIENT_ID_HEADER);
+      const parameters = (operation.parameters ??= []) as ParameterObject[];
+      if (takesClientId) {
+        // The turn routes declare it already (as any host's do); the daemon says where its ids come from.
+        const declared = parameters.findIndex((p) => p.in === 'header' && p.name === clientId.name);
+        parameters.splice(declared < 0 ? parameters.length : declared, declared < 0 ? 0 : 1, clientId);
       }
       operation.responses['403'] ??= forbidden;
       if (method === 'post' || method === 'delete') operation.responses['415'] ??= unsupported;

@@ -1,9 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '../common/swagger.js';
-import { ERROR_CATALOGUE, type AnyErrorDetails, type ErrorCatalogueEntry } from './error-catalogue.js';
+import { ERROR_CATALOGUE, type AnyErrorDetails, type ApiErrorCode, type ErrorCatalogueEntry } from './error-catalogue.js';
 import type { ErrorDetail } from './error-details.js';
 
 // The details' fields, typed from the catalogue rather than written out again (their OpenAPI properties below).
 const ErrorDetailFields = class {} as new () => AnyErrorDetails;
+
+const CODES = Object.keys(ERROR_CATALOGUE) as ApiErrorCode[];
 
 /**
  * Every error body: a message, a stable code, and details that depend on the
@@ -17,21 +19,25 @@ export class ErrorResponseDto extends ErrorDetailFields {
 
   @ApiProperty({
     description: 'Stable, machine-readable code: one of the catalogue (docs/routes.md, Errors).',
-    enum: Object.keys(ERROR_CATALOGUE),
+    enum: CODES,
     enumName: 'ErrorCode',
   })
   code!: string;
 }
 
+type DetailProperty = { type: ErrorDetail['type']; description: string; example: string | number };
+
 /**
- * The OpenAPI property of each detail the catalogue declares: its type, an
- * example, and per group of codes what it says there.
+ * The OpenAPI property of each detail the catalogue declares for `codes`
+ * (all of them unless given): its type, an example, and per group of codes
+ * what it says there.
  *
  * @internal exported for its spec
  */
-export function errorDetailProperties(): Record<string, { type: ErrorDetail['type']; description: string; example: string | number }> {
+export function errorDetailProperties(codes: readonly ApiErrorCode[] = CODES): Record<string, DetailProperty> {
   const byName = new Map<string, Array<[code: string, detail: ErrorDetail]>>();
-  for (const [code, entry] of Object.entries<ErrorCatalogueEntry>(ERROR_CATALOGUE)) {
+  for (const code of codes) {
+    const entry: ErrorCatalogueEntry = ERROR_CATALOGUE[code];
     for (const [name, detail] of Object.entries(entry.details ?? {})) byName.set(name, [...(byName.get(name) ?? []), [code, detail]]);
   }
   return Object.fromEntries(
@@ -46,4 +52,29 @@ export function errorDetailProperties(): Record<string, { type: ErrorDetail['typ
 
 for (const [name, property] of Object.entries(errorDetailProperties())) {
   ApiPropertyOptional(property)(ErrorResponseDto.prototype, name);
+}
+
+/** The parts of an OpenAPI document's schemas that {@link documentErrorCodes} rewrites. */
+interface ErrorSchemas {
+  ErrorCode?: { enum?: string[] };
+  ErrorResponseDto?: { properties?: Record<string, unknown> };
+}
+
+/**
+ * Narrows a document's `ErrorCode` enum and `ErrorResponseDto` details to
+ * `codes` (in catalogue order): what its routes can answer, not every code
+ * the package knows.
+ *
+ * @internal
+ */
+export function documentErrorCodes(document: { components?: { schemas?: object } }, codes: Iterable<ApiErrorCode>): void {
+  const schemas = document.components?.schemas as ErrorSchemas | undefined;
+  const properties = schemas?.ErrorResponseDto?.properties;
+  if (!schemas?.ErrorCode || !properties) return;
+  const wanted = new Set(codes);
+  const kept = CODES.filter((code) => wanted.has(code));
+  schemas.ErrorCode.enum = kept;
+  const details = errorDetailProperties(kept);
+  for (const name of Object.keys(properties)) if (name !== 'error' && name !== 'code') delete properties[name];
+  Object.assign(properties, details);
 }

@@ -48,3 +48,29 @@ describe('tracing with the API but no SDK registered', () => {
     expect(headers).toEqual({});
   });
 });
+
+describe('whether to load the API', () => {
+  const API_GLOBALS = Symbol.for('opentelemetry.js.api.1');
+
+  it('only when asked, or when a tracer provider is registered on the API global (not for a propagator alone, nor another major)', () => {
+    const { tracingWanted } = freshTracing(false);
+    expect(tracingWanted(false, {})).toBe(false);
+    expect(tracingWanted(true, {})).toBe(true);
+    expect(tracingWanted(false, { [API_GLOBALS]: { version: '1.9.1', propagation: {} } })).toBe(false);
+    expect(tracingWanted(false, { [API_GLOBALS]: { version: '1.9.1', trace: {} } })).toBe(true);
+    expect(tracingWanted(false, { [Symbol.for('opentelemetry.js.api.2')]: { trace: {} } })).toBe(false);
+  });
+
+  it('reads the registration the API itself makes, without loading it', () => {
+    const { tracingWanted } = freshTracing(false);
+    const { trace } = jest.requireActual<typeof import('@opentelemetry/api')>('@opentelemetry/api');
+    expect(tracingWanted(false)).toBe(false);
+    trace.setGlobalTracerProvider(trace.getTracerProvider());
+    try {
+      expect(tracingWanted(false)).toBe(true);
+    } finally {
+      trace.disable();
+    }
+    expect(tracingWanted(false)).toBe(false);
+  });
+});

@@ -1,8 +1,9 @@
 // OpenTelemetry through `@opentelemetry/api`, an optional peer: loaded once
-// with a dynamic import, so without it installed nothing is loaded and every
-// call below is a check of one variable. With the API but no SDK registered,
-// spans are the API's non-recording ones. Only the few shapes used here are
-// typed locally, so no declaration of this package names the API's types.
+// with a dynamic import, and only when asked for (tracingWanted) — it is in
+// every install (prom-client depends on it), so being installed says nothing.
+// Until then every call below is a check of one variable. With the API but no
+// SDK registered, spans are the API's non-recording ones. Only the few shapes
+// used here are typed locally, so no declaration of this package names the API's types.
 
 /** The part of an OpenTelemetry span this package uses. */
 export interface TurnSpan {
@@ -43,6 +44,18 @@ let api: OtelApi | undefined;
 /** The API's proxy tracer, made once: it forwards to whatever SDK registers later. */
 let tracer: Tracer | undefined;
 let loading: Promise<boolean> | undefined;
+
+/** Where every copy of the API (major 1) registers its globals: an SDK's tracer provider is its `trace`. */
+const API_GLOBALS = Symbol.for('opentelemetry.js.api.1');
+
+/**
+ * Whether to load the API: when asked (`TURNS_TRACING`), or when a tracer
+ * provider was registered before start (an SDK's `start()`, read from the
+ * API's global registration without loading the package).
+ */
+export function tracingWanted(asked: boolean, global: object = globalThis): boolean {
+  return asked || (global as { [API_GLOBALS]?: { trace?: unknown } })[API_GLOBALS]?.trace !== undefined;
+}
 
 /**
  * Loads `@opentelemetry/api` if it is installed (once; later calls share the

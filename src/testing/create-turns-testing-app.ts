@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { Module, type DynamicModule, type INestApplication, type ModuleMetadata, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { BridgeOverlayProvider } from '../turns/bridge-overlay.provider.js';
@@ -51,10 +52,18 @@ export interface TurnsTestingAppOptions extends TestingAppBase, TurnsModuleOptio
   imports?: ModuleMetadata['imports'];
 }
 
+/**
+ * The app the kit builds: its HTTP server is Node's, typed so (supertest takes it
+ * without an `any`, as `nest new`'s own e2e types its app).
+ *
+ * @publicApi
+ */
+export type TurnsTestingNestApp = INestApplication<Server>;
+
 /** @publicApi */
 export interface TurnsTestingApp {
   /** Initialized, not listening: hand `app.getHttpServer()` to supertest. */
-  app: INestApplication;
+  app: TurnsTestingNestApp;
   ports: 'in-memory';
   bridge: InMemoryBridgeOverlay;
   transcript: InMemoryTranscriptScan;
@@ -63,7 +72,7 @@ export interface TurnsTestingApp {
 /** @publicApi */
 export interface HostTurnsTestingApp {
   /** Initialized, not listening: hand `app.getHttpServer()` to supertest. */
-  app: INestApplication;
+  app: TurnsTestingNestApp;
   ports: 'host';
   /** The host's own ports, as its `TurnsModule` resolved them. */
   bridge: BridgeOverlayProvider;
@@ -87,10 +96,18 @@ export interface HostTurnsTestingApp {
  * await request(app.getHttpServer()).get('/session/s1/turns/current').expect(200, { sessionId: 's1', state: 'idle' });
  * ```
  *
+ * A host that cannot boot (a provider missing, say) makes it reject with
+ * Nest's own error, which names what is missing; the process goes on.
+ *
  * @publicApi
  */
+export function createTurnsTestingApp(options?: TurnsTestingAppOptions & { imports?: undefined }): Promise<TurnsTestingApp>;
+export function createTurnsTestingApp(options: TurnsTestingAppOptions & { ports: 'in-memory' }): Promise<TurnsTestingApp>;
 export function createTurnsTestingApp(options: HostTurnsTestingAppOptions): Promise<HostTurnsTestingApp>;
-export function createTurnsTestingApp(options?: TurnsTestingAppOptions): Promise<TurnsTestingApp>;
+// Last, as `Awaited<ReturnType<typeof createTurnsTestingApp>>` reads it: a variable of that type takes either form.
+export function createTurnsTestingApp(
+  options?: HostTurnsTestingAppOptions | TurnsTestingAppOptions,
+): Promise<HostTurnsTestingApp | TurnsTestingApp>;
 export async function createTurnsTestingApp(
   options: HostTurnsTestingAppOptions | TurnsTestingAppOptions = {},
 ): Promise<HostTurnsTestingApp | TurnsTestingApp> {
@@ -150,9 +167,11 @@ async function createApp(
   module: Type,
   adapter: 'express' | 'fastify',
   replace?: { bridge: BridgeOverlayProvider; transcript: TranscriptScanService },
-): Promise<INestApplication> {
+): Promise<TurnsTestingNestApp> {
   const platform = adapter === 'fastify' ? await fastifyAdapter() : undefined;
-  let app: INestApplication;
+  // Nest's error, not a process.exit: a test runner shows why the host did not boot.
+  const options = { logger: false, abortOnError: false } as const;
+  let app: TurnsTestingNestApp;
   if (replace) {
     const { Test } = await nestTesting();
     const compiled = await Test.createTestingModule({ imports: [module] })
@@ -161,9 +180,9 @@ async function createApp(
       .overrideProvider(TranscriptScanService)
       .useValue(replace.transcript)
       .compile();
-    app = platform ? compiled.createNestApplication(platform, { logger: false }) : compiled.createNestApplication({ logger: false });
+    app = platform ? compiled.createNestApplication(platform, options) : compiled.createNestApplication(options);
   } else {
-    app = platform ? await NestFactory.create(module, platform, { logger: false }) : await NestFactory.create(module, { logger: false });
+    app = platform ? await NestFactory.create(module, platform, options) : await NestFactory.create(module, options);
   }
   await app.init();
   if (platform) await (app.getHttpAdapter().getInstance() as { ready(): Promise<unknown> }).ready();

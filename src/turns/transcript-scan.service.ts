@@ -1,6 +1,13 @@
 import type { SettledTurnStatus } from './turn-status.js';
 
 /**
+ * A value, or a promise of it: what a port may answer when it has the value at hand.
+ *
+ * @publicApi
+ */
+export type MaybePromise<T> = T | Promise<T>;
+
+/**
  * Bounded read of settled results from a session's persisted transcript.
  * Abstract class used as the injection token; the reference implementation
  * is the runtime's `JsonlTranscriptScanService`, an in-memory one is
@@ -18,10 +25,14 @@ import type { SettledTurnStatus } from './turn-status.js';
  * @publicApi
  */
 export abstract class TranscriptScanService {
-  /** The persisted result of `promptId` within the scan window (the newest record of it), else `undefined`. */
-  abstract findTurnResult(sessionId: string, promptId: string): Promise<SettledTurnStatus | undefined>;
-  /** The newest persisted result within the scan window, else `undefined`. */
-  abstract findNewestTurnResult(sessionId: string): Promise<SettledTurnStatus | undefined>;
+  /**
+   * The persisted result of `promptId` within the scan window (the newest
+   * record of it), else `undefined`. A scan that reads memory may answer
+   * without a promise; one that reads a file returns one.
+   */
+  abstract findTurnResult(sessionId: string, promptId: string): MaybePromise<SettledTurnStatus | undefined>;
+  /** The newest persisted result within the scan window, else `undefined` (a value or a promise of it). */
+  abstract findNewestTurnResult(sessionId: string): MaybePromise<SettledTurnStatus | undefined>;
 
   /**
    * Every persisted result within the same scan window, one per prompt (its

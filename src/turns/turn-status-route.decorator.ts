@@ -10,11 +10,11 @@ import {
   getSchemaPath,
 } from '../common/swagger.js';
 import { ClientIdGuard } from '../client-id/client-id.guard.js';
-import { DEFAULT_CLIENT_ID_HEADER } from '../client-id/client-id-options.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import { ApiExceptionFilter } from '../errors/api-exception.filter.js';
 import type { ApiErrorCode } from '../errors/api-errors.js';
 import { TURN_STATUS_DTOS } from './turn-status.dto.js';
+import { clientIdHeaderParameter } from './turns-openapi.js';
 
 const SESSION = '5c1d2a8e-7f7b-4a44-9a57-1f2e3d4c5b6a';
 const PROMPT = 'caa0b1c2-d3e4-4f50-8a6b-7c8d9e0f1a2b';
@@ -63,12 +63,8 @@ export function SessionTurnRoute(path: string): MethodDecorator {
     UseGuards(ClientIdGuard),
     UseFilters(ApiExceptionFilter),
     ApiParam({ name: 'id', description: 'Session id.', schema: { type: 'string' } }),
-    ApiHeader({
-      name: DEFAULT_CLIENT_ID_HEADER,
-      required: false,
-      description: 'Client id issued by POST /session.',
-      schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
-    }),
+    // As the default options read it; documentTurnRoutes() makes it the host's (name, required).
+    ApiHeader(clientIdHeaderParameter({})),
   );
 }
 
@@ -103,14 +99,21 @@ export function TurnStatusRoute(
       name: 'waitMs',
       required: false,
       description:
-        'Hold the request up to this many ms (at most limits.maxWaitMs): until the status is not queued/running, or — with If-None-Match — until its ETag changes. 0 or absent answers at once.',
+        "Hold the request up to this many ms (at most the server's longest wait, this parameter's maximum): until the status is not queued/running, or — with If-None-Match — until its ETag changes. 0 or absent answers at once.",
       schema: { type: 'integer', minimum: 0 },
     }),
     ApiHeader({
       name: 'Prefer',
       required: false,
-      description: 'RFC 7240 `wait=S` (seconds, capped at limits.maxWaitMs); waitMs wins when both are given.',
+      description:
+        "RFC 7240 `wait=S` (seconds, capped at the server's longest wait); `wait=S; activity` as `?activity=true`. waitMs wins when both are given.",
       schema: { type: 'string', example: 'wait=30' },
+    }),
+    ApiQuery({
+      name: 'activity',
+      required: false,
+      description: "With a wait, a running turn's activity wakes the request too, not only a transition.",
+      schema: { type: 'boolean' },
     }),
     ApiExtraModels(...models),
     ApiOkResponse({
@@ -133,6 +136,7 @@ export function TurnStatusRoute(
     ApiErrorResponses(
       'invalid_client_id',
       'invalid_wait_ms',
+      'invalid_activity',
       'too_many_waiters',
       'shutting_down',
       ...errors,

@@ -89,7 +89,7 @@ export class TurnErrorDto implements TurnError {
 
 /** @publicApi */
 export class IdleTurnStatusDto implements IdleTurnStatus {
-  @ApiProperty({ description: "The host's session id (the daemon's are UUIDs)." })
+  @ApiProperty({ description: 'The session, by the id the runtime gave it.' })
   @IsString()
   sessionId!: string;
 
@@ -99,7 +99,7 @@ export class IdleTurnStatusDto implements IdleTurnStatus {
 
 /** Fields shared by every status of an admitted prompt. */
 abstract class PromptStatusDto {
-  @ApiProperty({ description: "The host's session id (the daemon's are UUIDs)." })
+  @ApiProperty({ description: 'The session, by the id the runtime gave it.' })
   @IsString()
   sessionId!: string;
 

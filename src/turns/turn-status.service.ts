@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { promptNotFound } from '../errors/api-errors.js';
 import { BridgeOverlayProvider } from './bridge-overlay.provider.js';
 import { mergeTurnStatus, newerSettled } from './merge-turn-status.js';
-import { TranscriptScanService } from './transcript-scan.service.js';
+import { TranscriptScanService, type MaybePromise } from './transcript-scan.service.js';
 import { collectTurns } from './list/collect-turns.js';
 import { pageTurns, type TurnListQuery, type TurnPage } from './list/turn-page.js';
 import type { SettledTurnStatus, TurnStatus } from './turn-status.js';
@@ -159,7 +159,7 @@ export class TurnStatusService {
   }
 
   /** Runs a scan, folding failure into the outcome and replacing a result a rewind made stale by `none`. */
-  private async scan<T>(sessionId: string, read: () => Promise<T>, none: T): Promise<ScanOutcome<T>> {
+  private async scan<T>(sessionId: string, read: () => MaybePromise<T>, none: T): Promise<ScanOutcome<T>> {
     const generation = this.bridge.overlay.generation(sessionId);
     let outcome: ScanOutcome<T>;
     try {

@@ -62,7 +62,7 @@ describe('TurnsController', () => {
     for (const known of [settled, undefined]) {
       const { controller: turns, replies } = controller(known);
       await expect(Promise.resolve(turns.exact(SESSION, PROMPT, { waitMs: undefined, activity: 'bogus' }, {}))).rejects.toMatchObject({
-        response: { code: 'invalid_wait_ms' },
+        response: { code: 'invalid_activity' },
       });
       expect(replies).toHaveLength(0);
     }

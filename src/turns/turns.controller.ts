@@ -62,11 +62,11 @@ export class TurnsController {
     ['session_not_found', 'prompt_not_found', 'invalid_transcript_cursor'],
     'getTurn',
     'Live state, then the terminal overlay, then the bounded transcript scan (SPEC §5). With the reference runtime, a scan ' +
-      'miss is answered from the prompt ledger (SPEC §18) before it becomes a 404: a prompt lost when the daemon died reads ' +
+      'miss is answered from the prompt ledger (SPEC §18) before it becomes a 404: a prompt lost when its process died reads ' +
       '`state: error` with `error.code: daemon_lost` (`endedAt`: when `load` settled it); a cancelled, failed or completed ' +
       'one its own state, `stopReason` and error code (no `queuedAt`, no result text). The transcript record wins when there is one.',
   )
-  @ApiParam({ name: 'promptId', description: 'The promptId returned by POST /session/{id}/prompt.', schema: { type: 'string' } })
+  @ApiParam({ name: 'promptId', description: "The prompt's id, as its admission returned it.", schema: { type: 'string' } })
   exact(
     @Param('id') sessionId: string,
     @Param('promptId') promptId: string,

@@ -105,6 +105,14 @@ export const EXAMPLE_CONTEXTS: Record<string, ExampleContext> = {
       `declare const redisUrl: string, nodeId: string, workspaces: string[], dataDir: string;`,
     ].join('\n'),
   },
+  'src/turns/turns-openapi.ts': {
+    before: [
+      `import type { INestApplication } from '@nestjs/common';`,
+      `import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';`,
+      `import { documentTurnRoutes } from 'nest-turn-status';`,
+      `declare const app: INestApplication;`,
+    ].join('\n'),
+  },
   'src/turns/turns.module.ts': {
     before: [
       `import type { DynamicModule, Type } from '@nestjs/common';`,

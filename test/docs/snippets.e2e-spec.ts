@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { codeBlocks, docPages, ROOT } from './markdown-blocks.js';
 import { EXAMPLE_CONTEXTS, SUPPORT_FILES } from './snippet-contexts.js';
 
@@ -80,6 +80,19 @@ function pack(work: string): string[] {
 describe('the TypeScript snippets of the docs', () => {
   jest.setTimeout(900_000);
   let work: string;
+  /** The scratch project the first test builds, and its snippets by file. */
+  let project: string | undefined;
+  const files = new Map<string, Snippet>();
+  /** Each problem of a tool's output, prefixed by the page and line of the snippet it is in. */
+  const located = (output: string, file: RegExp) =>
+    output
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const name = file.exec(line)?.[1];
+        const snippet = name === undefined ? undefined : files.get(name);
+        return snippet ? `${snippet.origin}: ${line}` : line;
+      });
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'turns-snippets-'));
   });
@@ -101,13 +114,15 @@ describe('the TypeScript snippets of the docs', () => {
     );
     const snippets = [...markdown, ...examples];
 
-    const project = join(work, 'project');
-    mkdirSync(join(project, 'src'), { recursive: true });
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'snippets', private: true }));
+    const dir = join(work, 'project');
+    project = dir;
+    mkdirSync(join(dir, 'src'), { recursive: true });
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'snippets', private: true }));
     const tarballs = pack(work);
     const own = [
       '@nestjs/common',
       '@nestjs/core',
+      '@nestjs/swagger',
       'reflect-metadata',
       'rxjs',
       'supertest',
@@ -118,10 +133,10 @@ describe('the TypeScript snippets of the docs', () => {
     run(
       NPM,
       ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs, ...own.map((name) => `${name}@${version(name)}`)],
-      project,
+      dir,
     );
     writeFileSync(
-      join(project, 'tsconfig.json'),
+      join(dir, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: {
           strict: true,
@@ -139,40 +154,62 @@ describe('the TypeScript snippets of the docs', () => {
         include: ['src'],
       }),
     );
-    for (const [path, code] of Object.entries(SUPPORT_FILES)) writeFileSync(join(project, path), code);
-    cpSync(join(ROOT, 'docs', 'examples', 'host-runtime'), join(project, 'src', 'host-runtime'), { recursive: true });
-    const files = new Map<string, Snippet>();
+    for (const [path, code] of Object.entries(SUPPORT_FILES)) writeFileSync(join(dir, path), code);
+    cpSync(join(ROOT, 'docs', 'examples', 'host-runtime'), join(dir, 'src', 'host-runtime'), { recursive: true });
     snippets.forEach((snippet, index) => {
       // Top-level await makes an ES module; the rest compile as a `nest new` project does, CommonJS.
       const extension = /^[^\s/].*\bawait\b/m.test(snippet.code) ? 'mts' : 'ts';
       const name = `src/snippet-${String(index).padStart(2, '0')}-${snippet.origin.replace(/[^A-Za-z0-9]+/g, '-')}.${extension}`;
-      writeFileSync(join(project, name), `${snippet.code}\nexport {};\n`);
+      writeFileSync(join(dir, name), `${snippet.code}\nexport {};\n`);
       files.set(name, snippet);
     });
 
     let output = '';
     try {
-      run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project, '--pretty', 'false'], project);
+      run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir, '--pretty', 'false'], dir);
     } catch (error) {
       output = (error as { stdout: string }).stdout;
     }
     // Each error names the page and line a reader would fix, with the compiled file beside it.
-    const errors = output
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => {
-        const file = /^(src\/[^(]+)\(/.exec(line)?.[1];
-        const snippet = file === undefined ? undefined : files.get(file);
-        return snippet ? `${snippet.origin}: ${line}` : line;
-      });
+    const errors = located(output, /^(src\/[^(]+)\(/);
     console.log(
       `compiled ${snippets.length} TypeScript snippets: ${markdown.length} from ${pages.length} Markdown pages, ` +
         `${examples.length} doc-comment examples; ${shownOnly.length} fenced as fragments (shown only)` +
-        (errors.length ? `; the failing project is kept in ${project}` : ''),
+        (errors.length ? `; the failing project is kept in ${dir}` : ''),
     );
     if (errors.length) work = mkdtempSync(join(tmpdir(), 'turns-snippets-')); // afterAll removes this one instead
     expect(errors).toEqual([]);
     expect(markdown.length).toBeGreaterThan(0);
     expect(examples.length).toBeGreaterThan(0);
+  });
+
+  it('lint clean under the ESLint config nest new generates (typed rules, warnings included)', () => {
+    expect(project).toBeDefined();
+    const config = join(ROOT, 'test', 'fixtures', 'nest-new-eslint', 'eslint.config.mjs');
+    const eslint = join(ROOT, 'node_modules', 'eslint', 'bin', 'eslint.js');
+    // In the project, so the typed rules see the package as npm installed it.
+    // The example host runtime (docs/examples/host-runtime) is linted as the host would lint its own code.
+    const examples = readdirSync(join(project!, 'src', 'host-runtime'))
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => `src/host-runtime/${name}`);
+    const linted = [...files.keys(), ...examples];
+    const lint = spawnSync(process.execPath, [eslint, '--config', config, '--format', 'json', ...linted], {
+      cwd: project,
+      encoding: 'utf8',
+    });
+    const results = JSON.parse(lint.stdout || '[]') as Array<{
+      filePath: string;
+      messages: Array<{ line: number; ruleId: string | null; message: string; severity: number }>;
+    }>;
+    // Each problem names the page and line a reader would fix; a file ESLint skipped would be a warning too.
+    // A doc comment's example shows a call and what it returns (`const status = …`), which the reader's code then uses.
+    const shownCall = (origin: string, ruleId: string | null) =>
+      origin.startsWith('src/') && ruleId === '@typescript-eslint/no-unused-vars';
+    const problems = results.flatMap(({ filePath, messages }) => {
+      const origin = files.get(relative(project!, filePath))?.origin ?? filePath;
+      return messages.filter((m) => !shownCall(origin, m.ruleId)).map((m) => `${origin}: snippet line ${m.line}: ${m.ruleId} ${m.message}`);
+    });
+    expect({ problems, stderr: lint.stderr }).toEqual({ problems: [], stderr: '' });
+    expect(results.map(({ filePath }) => relative(project!, filePath)).sort()).toEqual(linted.sort());
   });
 });

@@ -18,6 +18,17 @@ describe('parseWaitRequest', () => {
     expect(() => parseWaitRequest(undefined, 'wait=soon', 30_000)).toThrow(expect.objectContaining({ code: 'invalid_wait_ms' }));
   });
 
+  it("reads ?activity= as a flag, and refuses anything else with its own code, not the wait's", () => {
+    expect(parseWaitRequest('5', undefined, 30_000, 'true')).toEqual({ waitMs: 5, activity: true });
+    expect(parseWaitRequest('5', undefined, 30_000, ['1', '0'])).toEqual({ waitMs: 5, activity: true });
+    expect(parseWaitRequest('5', undefined, 30_000, 'false')).toEqual({ waitMs: 5 });
+    for (const activity of ['maybe', '', 'TRUE']) {
+      expect(() => parseWaitRequest('5', undefined, 30_000, activity)).toThrow(
+        expect.objectContaining({ status: 400, code: 'invalid_activity', message: 'activity must be true or false' }),
+      );
+    }
+  });
+
   it('lets the query win over the header', () => {
     expect(parseWaitRequest('250', 'wait=10', 30_000)).toEqual({ waitMs: 250 });
   });

@@ -26,23 +26,23 @@ function preferWait(prefer: string | undefined): { seconds: string; params: stri
   return undefined;
 }
 
-/** `?activity=`: `true`/`1` or `false`/`0`. */
-function activityFlag(value: unknown, maxWaitMs: number): boolean {
+/** `?activity=`: `true`/`1` or `false`/`0`; anything else is `400 invalid_activity`. */
+function activityFlag(value: unknown): boolean {
   const raw = Array.isArray(value) ? value[0] : value;
   if (raw === undefined || raw === 'false' || raw === '0') return false;
   if (raw === 'true' || raw === '1') return true;
-  throw apiError('invalid_wait_ms', { maxWaitMs }, { message: 'activity must be true or false' });
+  throw apiError('invalid_activity');
 }
 
 /**
  * Reads the wait of a turn request: `?waitMs=N` (an integer from 0 to
  * `maxWaitMs`) wins over `Prefer: wait=S` (seconds, capped at `maxWaitMs`);
  * neither means no wait. A malformed or out-of-range `waitMs`, or a
- * malformed `wait` preference (or `activity` flag), is `400 invalid_wait_ms`.
+ * malformed `wait` preference, is `400 invalid_wait_ms`.
  */
 export function parseWaitRequest(waitMs: unknown, prefer: string | undefined, maxWaitMs: number, activity?: unknown): WaitRequest {
   const preference = preferWait(prefer);
-  const wantsActivity = activityFlag(activity, maxWaitMs) || preference?.params.includes('activity') === true;
+  const wantsActivity = activityFlag(activity) || preference?.params.includes('activity') === true;
   const request = readWait(waitMs, preference, maxWaitMs);
   return wantsActivity ? { ...request, activity: true } : request;
 }

@@ -1,0 +1,95 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { DEFAULT_CLIENT_ID_HEADER } from '../client-id/client-id-options.js';
+import { ERROR_CATALOGUE, type ApiErrorCode } from '../errors/error-catalogue.js';
+import { documentErrorCodes } from '../errors/error-response.dto.js';
+import { CLIENT_ID_PATTERN } from './rules/limits.js';
+import { TURNS_MODULE_OPTIONS, type TurnsModuleOptions } from './turns.module-definition.js';
+import { TurnWaitService } from './wait/turn-wait.service.js';
+
+/** An OpenAPI parameter, as far as this file reads and writes it. */
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  description?: string;
+  schema?: Record<string, unknown>;
+}
+
+interface Operation {
+  parameters?: Parameter[];
+  responses?: Record<string, { content?: Record<string, { examples?: Record<string, unknown> }> }>;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as const;
+
+/** A header name as the docs write it: `x-qwen-client-id` → `X-Qwen-Client-Id`. */
+export function headerAsWritten(name: string): string {
+  return name.replace(/(^|-)([a-z])/g, (_match, dash: string, letter: string) => dash + letter.toUpperCase());
+}
+
+/**
+ * The client id header of the turn routes under these options: its name as
+ * configured, required when `requireClientId` is.
+ *
+ * @internal
+ */
+export function clientIdHeaderParameter(options: Pick<TurnsModuleOptions, 'clientIdHeader' | 'requireClientId'>) {
+  const required = options.requireClientId ?? false;
+  return {
+    name: options.clientIdHeader ?? headerAsWritten(DEFAULT_CLIENT_ID_HEADER),
+    in: 'header' as const,
+    required,
+    description:
+      'The client id the caller registered on the session. ' +
+      (required ? 'Required: a request without one is refused' : 'Without one, the request is anonymous; one that is malformed') +
+      ', or not registered on the session, is refused (400 invalid_client_id).',
+    schema: { type: 'string' as const, pattern: CLIENT_ID_PATTERN.source },
+  };
+}
+
+/** Every operation of a document, by path and method. */
+function* operations(document: { paths: object }): Generator<Operation> {
+  for (const item of Object.values(document.paths as Record<string, Record<string, Operation | undefined>>)) {
+    for (const method of METHODS) if (item[method]) yield item[method];
+  }
+}
+
+/**
+ * Makes the turn routes of `document` describe `app`'s `TurnsModule` as it
+ * is configured, not as its defaults read: the client id header by the name
+ * it was given, required when `requireClientId` is; `waitMs` bounded by this
+ * host's `maxWaitMs`; and the `ErrorCode` enum (with the error details) cut
+ * to the codes the document's operations answer. Call it on what
+ * `SwaggerModule.createDocument(app, …)` returns (docs/mounting.md, Swagger):
+ *
+ * ```ts
+ * const document = documentTurnRoutes(app, SwaggerModule.createDocument(app, new DocumentBuilder().build()));
+ * SwaggerModule.setup('docs', app, document);
+ * ```
+ *
+ * @publicApi
+ */
+export function documentTurnRoutes<D extends { paths: object; components?: { schemas?: object } }>(
+  app: INestApplicationContext,
+  document: D,
+): D {
+  const header = clientIdHeaderParameter(app.get<TurnsModuleOptions>(TURNS_MODULE_OPTIONS, { strict: false }));
+  const { maxWaitMs } = app.get(TurnWaitService, { strict: false });
+  const answered = new Set<ApiErrorCode>();
+  for (const operation of operations(document)) {
+    const parameters = operation.parameters ?? [];
+    operation.parameters = parameters.map((parameter) =>
+      parameter.in === 'header' && parameter.name.toLowerCase() === DEFAULT_CLIENT_ID_HEADER ? header : parameter,
+    );
+    for (const parameter of parameters) {
+      if (parameter.in === 'query' && parameter.name === 'waitMs') parameter.schema = { ...parameter.schema, maximum: maxWaitMs };
+    }
+    for (const response of Object.values(operation.responses ?? {})) {
+      for (const code of Object.keys(response.content?.['application/json']?.examples ?? {})) {
+        if (code in ERROR_CATALOGUE) answered.add(code as ApiErrorCode);
+      }
+    }
+  }
+  documentErrorCodes(document, answered);
+  return document;
+}

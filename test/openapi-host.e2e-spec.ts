@@ -1,0 +1,125 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { documentTurnRoutes, type TurnsModuleOptions } from '../src/index.js';
+import { createTurnsTestingApp } from '../src/testing/index.js';
+import { compileClientProgram, runClientProgram } from './support/generated-client.js';
+import { ADAPTERS } from './support/test-daemon.js';
+
+const ROOT = join(__dirname, '..');
+const run = promisify(execFile);
+
+/** A host's own Swagger setup over its app, as docs/mounting.md shows it (this host has no auth of its own: `security: []`). */
+function hostDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Acme agents')
+    .setVersion('1')
+    .addServer('/')
+    .setLicense('MIT', 'https://opensource.org/license/mit')
+    .build();
+  return documentTurnRoutes(app, SwaggerModule.createDocument(app, { ...config, security: [] }));
+}
+
+const TURN_OPERATIONS = ['/session/{id}/turns', '/session/{id}/turns/current', '/session/{id}/turns/{promptId}'];
+type Parameter = { name: string; in: string; required?: boolean; schema?: { maximum?: number } };
+const parametersOf = (document: OpenAPIObject, path: string) => document.paths[path]!.get!.parameters as Parameter[];
+
+/** What a host with TurnsModule alone (no daemon) can be answered on the turn routes. */
+const TURN_ROUTE_CODES = [
+  'invalid_client_id',
+  'invalid_wait_ms',
+  'invalid_activity',
+  'invalid_turn_state',
+  'invalid_limit',
+  'invalid_page_token',
+  'invalid_transcript_cursor',
+  'session_not_found',
+  'prompt_not_found',
+  'transcript_snapshot_unavailable',
+  'transcript_page_too_large',
+  'transcript_too_large',
+  'too_many_waiters',
+  'shutting_down',
+];
+
+describe.each([
+  { clientIdHeader: 'X-Acme-Client', requireClientId: true, maxWaitMs: 7_000 },
+  { requireClientId: false },
+] satisfies TurnsModuleOptions[])("a host's OpenAPI document follows its TurnsModule options (%j)", (options) => {
+  let app: INestApplication;
+  let document: OpenAPIObject;
+  beforeAll(async () => {
+    ({ app } = await createTurnsTestingApp(options));
+    document = hostDocument(app);
+  });
+  afterAll(() => app.close());
+
+  it('declares the client id header by its name, required as configured, and the wait bound of this host', () => {
+    const name = options.clientIdHeader ?? 'X-Qwen-Client-Id';
+    for (const path of TURN_OPERATIONS) {
+      const headers = parametersOf(document, path).filter((p) => p.in === 'header' && /client/i.test(p.name));
+      expect({ path, headers: headers.map((p) => [p.name, p.required]) }).toEqual({ path, headers: [[name, options.requireClientId]] });
+    }
+    for (const path of TURN_OPERATIONS.slice(1)) {
+      expect(parametersOf(document, path).find((p) => p.name === 'waitMs')!.schema!.maximum).toBe(options.maxWaitMs ?? 30_000);
+    }
+  });
+
+  it('lists only the codes the turn routes answer, in words true for any host; lints clean', async () => {
+    const schemas = document.components!.schemas! as Record<string, { enum?: string[]; properties?: Record<string, unknown> }>;
+    expect(schemas.ErrorCode!.enum).toEqual(TURN_ROUTE_CODES);
+    // Details of the daemon's codes (webhooks, prompts, cluster) are not described either.
+    expect(Object.keys(schemas.ErrorResponseDto!.properties!)).not.toEqual(expect.arrayContaining(['pendingCount']));
+    expect(Object.keys(schemas.ErrorResponseDto!.properties!)).not.toEqual(expect.arrayContaining(['webhookId']));
+    const text = JSON.stringify(document);
+    // (`daemon_lost` is a wire error code of a turn, not the daemon's.)
+    for (const daemonOnly of [/POST \/session/, /limits\.maxWaitMs/, /UUIDs/, /daemon(?!_lost)/, /bearer/i, /cluster_unavailable/]) {
+      expect({ daemonOnly: String(daemonOnly), found: daemonOnly.test(text) }).toEqual({ daemonOnly: String(daemonOnly), found: false });
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'turns-host-openapi-'));
+    try {
+      writeFileSync(join(dir, 'openapi.json'), text);
+      const { stdout } = await run(process.execPath, [join(ROOT, 'scripts', 'openapi-lint.mjs'), join(dir, 'openapi.json')]);
+      expect(stdout).toContain('openapi lint: 0 errors, 0 warnings');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * The issue's trial: a renamed header, not required. A client generated from the
+ * host's document (openapi-typescript + openapi-fetch) sends the header the server checks.
+ */
+describe('a client generated from a host document with a renamed client id header', () => {
+  jest.setTimeout(120_000);
+  const dir = join(ROOT, '.test-dist', 'openapi-host-client');
+  const hosts: Array<{ adapter: string; app: INestApplication; url: string }> = [];
+
+  beforeAll(async () => {
+    for (const adapter of ADAPTERS) {
+      const { app, bridge } = await createTurnsTestingApp({ adapter, clientIdHeader: 'X-Acme-Client', requireClientId: false });
+      bridge.addSession('s1', { clientIds: ['c1'] });
+      await app.listen(0, '127.0.0.1');
+      hosts.push({ adapter, app, url: await app.getUrl() });
+    }
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+  });
+  afterAll(async () => {
+    for (const { app } of hosts) await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('type-checks with the renamed header, sends it, and an unregistered id is refused (Express and Fastify)', async () => {
+    expect(await compileClientProgram(dir, hostDocument(hosts[0]!.app), 'host-program.mts')).toBe('');
+    for (const { adapter, url } of hosts) {
+      const stdout = await runClientProgram(dir, url.replace('[::1]', '127.0.0.1'));
+      expect({ adapter, stdout }).toEqual({ adapter, stdout: '200 idle\n400 invalid_client_id\n' });
+    }
+  });
+});
