@@ -19,8 +19,10 @@ describe('LedgerFiles', () => {
   let paths: Map<string, string>;
   let warned: string[];
   const logger = { warn: (line: string) => void warned.push(line) } as unknown as Logger;
-  const make = (mayWrite: (sessionId: string) => boolean | Promise<boolean> = () => true, fenceOf?: (sessionId: string) => number | undefined) =>
-    new LedgerFiles((sessionId) => paths.get(sessionId), mayWrite, logger, fenceOf);
+  const make = (
+    mayWrite: (sessionId: string) => boolean | Promise<boolean> = () => true,
+    fenceOf?: (sessionId: string) => number | undefined,
+  ) => new LedgerFiles((sessionId) => paths.get(sessionId), mayWrite, logger, fenceOf);
   const promptsIn = (path: string) =>
     readFileSync(path, 'utf8')
       .split('\n')
@@ -77,8 +79,14 @@ describe('LedgerFiles', () => {
     const files = make(undefined, () => 7);
     await files.view('s');
     await files.append('s', inFlightRecord('a', 1));
-    const lines = readFileSync(paths.get('s')!, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
-    expect(lines).toEqual([{ v: 1, fence: 7 }, { ...inFlightRecord('a', 1), fence: 7 }]);
+    const lines = readFileSync(paths.get('s')!, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+    expect(lines).toEqual([
+      { v: 1, fence: 7 },
+      { ...inFlightRecord('a', 1), fence: 7 },
+    ]);
   });
 
   it("skips a stale owner's line that lands after a newer claim's marker", async () => {

@@ -146,11 +146,18 @@ export class LedgerFiles {
       await Promise.resolve(); // appends issued in the same tick join the first write
       while (file.pending.length > 0) {
         const batch = file.pending.splice(0);
-        const failure = await this.write(sessionId, file, batch.map((append) => append.record)).then(
+        const failure = await this.write(
+          sessionId,
+          file,
+          batch.map((append) => append.record),
+        ).then(
           () => undefined,
           (error: unknown) => this.failure(sessionId, error),
         );
-        for (const append of batch) failure ? append.reject(failure) : append.resolve();
+        for (const append of batch) {
+          if (failure) append.reject(failure);
+          else append.resolve();
+        }
       }
       file.writing = undefined;
     })();

@@ -84,7 +84,9 @@ export class PromptLedger implements OnModuleInit {
     } catch (error) {
       this.bridge.remove(sessionId, promptId);
       const fenced = error instanceof LedgerWriteError && error.reason === 'fenced';
-      const why = fenced ? 'this node lost the session' : `the ledger write failed${(error as LedgerWriteError).code ? ` (${(error as LedgerWriteError).code})` : ''}`;
+      const why = fenced
+        ? 'this node lost the session'
+        : `the ledger write failed${(error as LedgerWriteError).code ? ` (${(error as LedgerWriteError).code})` : ''}`;
       this.logger.warn(`prompt ${promptId} of session ${sessionId} not admitted: ${why}`);
       throw fenced ? sessionFenced(sessionId) : ledgerUnavailable(sessionId);
     }

@@ -123,7 +123,9 @@ describe('ActiveChain.head and fences', () => {
   it("passes over a stale owner's lines that landed after a newer claim's marker", async () => {
     const owner3 = [record('m3', null, 3, true), record('a', 'm3', 3)];
     expect(await headOf([...owner3, record('m5', 'a', 5, true), record('stale', 'a', 3)])).toBe('m5');
-    expect(await headOf([...owner3, record('m5', 'a', 5, true), record('stale', 'a', 3), record('b', 'm5', 5), record('late', 'a', 3)])).toBe('b');
+    expect(
+      await headOf([...owner3, record('m5', 'a', 5, true), record('stale', 'a', 3), record('b', 'm5', 5), record('late', 'a', 3)]),
+    ).toBe('b');
   });
 
   it("keeps what an owner wrote before the next claim's marker (its history)", async () => {

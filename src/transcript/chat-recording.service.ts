@@ -231,7 +231,13 @@ export class ChatRecordingService implements OnApplicationShutdown {
     const source = this.open.get(sourceId);
     if (source && this.options.enabled) {
       await this.flush(sourceId);
-      await this.chains.copy(sourceId, source.appender.path, this.transcriptPath(workspace, targetId), targetId, this.tipOf(sourceId, source));
+      await this.chains.copy(
+        sourceId,
+        source.appender.path,
+        this.transcriptPath(workspace, targetId),
+        targetId,
+        this.tipOf(sourceId, source),
+      );
     }
     await this.attach(targetId, workspace);
   }

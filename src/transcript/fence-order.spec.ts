@@ -32,13 +32,13 @@ describe('FenceOrder', () => {
   });
 
   it('reads a fence only as a positive safe integer', () => {
-    expect([fenceOf({ fence: 7 }), fenceOf({ fence: '7' }), fenceOf({ fence: 0 }), fenceOf({ fence: 1.5 }), fenceOf(null), fenceOf({})]).toEqual([
-      7,
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-    ]);
+    expect([
+      fenceOf({ fence: 7 }),
+      fenceOf({ fence: '7' }),
+      fenceOf({ fence: 0 }),
+      fenceOf({ fence: 1.5 }),
+      fenceOf(null),
+      fenceOf({}),
+    ]).toEqual([7, undefined, undefined, undefined, undefined, undefined]);
   });
 });
