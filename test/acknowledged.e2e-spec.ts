@@ -39,6 +39,15 @@ async function logged(daemon: DaemonProcess, pattern: RegExp): Promise<string> {
   throw new Error(`no log line matches ${pattern}`);
 }
 
+/** Waits (bounded, 50 ms steps) until the file holds `text`: the owner's records of a settled turn are written after its answer. */
+async function holds(path: string, text: string): Promise<void> {
+  for (let i = 0; i < 100; i += 1) {
+    if (readFileSync(path, 'utf8').includes(text)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${path} never held ${text}`);
+}
+
 const lastLine = (path: string) => readFileSync(path, 'utf8').trimEnd().split('\n').at(-1)!;
 
 let compiled: string | undefined;
@@ -157,6 +166,8 @@ async function completedPrompt(url: string, sessionId: string, text: string): Pr
     await admin.del(lease(sessionId));
     expect((await call(`${b.url}/session/${sessionId}/load`, { method: 'POST' })).status).toBe(200);
     const second = await completedPrompt(b.url, sessionId, 'two on b');
+    await holds(ledger, `"promptId":"${second}","terminal":"completed"`);
+    await holds(transcript, `"subtype":"turn_result","promptId":"${second}"`);
 
     // What node a's writers append if they checked the fence just before b's claim and write just after
     // (a pause, a disk stall, a one-sided partition): its own fence, chained after its own last record.

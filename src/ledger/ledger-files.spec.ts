@@ -1,5 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deferred, settle } from '../../test/support/deferred.js';
 import { tempDir } from '../../test/support/test-daemon.js';
@@ -62,17 +63,43 @@ describe('LedgerFiles', () => {
     expect(warned).toEqual([]);
   });
 
-  it('group-commits: what is issued while a write is under way goes into the next, one mayWrite (and one sync) for them all', async () => {
-    const first = deferred<boolean>();
-    const asked: number[] = [];
-    const files = make(() => (asked.push(1), asked.length === 1 ? first.promise : true));
-    const a = files.append('s', inFlightRecord('a', 1));
-    await settle();
-    const rest = ['b', 'c', 'd'].map((promptId) => files.append('s', inFlightRecord(promptId, 2)));
-    first.resolve(true);
-    await Promise.all([a, ...rest]);
-    expect(asked).toHaveLength(2);
-    expect(promptsIn(paths.get('s')!)).toEqual(['a', 'b', 'c', 'd']);
+  it('group-commits: what is issued while a write is under way goes into the next, one mayWrite and one fdatasync for them all', async () => {
+    const probe = await open(__filename, 'r');
+    const datasync = jest.spyOn(Object.getPrototypeOf(probe) as { datasync(): Promise<void> }, 'datasync');
+    await probe.close();
+    try {
+      const first = deferred<boolean>();
+      const asked: number[] = [];
+      const files = make(() => (asked.push(1), asked.length === 1 ? first.promise : true));
+      const a = files.append('s', inFlightRecord('a', 1));
+      await settle();
+      const rest = ['b', 'c', 'd'].map((promptId) => files.append('s', inFlightRecord(promptId, 2)));
+      first.resolve(true);
+      await a;
+      expect(datasync).toHaveBeenCalledTimes(1);
+      await Promise.all(rest);
+      expect(asked).toHaveLength(2);
+      expect(datasync).toHaveBeenCalledTimes(2);
+      expect(promptsIn(paths.get('s')!)).toEqual(['a', 'b', 'c', 'd']);
+    } finally {
+      datasync.mockRestore();
+    }
+  });
+
+  it('resolves an append only after its fdatasync, and rejects it when the sync fails (the handle is not trusted again)', async () => {
+    const probe = await open(__filename, 'r');
+    const proto = Object.getPrototypeOf(probe) as { datasync(): Promise<void> };
+    await probe.close();
+    const eio = Object.assign(new Error('i/o'), { code: 'EIO' });
+    const datasync = jest.spyOn(proto, 'datasync').mockRejectedValueOnce(eio);
+    try {
+      const files = make();
+      await expect(files.append('s', inFlightRecord('a', 1))).rejects.toMatchObject({ reason: 'storage', code: 'EIO' });
+      await expect(files.append('s', inFlightRecord('b', 2))).resolves.toBeUndefined();
+      expect(datasync).toHaveBeenCalledTimes(2);
+    } finally {
+      datasync.mockRestore();
+    }
   });
 
   it("carries the writer's fence on every line, behind a marker written before its first line or read", async () => {

@@ -214,7 +214,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
           this.schedule(deliveryId, delivery.nextAttemptAt);
         } catch (error) {
           // The delivery stays under the name it had (the rewrite renames only once it is whole): retried from there, as late.
-          this.logger.warn(`outbox rewrite failed for ${deliveryId}: ${(error as Error)?.name ?? 'error'}; kept as it was`);
+          const code = (error as NodeJS.ErrnoException)?.code;
+          this.logger.warn(
+            `outbox rewrite failed for ${deliveryId}: ${(error as Error)?.name ?? 'error'}${code ? ` ${code}` : ''}; kept as it was`,
+          );
           this.schedule(deliveryId, entry.at, delivery.nextAttemptAt);
         }
         return;
