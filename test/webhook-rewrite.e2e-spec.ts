@@ -10,7 +10,7 @@ import { pendingDeliveries, WebhookReceiver, type ReceivedWebhook } from './supp
 
 /** The next request, or `undefined` once `ms` have passed without one. */
 const nextWithin = (receiver: WebhookReceiver, ms: number): Promise<ReceivedWebhook | undefined> =>
-  Promise.race([receiver.next(), new Promise<undefined>((resolve) => setTimeout(resolve, ms).unref())]);
+  Promise.race([receiver.next(), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms).unref())]);
 
 /** The dispatcher against a real receiver and an outbox on a real disk that fills up between two attempts. */
 describe('WebhookDispatcher when the rewrite after a failed attempt fails (a full disk)', () => {

@@ -22,8 +22,6 @@ export interface LedgerInFlightRecord {
   /** The uuid of the transcript's last record at admission. */
   tailUuid?: string;
   at: number;
-  /** Cluster mode: the fence of the lease its writer held (a reader skips a line a newer claim outranks). */
-  fence?: number;
 }
 
 /**
@@ -39,8 +37,6 @@ export interface LedgerTerminalRecord {
   code?: string;
   stopReason?: string;
   at: number;
-  /** Cluster mode: the fence of the lease its writer held. */
-  fence?: number;
 }
 
 /** @publicApi */
@@ -93,7 +89,11 @@ export function parseLedgerLine(line: string): LedgerRecord | undefined {
   return readLedgerLine(line).record;
 }
 
-/** One ledger line: its record, if it is one, and the fence it carries (a marker carries only that). */
+/**
+ * One ledger line: its record, if it is one, and the fence it carries (cluster
+ * mode: its writer's lease; a marker carries only that). The fence stays off
+ * the record: it is the readers' business, never an answer's.
+ */
 export function readLedgerLine(line: string): { record?: LedgerRecord; fence?: number } {
   let value: unknown;
   try {
@@ -104,7 +104,7 @@ export function readLedgerLine(line: string): { record?: LedgerRecord; fence?: n
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
   const fence = fenceOf(value);
   const record = recordOf(value as Record<string, unknown>);
-  return { ...(record && { record: fence === undefined ? record : { ...record, fence } }), ...(fence !== undefined && { fence }) };
+  return { ...(record && { record }), ...(fence !== undefined && { fence }) };
 }
 
 function recordOf(record: Record<string, unknown>): LedgerRecord | undefined {
