@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { compileSources } from './support/compiled.js';
 import { startDaemonProcess, type DaemonProcess } from './support/daemon-process.js';
 import { HAS_REDIS, startRedis, type RedisProcess } from './support/redis-server.js';
-import { mountTinyDisk, type TinyDisk } from './support/tiny-disk.js';
+import { mountTinyDisk, tinyDiskUnavailable, type TinyDisk } from './support/tiny-disk.js';
 
 // Long enough that no renewal runs while a case plays out: an old owner keeps taking its lease for fresh.
 const LEASE_MS = 60_000;
@@ -194,8 +194,8 @@ async function completedPrompt(url: string, sessionId: string, text: string): Pr
 /** The same promise on one daemon, on a real full disk (a tmpfs the test mounts). */
 describe('acknowledged means recorded (one daemon, a full disk)', () => {
   jest.setTimeout(60_000);
-  const disk: TinyDisk | string = mountTinyDisk('4m');
-  const mounted = typeof disk === 'string' ? undefined : disk;
+  const unavailable = tinyDiskUnavailable();
+  let mounted: TinyDisk | undefined;
   let daemon: DaemonProcess | undefined;
   let workspace: string;
 
@@ -205,9 +205,12 @@ describe('acknowledged means recorded (one daemon, a full disk)', () => {
     if (workspace) rmSync(workspace, { recursive: true, force: true });
   });
 
-  (mounted ? it : it.skip)(
-    `ENOSPC: 503 ledger_unavailable and a warn, never a silent 202; the key admits once there is room${mounted ? '' : ` — skipped: ${disk as string}`}`,
+  (unavailable ? it.skip : it)(
+    `ENOSPC: 503 ledger_unavailable and a warn, never a silent 202; the key admits once there is room${unavailable ? ` — skipped: ${unavailable}` : ''}`,
     async () => {
+      const disk = mountTinyDisk('4m');
+      if (typeof disk === 'string') throw new Error(disk);
+      mounted = disk;
       const dist = compiledDist();
       workspace = mkdtempSync(join(tmpdir(), 'turns-ack-ws-'));
       daemon = await startDaemonProcess(join(dist, 'daemon', 'bin.js'), {

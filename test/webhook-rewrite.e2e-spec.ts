@@ -5,7 +5,7 @@ import { WebhookDispatcher } from '../src/webhooks/webhook-dispatcher.js';
 import { webhookSettings } from '../src/webhooks/webhook-settings.js';
 import type { WebhookSubscriptions } from '../src/webhooks/webhook-subscriptions.service.js';
 import { generateWebhookSecret } from '../src/webhooks/webhook-secret.js';
-import { mountTinyDisk, type TinyDisk } from './support/tiny-disk.js';
+import { mountTinyDisk, tinyDiskUnavailable, type TinyDisk } from './support/tiny-disk.js';
 import { pendingDeliveries, WebhookReceiver, type ReceivedWebhook } from './support/webhook-receiver.js';
 
 /** The next request, or `undefined` once `ms` have passed without one. */
@@ -14,8 +14,8 @@ const nextWithin = (receiver: WebhookReceiver, ms: number): Promise<ReceivedWebh
 
 /** The dispatcher against a real receiver and an outbox on a real disk that fills up between two attempts. */
 describe('WebhookDispatcher when the rewrite after a failed attempt fails (a full disk)', () => {
-  const disk: TinyDisk | string = mountTinyDisk('1m');
-  const mounted = typeof disk === 'string' ? undefined : disk;
+  const unavailable = tinyDiskUnavailable();
+  let mounted: TinyDisk | undefined;
   let receiver: WebhookReceiver | undefined;
   let dispatcher: WebhookDispatcher | undefined;
   afterAll(async () => {
@@ -24,9 +24,12 @@ describe('WebhookDispatcher when the rewrite after a failed attempt fails (a ful
     mounted?.unmount();
   });
 
-  (mounted ? it : it.skip)(
-    `keeps the delivery under the file it has and tries it again when due${mounted ? '' : ` — skipped: ${disk as string}`}`,
+  (unavailable ? it.skip : it)(
+    `keeps the delivery under the file it has and tries it again when due${unavailable ? ` — skipped: ${unavailable}` : ''}`,
     async () => {
+      const disk = mountTinyDisk('1m');
+      if (typeof disk === 'string') throw new Error(disk);
+      mounted = disk;
       // The first attempt fails, and the disk is full by the time the dispatcher rewrites the delivery for its retry.
       receiver = await WebhookReceiver.start((_request, index) => {
         if (index === 0) mounted!.fill();

@@ -13,10 +13,7 @@ export interface TinyDisk {
   unmount(): void;
 }
 
-/**
- * Mounts a tmpfs of `size` under a new temp dir; the reason instead where
- * mounting is not permitted (not root, no CAP_SYS_ADMIN).
- */
+/** Mounts a tmpfs of `size` under a new temp dir; the reason instead where mounting is not permitted (not root, no CAP_SYS_ADMIN). */
 export function mountTinyDisk(size = '2m'): TinyDisk | string {
   const dir = mkdtempSync(join(tmpdir(), 'turns-tiny-disk-'));
   const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir], { encoding: 'utf8' });
@@ -48,4 +45,16 @@ export function mountTinyDisk(size = '2m'): TinyDisk | string {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Why a tiny disk cannot be mounted here, or `undefined` when it can: tried
+ * once (mounted and unmounted at once), so a suite decides whether to skip
+ * without holding a mount that a filtered run would never let go.
+ */
+export function tinyDiskUnavailable(): string | undefined {
+  const probe = mountTinyDisk('64k');
+  if (typeof probe === 'string') return probe;
+  probe.unmount();
+  return undefined;
 }
