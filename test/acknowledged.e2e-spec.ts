@@ -1,4 +1,6 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -236,4 +238,66 @@ describe('acknowledged means recorded (one daemon, a full disk)', () => {
     },
     240_000,
   );
+});
+
+const HAS_STRACE = spawnSync('strace', ['-V'], { stdio: 'ignore' }).status === 0;
+
+/**
+ * "Acknowledged" means synced: the daemon run under `strace -f -y`, which logs
+ * each `fdatasync` with the path of its file as the call returns — so the
+ * ledger's sync is in the log before the `202` that waited for it leaves.
+ */
+(HAS_STRACE ? describe : describe.skip)('acknowledged means recorded (one daemon, its syscalls traced)', () => {
+  jest.setTimeout(60_000);
+  let dataDir: string;
+  let traced: ChildProcess | undefined;
+  let daemonPid: number | undefined;
+
+  afterAll(async () => {
+    // The daemon is strace's child: stopped by its own pid, then strace ends with it.
+    if (daemonPid !== undefined) process.kill(daemonPid, 'SIGKILL');
+    if (traced && traced.exitCode === null) await new Promise((resolve) => traced!.once('exit', resolve));
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("a 202's in_flight record was fdatasync'd (the file's one sync so far)", async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'turns-ack-trace-'));
+    const log = join(dataDir, 'strace.log');
+    const bin = join(compiledDist(), 'daemon', 'bin.js');
+    traced = spawn('strace', ['-f', '-y', '-e', 'trace=fdatasync,fsync', '-o', log, process.execPath, bin], {
+      env: {
+        ...process.env,
+        TURNS_PORT: '0',
+        TURNS_LOG: '',
+        TURNS_DATA_DIR: join(dataDir, 'data'),
+        TURNS_WORKSPACES: dataDir,
+        TURNS_TOKEN: TOKEN,
+      },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      createInterface({ input: traced!.stdout! }).on('line', (line) => {
+        const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1];
+        if (found) resolve(found);
+      });
+      traced!.once('exit', (code) => reject(new Error(`strace exited early with ${code}`)));
+    });
+    daemonPid = Number(
+      spawnSync('pgrep', ['-P', String(traced.pid)], { encoding: 'utf8' })
+        .stdout.trim()
+        .split('\n')[0],
+    );
+    const sessionId = await createSession(url);
+    const admitted = await prompt(url, sessionId, 'synced');
+    expect(admitted.status).toBe(202);
+    // Bounded: strace writes its line as the call returns, the test reads it after the answer.
+    let synced: string[] = [];
+    for (let i = 0; i < 40 && synced.length === 0; i += 1) {
+      synced = readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((line) => line.includes(`${sessionId}.ledger.jsonl>`) && /f(data)?sync\(/.test(line));
+      if (synced.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(synced).toEqual([expect.stringMatching(/= 0$/)]);
+  });
 });
