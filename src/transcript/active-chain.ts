@@ -225,7 +225,7 @@ export class ActiveChain {
         continue;
       }
       // A fork is a new session: its owner's fences start over, so the source's are not copied.
-      const { idempotency: _idempotency, fence: _fence, ...copied } = record as TranscriptRecord & { fence?: number };
+      const { idempotency: _idempotency, fence: _fence, ...copied } = record;
       await out.write(`${JSON.stringify({ ...copied, parentUuid: parent, sessionId })}\n`);
     }
   }
