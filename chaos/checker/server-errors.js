@@ -15,6 +15,8 @@ export const description = 'no 5xx but the documented 503s; no daemon exits on i
 export const DOCUMENTED_503_CODES = new Set([
   'prompt_queue_full',
   'cluster_unavailable',
+  'session_fenced',
+  'ledger_unavailable',
   'not_ready',
   'too_many_waiters',
   'too_many_sessions',

@@ -9,17 +9,23 @@ describe('PromptsController', () => {
   const bridge = { admit: jest.fn(() => admitted) } as unknown as PromptBridge;
   const body = { prompt: [{ type: 'text', text: 'hi' }] } as never;
 
-  it('answers an admission only once the ledger holds it (its appends for the session are written)', async () => {
+  it("answers an admission only once the ledger holds it (the prompt's in_flight record is written and synced)", async () => {
     const written = deferred<void>();
-    const flush = jest.fn(() => written.promise);
-    const answer = new PromptsController(bridge, { flush } as unknown as PromptLedger).prompt('s', body);
+    const recorded = jest.fn(() => written.promise);
+    const answer = new PromptsController(bridge, { admitted: recorded } as unknown as PromptLedger).prompt('s', body);
     let answered = false;
     void answer.then(() => (answered = true));
     await settle();
-    expect(flush).toHaveBeenCalledWith('s');
+    expect(recorded).toHaveBeenCalledWith('s', 'p');
     expect(answered).toBe(false);
     written.resolve();
     await expect(answer).resolves.toBe(admitted);
+  });
+
+  it("answers the ledger's refusal, not 202", async () => {
+    const refused = new Error('refused');
+    const answer = new PromptsController(bridge, { admitted: () => Promise.reject(refused) } as unknown as PromptLedger).prompt('s', body);
+    await expect(answer).rejects.toBe(refused);
   });
 
   it('answers at once without a ledger', async () => {

@@ -45,6 +45,8 @@ export class PromptsController {
     'prompt_queue_full',
     'prompt_too_large',
     'payload_too_large',
+    'session_fenced',
+    'ledger_unavailable',
     ...IDEMPOTENCY_ERRORS,
   )
   async prompt(
@@ -54,9 +56,9 @@ export class PromptsController {
     @AdmissionKey() idempotency?: AdmissionIdempotency,
   ): Promise<AdmittedPrompt> {
     const admitted = this.bridge.admit(sessionId, body.prompt as PromptBlock[], clientId, body.deadlineMs, idempotency);
-    // The 202 waits for the ledger's in_flight record: a node killed right after it leaves the prompt findable as
-    // lost, not unknown (a chaos run, SEED=2931, saw a 202 one millisecond before a kill -9, then a 404).
-    await this.ledger?.flush(sessionId);
+    // The 202 waits for the ledger's in_flight record, written under this node's fence and synced: a node killed, or
+    // fenced, right after it leaves the prompt findable by the next owner. Otherwise a 503 (the key is freed).
+    await this.ledger?.admitted(sessionId, admitted.promptId);
     return admitted;
   }
 

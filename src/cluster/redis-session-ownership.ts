@@ -90,7 +90,8 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     if (!recheck) {
       recheck = this.renew([sessionId]).then(() => {
         const held = this.held.get(sessionId);
-        return held !== undefined && usable(held, this.monotonic(), this.unreachableSince) && this.unfenced(sessionId);
+        // A fence it cannot read does not confirm the lease (mayWrite reports it as the error it is).
+        return held !== undefined && usable(held, this.monotonic(), this.unreachableSince) && this.unfenced(sessionId).catch(() => false);
       });
       recheck.finally(() => this.rechecking.delete(sessionId)).catch(() => undefined);
       this.rechecking.set(sessionId, recheck);
@@ -102,12 +103,17 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
    * Writes go on for a lease still held that Redis cannot confirm right now
    * (a paused owner waking to an unreachable Redis): the turns it already ran
    * are persisted, while `confirm` keeps new requests away until Redis answers.
-   * A lease known lost, or outranked by a fence recorded on the data dir, writes nothing.
+   * A lease known lost, or outranked by a fence recorded on the data dir, writes nothing; a recorded fence
+   * that cannot be read throws (the write fails as a storage error, never lands unchecked).
    */
   override async mayWrite(sessionId: string): Promise<boolean> {
     const confirmed = await this.confirm(sessionId);
     if (!confirmed && !(this.held.has(sessionId) && this.directoryDown)) return false;
     return this.unfenced(sessionId);
+  }
+
+  override fenceOf(sessionId: string): number | undefined {
+    return this.held.get(sessionId)?.fence;
   }
 
   onApplicationBootstrap(): void {
@@ -188,8 +194,8 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
   private async unfenced(sessionId: string): Promise<boolean> {
     const lease = this.held.get(sessionId);
     if (!lease) return false;
-    // Unreadable is not outranked: the transcript's own write fails on such a disk.
-    const highest = await this.fences.highest(sessionId).catch(() => 0);
+    // Unreadable is an error, not "not outranked": the caller's write fails rather than land unfenced.
+    const highest = await this.fences.highest(sessionId);
     if (highest <= lease.fence || this.held.get(sessionId) !== lease) return this.held.get(sessionId) === lease;
     this.drop(sessionId, `was claimed by another node (fence ${highest} > ${lease.fence})`);
     // Only while it still carries this fence: so the new owner need not wait for it to expire.
@@ -241,7 +247,9 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
       else if (lease.epoch === epoch) trust(lease);
       else reconnected.push(sessionId);
     });
-    await Promise.all(reconnected.map(async (sessionId) => (await this.unfenced(sessionId)) && trust(this.held.get(sessionId)!)));
+    await Promise.all(
+      reconnected.map(async (sessionId) => (await this.unfenced(sessionId).catch(() => false)) && trust(this.held.get(sessionId)!)),
+    );
     TURNS_CHANNELS.clusterLeaseRenewal.publish({
       renewed: leases.length - kept.filter((k) => !k).length,
       lost: kept.filter((k) => !k).length,

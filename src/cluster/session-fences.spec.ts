@@ -1,7 +1,8 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import fc from 'fast-check';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SessionFences } from './session-fences.js';
+import { highestFenceOf, SessionFences } from './session-fences.js';
 
 const S1 = '11111111-1111-4111-8111-111111111111';
 const S2 = '22222222-2222-4222-8222-222222222222';
@@ -21,23 +22,79 @@ describe('SessionFences', () => {
     expect(await fences.highest(S2)).toBe(0);
   });
 
-  it('only ever raises a fence, and leaves no temporary file behind', async () => {
+  it('only ever raises a fence, one file per fence, the lower ones pruned', async () => {
     const fences = new SessionFences(dataDir);
     await fences.record(S1, 7);
     await fences.record(S1, 3);
     expect(await fences.highest(S1)).toBe(7);
     await fences.record(S1, 9);
     expect(await new SessionFences(dataDir).highest(S1)).toBe(9);
-    expect(readdirSync(join(dataDir, 'cluster', 'fences'))).toEqual([S1]);
+    expect(readdirSync(join(dataDir, 'cluster', 'fence-files', S1))).toEqual(['000000000000009']);
   });
 
-  it('refuses an id that could escape the directory', async () => {
+  it('never decreases under concurrent records, whatever their order (property)', async () => {
+    let round = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(fc.integer({ min: 1, max: 1_000 }), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 4 }),
+        async (waves) => {
+          const fences = new SessionFences(join(dataDir, `round-${round++}`));
+          let floor = 0;
+          for (const wave of waves) {
+            // Each wave races its records; a reader in between never sees the fence go down.
+            const seen: number[] = [];
+            await Promise.all([
+              ...wave.map((fence) => fences.record(S1, fence)),
+              ...wave.map(() => fences.highest(S1).then((f) => seen.push(f))),
+            ]);
+            for (const fence of seen) expect(fence).toBeGreaterThanOrEqual(floor);
+            floor = Math.max(floor, ...wave);
+            expect(await fences.highest(S1)).toBe(floor);
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('an unreadable fence is an error, never 0: an empty or garbled file of the earlier layout, a directory it cannot list', async () => {
+    const legacy = join(dataDir, 'cluster', 'fences');
+    mkdirSync(legacy, { recursive: true });
+    writeFileSync(join(legacy, S1), '');
+    await expect(new SessionFences(dataDir).highest(S1)).rejects.toThrow('unreadable fence');
+    writeFileSync(join(legacy, S1), 'twelve\n');
+    await expect(new SessionFences(dataDir).highest(S1)).rejects.toThrow('unreadable fence');
+    // A file where the session's directory should be: not a listing, not 0.
+    mkdirSync(join(dataDir, 'cluster', 'fence-files'), { recursive: true });
+    writeFileSync(join(dataDir, 'cluster', 'fence-files', S2), '5');
+    await expect(new SessionFences(dataDir).highest(S2)).rejects.toMatchObject({ code: 'ENOTDIR' });
+  });
+
+  it('reads the fence an earlier version recorded in one file, and claims above it', async () => {
+    const legacy = join(dataDir, 'cluster', 'fences');
+    mkdirSync(legacy, { recursive: true });
+    writeFileSync(join(legacy, S1), '12\n');
+    const fences = new SessionFences(dataDir);
+    expect(await fences.highest(S1)).toBe(12);
+    await fences.record(S1, 10);
+    expect(await fences.highest(S1)).toBe(12);
+    await fences.record(S1, 13);
+    expect(await fences.highest(S1)).toBe(13);
+  });
+
+  it('refuses an id that could escape the directory, and a fence that is not a positive integer', async () => {
     await expect(new SessionFences(dataDir).record('../../etc/passwd', 1)).rejects.toThrow('invalid session id');
+    await expect(new SessionFences(dataDir).record(S1, 0)).rejects.toThrow('invalid fence');
   });
 
   it('without a data dir records nothing and reports 0', async () => {
     const fences = new SessionFences();
     await fences.record(S1, 5);
     expect(await fences.highest(S1)).toBe(0);
+  });
+
+  it('the highest name wins; names that are not fences are not read', () => {
+    expect(highestFenceOf(['000000000000003', '000000000000011', 'x.tmp', '12'])).toBe(11);
+    expect(highestFenceOf([])).toBe(0);
   });
 });

@@ -49,6 +49,8 @@ export const transcriptSnapshotUnavailable = (sessionId: string): ApiException =
 export const transcriptUnavailable = (sessionId: string): ApiException => apiError('transcript_unavailable', { sessionId });
 export const clusterUnavailable = (details: ApiErrorDetails<'cluster_unavailable'> = {}): ApiException =>
   apiError('cluster_unavailable', details);
+export const sessionFenced = (sessionId: string): ApiException => apiError('session_fenced', { sessionId });
+export const ledgerUnavailable = (sessionId: string): ApiException => apiError('ledger_unavailable', { sessionId });
 /** The readiness probe names only the failing check. */
 export const notReady = (check: string): ApiException => apiError('not_ready', { check });
 export const tooManyWaiters = (limit: number): ApiException => apiError('too_many_waiters', { limit });

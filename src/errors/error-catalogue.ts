@@ -156,6 +156,19 @@ export const ERROR_CATALOGUE = {
     retryAfter: 1,
     details: { sessionId: optional(sessionId), node: optional(node) },
   },
+  // An admission answers 202 only once its in_flight record is written and synced; these two say why it was not (nothing admitted, the key freed).
+  session_fenced: {
+    status: 503,
+    message: 'This node lost the session while admitting the prompt; nothing was admitted: send it again, and it reaches the owner',
+    retryAfter: 1,
+    details: { sessionId },
+  },
+  ledger_unavailable: {
+    status: 503,
+    message: 'The prompt could not be recorded (the data dir refused the write); nothing was admitted',
+    retryAfter: 1,
+    details: { sessionId },
+  },
   not_ready: { status: 503, message: 'Not ready', retryAfter: 1, details: { check } },
   too_many_waiters: {
     status: 503,

@@ -53,7 +53,9 @@ export class TranscriptIdempotencyKeys {
     try {
       snapshot = await TranscriptSnapshot.open(path);
       if (!snapshot || snapshot.size > limits.maxSnapshotBytes) return clientIds;
-      await new ActiveChain(snapshot).find({ records: limits.recordsPerPage, bytes: limits.bytesPerPage }, limits.maxPages, {
+      // From the chain's tip as the recorder knows it (cluster mode): a stale owner's record after it is not walked.
+      const chain = new ActiveChain(snapshot, this.recorder.chainTipOf(sessionId));
+      await chain.find({ records: limits.recordsPerPage, bytes: limits.bytesPerPage }, limits.maxPages, {
         needle: FIELD,
         // Collects every keyed user record of the window; accepting none walks all of it.
         accept: (record) => {

@@ -1,7 +1,8 @@
 import type { Logger } from '@nestjs/common';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { deferred } from '../../test/support/deferred.js';
+import { deferred, settle } from '../../test/support/deferred.js';
 import { tempDir } from '../../test/support/test-daemon.js';
 import { LedgerFiles } from './ledger-files.js';
 import { inFlightRecord } from './ledger-record.js';
@@ -19,8 +20,10 @@ describe('LedgerFiles', () => {
   let paths: Map<string, string>;
   let warned: string[];
   const logger = { warn: (line: string) => void warned.push(line) } as unknown as Logger;
-  const make = (mayWrite: (sessionId: string) => boolean | Promise<boolean> = () => true) =>
-    new LedgerFiles((sessionId) => paths.get(sessionId), mayWrite, logger);
+  const make = (
+    mayWrite: (sessionId: string) => boolean | Promise<boolean> = () => true,
+    fenceOf?: (sessionId: string) => number | undefined,
+  ) => new LedgerFiles((sessionId) => paths.get(sessionId), mayWrite, logger, fenceOf);
   const promptsIn = (path: string) =>
     readFileSync(path, 'utf8')
       .split('\n')
@@ -50,13 +53,84 @@ describe('LedgerFiles', () => {
     expect(reads).toHaveBeenCalledTimes(2);
   });
 
-  it('asks mayWrite before each write, also when the answer comes later, and drops a refused one', async () => {
+  it('asks mayWrite before each write, also when the answer comes later, and refuses a fenced one (no warn: not a storage failure)', async () => {
     const answer = deferred<boolean>();
     const files = make((sessionId) => (sessionId === 's' ? answer.promise : true));
-    files.append('s', inFlightRecord('a', 1));
+    const written = files.append('s', inFlightRecord('a', 1));
     answer.resolve(false);
-    await files.flush('s');
+    await expect(written).rejects.toMatchObject({ name: 'LedgerWriteError', reason: 'fenced' });
     await expect(files.view('s')).resolves.toMatchObject({ records: [] });
+    expect(warned).toEqual([]);
+  });
+
+  it('group-commits: what is issued while a write is under way goes into the next, one mayWrite and one fdatasync for them all', async () => {
+    const probe = await open(__filename, 'r');
+    const datasync = jest.spyOn(Object.getPrototypeOf(probe) as { datasync(): Promise<void> }, 'datasync');
+    await probe.close();
+    try {
+      const first = deferred<boolean>();
+      const asked: number[] = [];
+      const files = make(() => (asked.push(1), asked.length === 1 ? first.promise : true));
+      const a = files.append('s', inFlightRecord('a', 1));
+      await settle();
+      const rest = ['b', 'c', 'd'].map((promptId) => files.append('s', inFlightRecord(promptId, 2)));
+      first.resolve(true);
+      await a;
+      expect(datasync).toHaveBeenCalledTimes(1);
+      await Promise.all(rest);
+      expect(asked).toHaveLength(2);
+      expect(datasync).toHaveBeenCalledTimes(2);
+      expect(promptsIn(paths.get('s')!)).toEqual(['a', 'b', 'c', 'd']);
+    } finally {
+      datasync.mockRestore();
+    }
+  });
+
+  it('resolves an append only after its fdatasync, and rejects it when the sync fails (the handle is not trusted again)', async () => {
+    const probe = await open(__filename, 'r');
+    const proto = Object.getPrototypeOf(probe) as { datasync(): Promise<void> };
+    await probe.close();
+    const eio = Object.assign(new Error('i/o'), { code: 'EIO' });
+    const datasync = jest.spyOn(proto, 'datasync').mockRejectedValueOnce(eio);
+    try {
+      const files = make();
+      await expect(files.append('s', inFlightRecord('a', 1))).rejects.toMatchObject({ reason: 'storage', code: 'EIO' });
+      await expect(files.append('s', inFlightRecord('b', 2))).resolves.toBeUndefined();
+      expect(datasync).toHaveBeenCalledTimes(2);
+    } finally {
+      datasync.mockRestore();
+    }
+  });
+
+  it("carries the writer's fence on every line, behind a marker written before its first line or read", async () => {
+    const files = make(undefined, () => 7);
+    await files.view('s');
+    await files.append('s', inFlightRecord('a', 1));
+    const lines = readFileSync(paths.get('s')!, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+    expect(lines).toEqual([
+      { v: 1, fence: 7 },
+      { ...inFlightRecord('a', 1), fence: 7 },
+    ]);
+  });
+
+  it("skips a stale owner's line that lands after a newer claim's marker", async () => {
+    const stale = make(undefined, () => 3);
+    const owner = make(undefined, () => 5);
+    await stale.append('s', inFlightRecord('a', 1));
+    await owner.view('s');
+    await stale.append('s', inFlightRecord('ghost', 2));
+    await owner.append('s', inFlightRecord('b', 3));
+    expect([...(await make().view('s')).latest.keys()]).toEqual(['a', 'b']);
+  });
+
+  it('rejects with the storage error when the write fails, and warns', async () => {
+    writeFileSync(join(dir, 'not-a-dir'), '');
+    paths.set('s', join(dir, 'not-a-dir', 's.ledger.jsonl'));
+    await expect(make().append('s', inFlightRecord('a', 1))).rejects.toMatchObject({ reason: 'storage', code: 'EEXIST' });
+    expect(warned).toHaveLength(1);
   });
 
   it('knows nothing of a session whose transcript is not recorded, and starts anew when its path moves', async () => {

@@ -1,6 +1,8 @@
 import type { Logger } from '@nestjs/common';
+import { dirname } from 'node:path';
+import { syncDirectory } from '../common/sync-directory.js';
 import { TranscriptAppender } from '../transcript/transcript-appender.js';
-import type { LedgerRecord } from './ledger-record.js';
+import { fenceMarkerLine, type LedgerRecord } from './ledger-record.js';
 import { latestByPrompt, readLedgerTail } from './ledger-tail.js';
 
 /** Sessions whose parsed tail is kept (a bound, not an index). */
@@ -14,24 +16,62 @@ export interface LedgerView {
 
 const EMPTY: LedgerView = { records: [], latest: new Map() };
 
+/**
+ * Why an append was not written: `fenced`, this node may no longer write the
+ * session (another node claimed it); `storage`, the data dir refused the
+ * write or its sync (`code`: the errno's, e.g. `ENOSPC`, `EIO`).
+ */
+export class LedgerWriteError extends Error {
+  constructor(
+    readonly reason: 'fenced' | 'storage',
+    readonly code?: string,
+  ) {
+    super(reason === 'fenced' ? 'ledger write refused: the session is fenced' : `ledger write failed${code ? `: ${code}` : ''}`);
+    this.name = 'LedgerWriteError';
+  }
+}
+
+interface PendingAppend {
+  /** None: a write of the fence marker alone. */
+  record?: LedgerRecord;
+  resolve(): void;
+  reject(error: LedgerWriteError): void;
+}
+
 /** A live session's ledger file, and what this process knows of it. */
 export interface LedgerFile {
   path: string;
-  /** Tail of the serialized appends. */
-  tail: Promise<void>;
+  /** Appends issued and not yet taken into a write. */
+  pending: PendingAppend[];
+  /** The write loop under way, if any: it runs until `pending` is empty. */
+  writing?: Promise<void>;
   /** Appends written so far: a parsed tail is current while this has not moved (this process is the ledger's one writer). */
   version: number;
   /** Prompts a rewind took off the active chain: the ledger no longer answers for them. */
   rewound: Set<string>;
   /** The rewinds of earlier processes, read once from the transcript when the session became live here. */
   rebuilt?: Promise<void>;
+  /** The fence whose marker this process wrote in the file (cluster mode). */
+  markedFence?: number;
+  /** Whether the file's directory entry was synced (once per file and process). */
+  entrySynced?: boolean;
 }
 
 /**
- * The ledger files of live sessions: appends serialized per session and best
- * effort (each opens the file, seals a torn last line and closes it again; a
- * failure is logged), and the parsed tail, kept until this process appends
- * again, with concurrent reads of a session sharing one.
+ * The ledger files of live sessions. Appends are serialized per session and
+ * group-committed: what is issued while a write is under way goes into the
+ * next one, so one `fdatasync` covers many records; each append's promise
+ * resolves once its record is on disk, or rejects with a {@link LedgerWriteError}
+ * (which is also logged, as a `warn`, for a storage failure). Each write opens
+ * the file, seals a torn last line, writes, syncs and closes it again.
+ *
+ * Fencing (cluster mode): the ownership's check comes right before the write,
+ * and every line carries the writer's fence; before its first line, and before
+ * its first read, an owner appends a marker of its fence, so a stale owner's
+ * line that lands after it is skipped by every reader (`readLedgerTail`).
+ *
+ * The parsed tail is kept until this process appends again, with concurrent
+ * reads of a session sharing one.
  */
 export class LedgerFiles {
   private readonly files = new Map<string, LedgerFile>();
@@ -44,6 +84,8 @@ export class LedgerFiles {
     /** Asked before each write: a node that lost the session's lease writes nothing more (its new owner does). */
     private readonly mayWrite: (sessionId: string) => boolean | Promise<boolean>,
     private readonly logger: Logger,
+    /** The fence of this node's lease on the session, carried by each line it writes (none for a single daemon). */
+    private readonly fenceOf: (sessionId: string) => number | undefined = () => undefined,
   ) {}
 
   /** The session's ledger file; a new one (nothing known of it) when the session's transcript moved. */
@@ -52,7 +94,7 @@ export class LedgerFiles {
     const path = this.pathOf(sessionId);
     if (!path) return file;
     if (!file || file.path !== path) {
-      file = { path, tail: file?.tail ?? Promise.resolve(), version: (file?.version ?? 0) + 1, rewound: new Set() };
+      file = { path, pending: [], version: (file?.version ?? 0) + 1, rewound: new Set() };
       this.files.set(sessionId, file);
     }
     return file;
@@ -60,7 +102,7 @@ export class LedgerFiles {
 
   /** Resolves once every append issued so far for the session has been written (or failed). */
   async flush(sessionId: string): Promise<void> {
-    await this.files.get(sessionId)?.tail;
+    await this.files.get(sessionId)?.writing;
   }
 
   /** Flushes the session's appends, then lets go of what is held of it. */
@@ -80,31 +122,86 @@ export class LedgerFiles {
     return reading;
   }
 
-  /** Queues one record; the path is taken now, while the session's transcript is attached. */
-  append(sessionId: string, record: LedgerRecord): void {
+  /**
+   * Queues one record; the path is taken now, while the session's transcript
+   * is attached. Resolves once it is written and synced; rejects with a
+   * {@link LedgerWriteError} (a caller that does not wait need not catch).
+   */
+  append(sessionId: string, record: LedgerRecord): Promise<void> {
+    return this.enqueue(sessionId, record);
+  }
+
+  private enqueue(sessionId: string, record: LedgerRecord | undefined): Promise<void> {
     const file = this.file(sessionId);
-    if (!file) return;
-    const line = JSON.stringify(record);
-    file.tail = file.tail.then(async () => {
-      try {
-        if ((await this.mayWrite(sessionId)) === false) return;
-        const appender = new TranscriptAppender(file.path);
-        try {
-          await appender.append(line);
-        } finally {
-          file.version += 1;
-          await appender.close();
+    if (!file) return Promise.resolve();
+    const written = new Promise<void>((resolve, reject) => file.pending.push({ record, resolve, reject }));
+    written.catch(() => undefined);
+    this.drain(sessionId, file);
+    return written;
+  }
+
+  /** Runs the session's write loop unless it runs already: each turn writes every append pending, in one sync. */
+  private drain(sessionId: string, file: LedgerFile): void {
+    file.writing ??= (async () => {
+      await Promise.resolve(); // appends issued in the same tick join the first write
+      while (file.pending.length > 0) {
+        const batch = file.pending.splice(0);
+        const failure = await this.write(
+          sessionId,
+          file,
+          batch.map((append) => append.record),
+        ).then(
+          () => undefined,
+          (error: unknown) => this.failure(sessionId, error),
+        );
+        for (const append of batch) {
+          if (failure) append.reject(failure);
+          else append.resolve();
         }
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException)?.code;
-        this.logger.warn(`ledger append failed for session ${sessionId}: ${(error as Error)?.name ?? 'error'}${code ? ` ${code}` : ''}`);
       }
-    });
+      file.writing = undefined;
+    })();
+  }
+
+  /** One group commit: the fence check, then the lines (behind a marker of a fence not yet marked), then the sync. */
+  private async write(sessionId: string, file: LedgerFile, records: Array<LedgerRecord | undefined>): Promise<void> {
+    // Fence check → append: a stale owner's line that still lands after a newer claim's marker is skipped by readers.
+    if ((await this.mayWrite(sessionId)) === false) throw new LedgerWriteError('fenced');
+    const fence = this.fenceOf(sessionId);
+    const lines = records.flatMap((record) => (record ? [JSON.stringify(fence === undefined ? record : { ...record, fence })] : []));
+    if (fence !== undefined && file.markedFence !== fence) lines.unshift(fenceMarkerLine(fence));
+    if (lines.length === 0) return;
+    const appender = new TranscriptAppender(file.path);
+    try {
+      await appender.append(lines.join('\n'));
+      await appender.sync();
+    } finally {
+      file.version += 1;
+      await appender.close();
+    }
+    if (!file.entrySynced) {
+      // A ledger created by this write is found after a power loss only once its directory is synced.
+      await syncDirectory(dirname(file.path));
+      file.entrySynced = true;
+    }
+    file.markedFence = fence;
+  }
+
+  private failure(sessionId: string, error: unknown): LedgerWriteError {
+    if (error instanceof LedgerWriteError) return error;
+    const code = (error as NodeJS.ErrnoException)?.code;
+    this.logger.warn(`ledger append failed for session ${sessionId}: ${(error as Error)?.name ?? 'error'}${code ? ` ${code}` : ''}`);
+    return new LedgerWriteError('storage', code);
   }
 
   private async readView(sessionId: string): Promise<LedgerView> {
     const file = this.file(sessionId);
     if (!file) return EMPTY;
+    const fence = this.fenceOf(sessionId);
+    if (fence !== undefined && file.markedFence !== fence) {
+      // A new owner marks its fence before it reads: a stale owner's line after the marker is then skipped.
+      await this.enqueue(sessionId, undefined).catch(() => undefined);
+    }
     const { version } = file;
     const cached = this.cache.get(sessionId);
     if (cached?.version === version) return cached.view;

@@ -1,6 +1,7 @@
 import { TURN_LIMITS } from '../turns/rules/limits.js';
 import { truncateCodeUnits } from '../turns/rules/truncate-code-units.js';
 import type { SettledTurnStatus } from '../turns/turn-status.js';
+import { fenceOf } from '../transcript/fence-order.js';
 
 /**
  * How a prompt ended, as the ledger records it (`interrupted`: settled at `load` after the daemon died).
@@ -75,16 +76,38 @@ export function reconciledRecordOf(promptId: string, inTranscript: boolean, at: 
     : { v: 1, promptId, terminal: 'interrupted', code: DAEMON_LOST, at };
 }
 
+/**
+ * The line a claim appends before its owner reads the ledger (cluster mode):
+ * no `promptId`, so it is no record, only a fence the lines after it are held to.
+ */
+export function fenceMarkerLine(fence: number): string {
+  return JSON.stringify({ v: 1, fence });
+}
+
 /** One ledger line as a record, or `undefined` for anything else (a torn or foreign line is skipped). */
 export function parseLedgerLine(line: string): LedgerRecord | undefined {
+  return readLedgerLine(line).record;
+}
+
+/**
+ * One ledger line: its record, if it is one, and the fence it carries (cluster
+ * mode: its writer's lease; a marker carries only that). The fence stays off
+ * the record: it is the readers' business, never an answer's.
+ */
+export function readLedgerLine(line: string): { record?: LedgerRecord; fence?: number } {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch {
-    return undefined;
+    return {};
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const record = value as Record<string, unknown>;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+  const fence = fenceOf(value);
+  const record = recordOf(value as Record<string, unknown>);
+  return { ...(record && { record }), ...(fence !== undefined && { fence }) };
+}
+
+function recordOf(record: Record<string, unknown>): LedgerRecord | undefined {
   const { promptId, at } = record;
   if (record.v !== 1 || typeof promptId !== 'string' || promptId === '' || typeof at !== 'number' || !Number.isFinite(at)) {
     return undefined;

@@ -1,7 +1,8 @@
+import { FenceOrder } from '../transcript/fence-order.js';
 import { readTailLines } from '../transcript/tail-lines.js';
 import {
   isTerminalRecord,
-  parseLedgerLine,
+  readLedgerLine,
   type LedgerInFlightRecord,
   type LedgerRecord,
   type LedgerTerminalRecord,
@@ -23,16 +24,23 @@ export interface LedgerTail {
 
 /**
  * Reads the records in the last `maxBytes` of a ledger; a line that does not
- * parse (a torn tail) is skipped.
+ * parse (a torn tail) is skipped, and so is a stale owner's line that a newer
+ * claim's fence outranks ({@link FenceOrder}).
  */
 export async function readLedgerTail(path: string, maxBytes = LEDGER_TAIL_BYTES): Promise<LedgerTail> {
   const { lines, bytesRead } = await readTailLines(path, maxBytes);
+  return { records: ledgerRecordsOf(lines), bytesRead };
+}
+
+/** The records of ledger lines in file order, without torn lines, markers, and lines a newer fence outranks. */
+export function ledgerRecordsOf(lines: readonly string[]): LedgerRecord[] {
   const records: LedgerRecord[] = [];
+  const order = new FenceOrder();
   for (const line of lines) {
-    const record = parseLedgerLine(line);
-    if (record) records.push(record);
+    const { record, fence } = readLedgerLine(line);
+    if (order.admits(fence) && record) records.push(record);
   }
-  return { records, bytesRead };
+  return records;
 }
 
 /** The last `limit` terminal records, oldest first. */

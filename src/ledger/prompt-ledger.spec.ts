@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { SessionOwnership } from '../sessions/session-ownership.js';
 import { settledOf, startLedgerRuntime, text, type LedgerRuntime } from '../../test/support/ledger-runtime.js';
 
 describe('PromptLedger (SPEC §18)', () => {
@@ -46,6 +47,38 @@ describe('PromptLedger (SPEC §18)', () => {
       { v: 1, promptId: second, state: 'in_flight', tailUuid: lastUuid, at: expect.any(Number) },
     ]);
     expect(lastUuid).toEqual(expect.any(String));
+  });
+
+  it("an admission's record that cannot be written: 503 ledger_unavailable, a warn, and the prompt withdrawn (it never runs unacknowledged)", async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    mkdirSync(path, { recursive: true }); // a directory where the ledger goes: every write fails
+    let promptId = '';
+    const settled = settledOf(rt.bridge, () => promptId);
+    ({ promptId } = rt.bridge.admit(sessionId, text('lost')));
+    await expect(rt.ledger.admitted(sessionId, promptId)).rejects.toMatchObject({ code: 'ledger_unavailable', status: 503 });
+    // Withdrawn: the run it had begun is aborted.
+    const turn = await rt.engine.nextTurn();
+    expect(turn.request.signal.aborted).toBe(true);
+    turn.finish('cancelled');
+    expect((await settled).status).toMatchObject({ state: 'cancelled' });
+    expect(warn).toHaveBeenCalledWith(
+      expect.stringMatching(new RegExp(`prompt ${promptId} of session ${sessionId} not admitted: the ledger write failed \\(EISDIR\\)`)),
+    );
+  });
+
+  it("an admission's record refused because this node was fenced: 503 session_fenced, the prompt withdrawn", async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    jest.spyOn(rt.module.get(SessionOwnership), 'mayWrite').mockReturnValue(false);
+    let promptId = '';
+    const settled = settledOf(rt.bridge, () => promptId);
+    ({ promptId } = rt.bridge.admit(sessionId, text('fenced')));
+    await expect(rt.ledger.admitted(sessionId, promptId)).rejects.toMatchObject({ code: 'session_fenced', status: 503 });
+    const turn = await rt.engine.nextTurn();
+    expect(turn.request.signal.aborted).toBe(true);
+    turn.finish('cancelled');
+    expect((await settled).status).toMatchObject({ state: 'cancelled' });
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining('not admitted: this node lost the session'));
+    expect(await lines()).toEqual([]);
   });
 
   it('cancelled running, queued removal, deadline and a model error: each its terminal, an error its code alone', async () => {

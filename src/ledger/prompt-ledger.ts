@@ -13,7 +13,8 @@ import {
   type LedgerRecord,
   type LedgerTerminalRecord,
 } from './ledger-record.js';
-import { LedgerFiles, type LedgerView } from './ledger-files.js';
+import { LedgerFiles, LedgerWriteError, type LedgerView } from './ledger-files.js';
+import { ledgerUnavailable, sessionFenced } from '../errors/api-errors.js';
 import { danglingPrompts, recentTerminalsOf, rewoundPrompts, tailUuidsOf } from './ledger-tail.js';
 
 /** The ledger's name beside the transcript: `<sessionId>.ledger.jsonl`. */
@@ -25,9 +26,10 @@ const MAX_RECONCILE_LOOKUPS = 64;
  * The prompt ledger of SPEC §18: `<sessionId>.ledger.jsonl` beside each live
  * session's transcript (mode 0600), an `in_flight` record at admission and a
  * terminal one at the first terminal publication — both taken from the
- * bridge's one stream of transitions. Appends are serialized per session and
- * best effort (a failure is logged, never felt by the prompt); each opens the
- * file, seals a torn last line and closes it again. Reads look at the last
+ * bridge's one stream of transitions. Appends are serialized per session,
+ * group-committed and synced ({@link LedgerFiles}); the admission's answer
+ * waits for its `in_flight` record ({@link admitted}), a terminal's failure is
+ * logged, never felt by the prompt. Reads look at the last
  * 256 KiB only, and concurrent reads of a session share one; the parsed tail
  * is kept until this process appends again — the node that holds a session's
  * lease is its ledger's one writer — so a repeated miss costs no I/O.
@@ -40,6 +42,8 @@ export class PromptLedger implements OnModuleInit {
   private readonly files: LedgerFiles;
   private readonly reconciling = new Map<string, Promise<void>>();
   private readonly reconciledListeners: Array<(sessionId: string) => Promise<void>> = [];
+  /** The `in_flight` writes not yet settled, by prompt. */
+  private readonly admissions = new Map<string, Promise<void>>();
 
   constructor(
     private readonly bridge: PromptBridge,
@@ -49,7 +53,7 @@ export class PromptLedger implements OnModuleInit {
     @Inject(CHAT_RECORDING_OPTIONS) options: ChatRecordingOptions,
   ) {
     const mayWrite = options.mayWrite ?? (() => true);
-    this.files = new LedgerFiles((sessionId) => this.pathOf(sessionId), mayWrite, this.logger);
+    this.files = new LedgerFiles((sessionId) => this.pathOf(sessionId), mayWrite, this.logger, options.fenceOf);
   }
 
   // Kept for the app's life (the bridge goes with it): a graceful stop ends its sessions after the
@@ -62,6 +66,30 @@ export class PromptLedger implements OnModuleInit {
   pathOf(sessionId: string): string | undefined {
     const transcript = this.recorder.pathOf(sessionId);
     return transcript && companionPath(transcript, LEDGER_SUFFIX);
+  }
+
+  /**
+   * Resolves once the prompt's `in_flight` record is written under this
+   * node's fence and synced: what an admission's `202` promises. Otherwise
+   * the prompt is withdrawn (it never runs unacknowledged), a `warn` is
+   * logged, and this throws `503 session_fenced` (another node claimed the
+   * session) or `503 ledger_unavailable` (the data dir refused the write).
+   * Nothing to wait for with recording off.
+   */
+  async admitted(sessionId: string, promptId: string): Promise<void> {
+    const written = this.admissions.get(promptId);
+    if (!written) return;
+    try {
+      await written;
+    } catch (error) {
+      this.bridge.remove(sessionId, promptId);
+      const fenced = error instanceof LedgerWriteError && error.reason === 'fenced';
+      const why = fenced
+        ? 'this node lost the session'
+        : `the ledger write failed${(error as LedgerWriteError).code ? ` (${(error as LedgerWriteError).code})` : ''}`;
+      this.logger.warn(`prompt ${promptId} of session ${sessionId} not admitted: ${why}`);
+      throw fenced ? sessionFenced(sessionId) : ledgerUnavailable(sessionId);
+    }
   }
 
   /** Resolves once every append issued so far for the session has been written (or failed). */
@@ -181,7 +209,11 @@ export class PromptLedger implements OnModuleInit {
   private record(transition: TurnTransition): void {
     const { sessionId, promptId, status } = transition;
     if (transition.kind === 'admitted') {
-      this.append(sessionId, inFlightRecord(promptId, status.queuedAt ?? this.clock.now(), this.recorder.lastUuidOf(sessionId)));
+      const record = inFlightRecord(promptId, status.queuedAt ?? this.clock.now(), this.recorder.lastUuidOf(sessionId));
+      const written = this.files.append(sessionId, record);
+      // Held until it settles, for the admission's answer to wait on (it asks in the same tick).
+      this.admissions.set(promptId, written);
+      void written.catch(() => undefined).finally(() => this.admissions.delete(promptId));
     } else if (transition.kind === 'settled' && isSettledStatus(status)) {
       this.append(sessionId, terminalRecordOf(status));
     }

@@ -77,6 +77,7 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
         enabled: s.chatRecording,
         maxTranscriptBytes: s.maxTranscriptBytes,
         mayWrite: (sessionId) => ownership.mayWrite(sessionId),
+        fenceOf: (sessionId) => ownership.fenceOf(sessionId),
       }),
     },
     {

@@ -49,6 +49,15 @@ export abstract class SessionOwnership {
     return this.confirm(sessionId);
   }
 
+  /**
+   * The fence of the lease this node holds for the session, which every line
+   * it appends to the session's transcript and ledger carries; `undefined`
+   * for a single daemon (its lines carry none) or a session not held.
+   */
+  fenceOf(_sessionId: string): number | undefined {
+    return undefined;
+  }
+
   /** The node's cluster view; `undefined` for a single daemon. */
   clusterState(): ClusterState | undefined {
     return undefined;

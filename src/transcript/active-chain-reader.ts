@@ -29,28 +29,30 @@ export type RewindFacts = Awaited<ReturnType<ActiveChain['rewindFacts']>>;
 export class ActiveChainReader {
   constructor(private readonly maxTranscriptBytes: number = TRANSCRIPT_SCAN_LIMITS.maxSnapshotBytes) {}
 
-  /** The uuid of the record new appends continue from: the last that parses within a bounded tail. */
+  /** The uuid of the record new appends continue from: the last that parses within a bounded tail, and no newer fence outranks. */
   head(sessionId: string, path: string): Promise<string | null | undefined> {
-    return this.walk(sessionId, path, (chain) => chain.head(CHAIN_PAGE_BYTES, LOAD_TAIL_BYTES));
+    return this.walk(sessionId, path, undefined, (chain) => chain.head(CHAIN_PAGE_BYTES, LOAD_TAIL_BYTES));
   }
 
+  // `tip`, in the walks below: the uuid the chain ends at, when the caller knows it (see ActiveChain).
+
   /** The `user` record of a prompt on the active chain. */
-  userRecordOf(sessionId: string, path: string, promptId: string): Promise<TranscriptRecord | undefined> {
-    return this.walk(sessionId, path, (chain) => chain.userRecordOf(promptId, CHAIN_PAGE_BYTES));
+  userRecordOf(sessionId: string, path: string, promptId: string, tip?: string): Promise<TranscriptRecord | undefined> {
+    return this.walk(sessionId, path, tip, (chain) => chain.userRecordOf(promptId, CHAIN_PAGE_BYTES));
   }
 
   /** The prompts on the active chain, oldest first. */
-  userPrompts(sessionId: string, path: string): Promise<Array<{ promptId: string; timestamp: string }> | undefined> {
-    return this.walk(sessionId, path, (chain) => chain.userPrompts(CHAIN_PAGE_BYTES));
+  userPrompts(sessionId: string, path: string, tip?: string): Promise<Array<{ promptId: string; timestamp: string }> | undefined> {
+    return this.walk(sessionId, path, tip, (chain) => chain.userPrompts(CHAIN_PAGE_BYTES));
   }
 
-  rewindFacts(sessionId: string, path: string, uuids: ReadonlySet<string>): Promise<RewindFacts | undefined> {
-    return this.walk(sessionId, path, (chain) => chain.rewindFacts(uuids, CHAIN_PAGE_BYTES));
+  rewindFacts(sessionId: string, path: string, uuids: ReadonlySet<string>, tip?: string): Promise<RewindFacts | undefined> {
+    return this.walk(sessionId, path, tip, (chain) => chain.rewindFacts(uuids, CHAIN_PAGE_BYTES));
   }
 
   /** Writes a new transcript at `targetPath` (never over an existing file) from the active chain (see {@link ActiveChain.copyTo}). */
-  async copy(sessionId: string, path: string, targetPath: string, targetId: string): Promise<void> {
-    await this.walk(sessionId, path, async (chain) => {
+  async copy(sessionId: string, path: string, targetPath: string, targetId: string, tip?: string): Promise<void> {
+    await this.walk(sessionId, path, tip, async (chain) => {
       await mkdir(dirname(targetPath), { recursive: true });
       const out = await open(targetPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | SAFE_OPEN, 0o600);
       try {
@@ -61,13 +63,18 @@ export class ActiveChainReader {
     });
   }
 
-  private async walk<T>(sessionId: string, path: string, use: (chain: ActiveChain) => Promise<T>): Promise<T | undefined> {
+  private async walk<T>(
+    sessionId: string,
+    path: string,
+    tip: string | undefined,
+    use: (chain: ActiveChain) => Promise<T>,
+  ): Promise<T | undefined> {
     let snapshot: TranscriptSnapshot | undefined;
     try {
       snapshot = await TranscriptSnapshot.open(path);
       if (!snapshot) return undefined;
       if (snapshot.size > this.maxTranscriptBytes) throw transcriptTooLarge(sessionId, snapshot.size, this.maxTranscriptBytes);
-      return await use(new ActiveChain(snapshot));
+      return await use(new ActiveChain(snapshot, tip));
     } catch (error) {
       throw transcriptApiError(sessionId, error, CHAIN_PAGE_BYTES);
     } finally {

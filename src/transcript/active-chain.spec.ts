@@ -89,3 +89,46 @@ describe('ActiveChain.find', () => {
     );
   });
 });
+
+describe('ActiveChain.head and fences', () => {
+  let dir: string;
+  beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'turns-head-'))));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const record = (uuid: string, parentUuid: string | null, fence?: number, marker = false) =>
+    JSON.stringify({
+      uuid,
+      parentUuid,
+      sessionId: 's',
+      timestamp: 't',
+      type: marker ? 'system' : 'user',
+      ...(marker && { subtype: 'fence', systemPayload: { fence } }),
+      ...(fence !== undefined && { fence }),
+    });
+  const headOf = async (lines: string[]) => {
+    const path = join(dir, `h${lines.length}-${Math.random()}.jsonl`);
+    writeFileSync(path, `${lines.join('\n')}\n`);
+    const snapshot = (await TranscriptSnapshot.open(path))!;
+    try {
+      return await new ActiveChain(snapshot).head(1 << 20, 1 << 20);
+    } finally {
+      await snapshot.close();
+    }
+  };
+
+  it('is the last record of a file without fences (a single daemon)', async () => {
+    expect(await headOf([record('a', null), record('b', 'a')])).toBe('b');
+  });
+
+  it("passes over a stale owner's lines that landed after a newer claim's marker", async () => {
+    const owner3 = [record('m3', null, 3, true), record('a', 'm3', 3)];
+    expect(await headOf([...owner3, record('m5', 'a', 5, true), record('stale', 'a', 3)])).toBe('m5');
+    expect(
+      await headOf([...owner3, record('m5', 'a', 5, true), record('stale', 'a', 3), record('b', 'm5', 5), record('late', 'a', 3)]),
+    ).toBe('b');
+  });
+
+  it("keeps what an owner wrote before the next claim's marker (its history)", async () => {
+    expect(await headOf([record('m3', null, 3, true), record('a', 'm3', 3), record('b', 'a', 3)])).toBe('b');
+  });
+});

@@ -1,5 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
-import { isTurnResult, parseRecord, REWIND_SUBTYPE, type TranscriptRecord } from './transcript-record.js';
+import { isFenceMarker, isTurnResult, parseRecord, REWIND_SUBTYPE, type TranscriptRecord } from './transcript-record.js';
+import { FenceOrder, fenceOf } from './fence-order.js';
 import { jsonTextBytes, type SnapshotLine } from './snapshot-line.js';
 import { ExpectedUuid } from './expected-uuid.js';
 import { LineTooLargeError } from './transcript-errors.js';
@@ -7,6 +8,8 @@ import type { TranscriptSnapshot } from './transcript-snapshot.js';
 
 /** Bytes every `user` record holds, so other lines are not parsed. */
 const USER_TYPE = Buffer.from('"type":"user"');
+/** Bytes every line with a fence holds. */
+const FENCE_KEY = Buffer.from('"fence":');
 /** Bytes every `system/rewind` record holds. */
 const REWIND_BYTES = Buffer.from(`"subtype":"${REWIND_SUBTYPE}"`);
 
@@ -20,6 +23,14 @@ export interface ChainSearch {
   /** Bytes every record sought contains (e.g. a promptId as it stands in JSON): a line without them is never parsed. */
   needle: Buffer;
   accept(record: TranscriptRecord): boolean;
+}
+
+/** The newest of lines seen newest first that {@link FenceOrder}, reading them oldest first, admits. */
+function newestAdmitted(seen: ReadonlyArray<{ uuid: string; fence?: number }>): string {
+  const order = new FenceOrder();
+  let newest = seen[seen.length - 1]!.uuid;
+  for (let i = seen.length - 1; i >= 0; i -= 1) if (order.admits(seen[i]!.fence)) newest = seen[i]!.uuid;
+  return newest;
 }
 
 /**
@@ -42,7 +53,15 @@ function holds(line: SnapshotLine, needle: Buffer, searched: Map<Buffer, boolean
  * memory does not follow the file.
  */
 export class ActiveChain {
-  constructor(private readonly snapshot: TranscriptSnapshot) {}
+  constructor(
+    private readonly snapshot: TranscriptSnapshot,
+    /**
+     * The uuid the chain ends at, when the reader knows it (a live session's
+     * recorder: the last record it wrote); otherwise the last record that
+     * parses. A stale cluster owner's line after it is then never walked.
+     */
+    private readonly tip?: string,
+  ) {}
 
   /**
    * The newest chain record the search accepts within `maxPages` pages of at
@@ -65,7 +84,7 @@ export class ActiveChain {
     let walkedBytes = 0;
     const bytesWanted = () =>
       walkedRecords === 0 ? Infinity : ((maxPages * limits.records - walkedRecords) * walkedBytes) / walkedRecords;
-    const expected = ExpectedUuid.of(undefined);
+    const expected = ExpectedUuid.of(this.tip);
     for await (const batch of this.snapshot.batchesBefore(this.snapshot.size, limits.bytes, { bytesWanted })) {
       // bench:scan, same run: a full-window miss in 0.86–0.88× the time of a substring test of every chain line.
       const searched = new Map<Buffer, boolean>();
@@ -117,7 +136,7 @@ export class ActiveChain {
   async userPrompts(maxLineBytes: number): Promise<Array<{ promptId: string; timestamp: string }>> {
     const prompts: Array<{ promptId: string; timestamp: string }> = [];
     const seen = new Set<string>();
-    const expected = ExpectedUuid.of(undefined);
+    const expected = ExpectedUuid.of(this.tip);
     for await (const line of this.snapshot.linesBefore(this.snapshot.size, maxLineBytes, true)) {
       if (!line.follow(expected)) continue;
       const record = line.includes(USER_TYPE) ? line.record : undefined;
@@ -141,7 +160,7 @@ export class ActiveChain {
     maxLineBytes: number,
   ): Promise<{ onChain: Set<string>; prompts: Set<string>; rewindTargets: Set<string> }> {
     const facts = { onChain: new Set<string>(), prompts: new Set<string>(), rewindTargets: new Set<string>() };
-    const expected = ExpectedUuid.of(undefined);
+    const expected = ExpectedUuid.of(this.tip);
     for await (const line of this.snapshot.linesBefore(this.snapshot.size, maxLineBytes, true)) {
       if (!line.follow(expected)) continue;
       const uuid = uuids.size > 0 ? line.links()?.uuid : undefined;
@@ -155,27 +174,40 @@ export class ActiveChain {
     return facts;
   }
 
-  /** The uuid of the last record that parses within the last `withinBytes`: where appends continue. */
+  /**
+   * The uuid of the last record within the last `withinBytes` that parses and
+   * that no newer claim's fence outranks: where appends continue. A line
+   * without a fence settles it at once (a single daemon's); fenced lines are
+   * judged back to the newest claim's marker ({@link FenceOrder}, read from
+   * the marker forward), so a stale owner's line after it is passed over.
+   */
   async head(maxLineBytes: number, withinBytes: number): Promise<string | null> {
+    const seen: Array<{ uuid: string; fence?: number }> = [];
     for await (const line of this.snapshot.linesBefore(this.snapshot.size, maxLineBytes, true)) {
       const links = line.links();
-      if (links) return links.uuid;
+      if (links) {
+        const record = line.includes(FENCE_KEY) ? line.record : undefined;
+        const fence = fenceOf(record);
+        if (fence === undefined && seen.length === 0) return links.uuid;
+        seen.push({ uuid: links.uuid, ...(fence !== undefined && { fence }) });
+        if (record && isFenceMarker(record)) return newestAdmitted(seen);
+      }
       if (this.snapshot.size - line.start > withinBytes) break;
     }
-    return null;
+    return seen.length > 0 ? newestAdmitted(seen) : null;
   }
 
   /**
    * Writes the chain, oldest first, as a new session's records without
-   * `turn_result` records (a fork must not inherit prompt identities) nor
-   * idempotency keys; a record whose parent was dropped is re-parented to
+   * `turn_result` records (a fork must not inherit prompt identities),
+   * idempotency keys, fence markers nor fences; a record whose parent was dropped is re-parented to
    * that record's parent. Two passes — the chain's line positions backward,
    * then the lines forward — so memory holds positions, never records.
    */
   async copyTo(out: FileHandle, sessionId: string, maxLineBytes: number): Promise<void> {
     const starts: number[] = [];
     const lengths: number[] = [];
-    const expected = ExpectedUuid.of(undefined);
+    const expected = ExpectedUuid.of(this.tip);
     for await (const line of this.snapshot.linesBefore(this.snapshot.size, maxLineBytes, true)) {
       if (!line.follow(expected)) continue;
       starts.push(line.start);
@@ -188,11 +220,12 @@ export class ActiveChain {
       if (!record) continue;
       const parent =
         record.parentUuid !== null && replacement.has(record.parentUuid) ? replacement.get(record.parentUuid)! : record.parentUuid;
-      if (isTurnResult(record)) {
+      if (isTurnResult(record) || isFenceMarker(record)) {
         replacement.set(record.uuid, parent);
         continue;
       }
-      const { idempotency: _idempotency, ...copied } = record;
+      // A fork is a new session: its owner's fences start over, so the source's are not copied.
+      const { idempotency: _idempotency, fence: _fence, ...copied } = record;
       await out.write(`${JSON.stringify({ ...copied, parentUuid: parent, sessionId })}\n`);
     }
   }

@@ -7,7 +7,7 @@ import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import { ActiveChainReader, type RewindFacts } from './active-chain-reader.js';
 import { TranscriptAppender } from './transcript-appender.js';
 import { companionPath, isSessionId, transcriptPath } from './transcript-paths.js';
-import { REWIND_SUBTYPE, type TranscriptEntry, type TranscriptRecord } from './transcript-record.js';
+import { FENCE_SUBTYPE, REWIND_SUBTYPE, type TranscriptEntry, type TranscriptRecord } from './transcript-record.js';
 
 export { workspaceKey } from './transcript-paths.js';
 
@@ -24,6 +24,12 @@ export interface ChatRecordingOptions {
    * @default always true
    */
   mayWrite?: (sessionId: string) => boolean | Promise<boolean>;
+  /**
+   * The fence of the lease this node holds on the session (cluster mode),
+   * carried by every line written to its transcript and ledger, so readers
+   * skip a stale owner's lines. @default none (a single daemon)
+   */
+  fenceOf?: (sessionId: string) => number | undefined;
 }
 
 export const CHAT_RECORDING_OPTIONS = Symbol('CHAT_RECORDING_OPTIONS');
@@ -89,6 +95,9 @@ export class ChatRecordingService implements OnApplicationShutdown {
     const previous = this.open.get(sessionId);
     if (previous) void previous.tail.then(() => previous.appender.close());
     this.open.set(sessionId, { appender: new TranscriptAppender(path), lastUuid: lastUuid ?? null, tail: Promise.resolve() });
+    const fence = this.options.fenceOf?.(sessionId);
+    // Cluster mode: the claim's marker, before anything of this owner is read, so a stale owner's later line is passed over.
+    if (fence !== undefined) await this.append(sessionId, { type: 'system', subtype: FENCE_SUBTYPE, systemPayload: { fence } });
   }
 
   /** Path of a live session's transcript, if it is being recorded (so never with recording off). */
@@ -99,6 +108,21 @@ export class ChatRecordingService implements OnApplicationShutdown {
   /** The uuid of the last record appended to a live session's transcript (what a new record would chain after). */
   lastUuidOf(sessionId: string): string | undefined {
     return this.open.get(sessionId)?.lastUuid ?? undefined;
+  }
+
+  /**
+   * Where a live session's chain ends, for its walks, in cluster mode: the
+   * last record this process wrote or chained after, so a stale owner's line
+   * appended later is never walked. `undefined` otherwise (the walk starts
+   * at the last record that parses, as a single daemon is the only writer).
+   */
+  chainTipOf(sessionId: string): string | undefined {
+    const transcript = this.open.get(sessionId);
+    return transcript && this.tipOf(sessionId, transcript);
+  }
+
+  private tipOf(sessionId: string, transcript: OpenTranscript): string | undefined {
+    return this.options.fenceOf?.(sessionId) === undefined ? undefined : (transcript.lastUuid ?? undefined);
   }
 
   /**
@@ -117,25 +141,28 @@ export class ChatRecordingService implements OnApplicationShutdown {
     if (!transcript || !this.options.enabled || this.closed) return Promise.resolve(undefined);
     const write = transcript.tail.then(async () => {
       if (this.closed || this.open.get(sessionId) !== transcript) return undefined;
-      if ((await (this.options.mayWrite?.(sessionId) ?? true)) === false) return undefined;
-      const record: TranscriptRecord = {
-        uuid: randomUUID(),
-        parentUuid: parentUuid === undefined ? transcript.lastUuid : parentUuid,
-        sessionId,
-        timestamp: new Date(this.clock.now()).toISOString(),
-        ...entry,
-      };
       try {
+        // Fence check → append: a stale owner's line that still lands after a newer claim's marker is passed over by readers.
+        if ((await (this.options.mayWrite?.(sessionId) ?? true)) === false) return undefined;
+        const fence = this.options.fenceOf?.(sessionId);
+        const record: TranscriptRecord = {
+          uuid: randomUUID(),
+          parentUuid: parentUuid === undefined ? transcript.lastUuid : parentUuid,
+          sessionId,
+          timestamp: new Date(this.clock.now()).toISOString(),
+          ...entry,
+          ...(fence !== undefined && { fence }),
+        };
         // false: a detach, abandon or closeAll closed the transcript while this write waited.
         if (!(await transcript.appender.append(JSON.stringify(record)))) return undefined;
+        transcript.lastUuid = record.uuid;
+        return record;
       } catch (error) {
         TURNS_CHANNELS.recorderAppendFailed.publish({ sessionId });
         const code = (error as NodeJS.ErrnoException).code;
         this.logger.warn(`append failed for session ${sessionId}: ${(error as Error).name}${code ? ` ${code}` : ''}`);
         return undefined;
       }
-      transcript.lastUuid = record.uuid;
-      return record;
     });
     transcript.tail = write;
     return write;
@@ -173,7 +200,7 @@ export class ChatRecordingService implements OnApplicationShutdown {
     const transcript = this.open.get(sessionId);
     if (!transcript) return false;
     await this.flush(sessionId);
-    const target = await this.chains.userRecordOf(sessionId, transcript.appender.path, promptId);
+    const target = await this.chains.userRecordOf(sessionId, transcript.appender.path, promptId, this.tipOf(sessionId, transcript));
     if (!target) return false;
     const record = await this.append(
       sessionId,
@@ -188,7 +215,7 @@ export class ChatRecordingService implements OnApplicationShutdown {
     const transcript = this.open.get(sessionId);
     if (!transcript) return [];
     await this.flush(sessionId);
-    return (await this.chains.userPrompts(sessionId, transcript.appender.path)) ?? [];
+    return (await this.chains.userPrompts(sessionId, transcript.appender.path, this.tipOf(sessionId, transcript))) ?? [];
   }
 
   /** What the live session's active chain says of `uuids` and of rewinds (see {@link ActiveChainReader.rewindFacts}); none without a transcript. */
@@ -196,7 +223,7 @@ export class ChatRecordingService implements OnApplicationShutdown {
     const transcript = this.open.get(sessionId);
     if (!transcript) return undefined;
     await this.flush(sessionId);
-    return this.chains.rewindFacts(sessionId, transcript.appender.path, uuids);
+    return this.chains.rewindFacts(sessionId, transcript.appender.path, uuids, this.tipOf(sessionId, transcript));
   }
 
   /** Writes a new session's transcript from the source's active chain (see {@link ActiveChainReader.copy}), and records it. */
@@ -204,7 +231,13 @@ export class ChatRecordingService implements OnApplicationShutdown {
     const source = this.open.get(sourceId);
     if (source && this.options.enabled) {
       await this.flush(sourceId);
-      await this.chains.copy(sourceId, source.appender.path, this.transcriptPath(workspace, targetId), targetId);
+      await this.chains.copy(
+        sourceId,
+        source.appender.path,
+        this.transcriptPath(workspace, targetId),
+        targetId,
+        this.tipOf(sourceId, source),
+      );
     }
     await this.attach(targetId, workspace);
   }

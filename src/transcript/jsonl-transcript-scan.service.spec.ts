@@ -33,7 +33,11 @@ describe('JsonlTranscriptScanService', () => {
   }
 
   function scanner(limits: Partial<TranscriptScanLimits> = {}) {
-    const recorder = { pathOf: (id: string) => (id === sid ? path : undefined), flush } as unknown as ChatRecordingService;
+    const recorder = {
+      pathOf: (id: string) => (id === sid ? path : undefined),
+      flush,
+      chainTipOf: () => undefined,
+    } as unknown as ChatRecordingService;
     return new JsonlTranscriptScanService(recorder, { ...TRANSCRIPT_SCAN_LIMITS, ...limits });
   }
 

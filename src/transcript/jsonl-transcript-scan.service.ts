@@ -130,7 +130,8 @@ export class JsonlTranscriptScanService extends TranscriptScanService {
       if (!snapshot) return undefined;
       const { recordsPerPage, bytesPerPage, maxPages, maxSnapshotBytes } = this.limits;
       if (snapshot.size > maxSnapshotBytes) throw transcriptTooLarge(sessionId, snapshot.size, maxSnapshotBytes);
-      await new ActiveChain(snapshot).find(
+      // From the chain's tip as the recorder knows it (cluster mode): a stale owner's line after it is never walked.
+      await new ActiveChain(snapshot, this.recorder.chainTipOf(sessionId)).find(
         { records: recordsPerPage, bytes: bytesPerPage },
         maxPages,
         {

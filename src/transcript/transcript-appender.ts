@@ -14,8 +14,9 @@ const NEWLINE = 0x0a;
  * FIFOs, only as a regular file, and when it ends in a torn line (a crash or
  * a full disk mid-write) a newline is written first, so the fragment stays
  * one skipped line. A failed write closes the handle: the next append opens
- * the file again and repairs a tail that write may have torn. No fsync, as
- * before: a record is durable when the OS writes it back.
+ * the file again and repairs a tail that write may have torn. A transcript
+ * is durable when the OS writes it back; the ledger asks for {@link sync}
+ * (its `in_flight` record is what a `202` promises).
  *
  * {@link close} is final and waits for the write under way: a handle that
  * write is still opening is closed too, never left to the garbage collector
@@ -37,6 +38,24 @@ export class TranscriptAppender {
     const write = this.busy.then(() => this.write(line));
     this.busy = write.catch(() => undefined);
     return write;
+  }
+
+  /**
+   * Flushes what was appended to the disk (`fdatasync`) once the appends
+   * called before it are done. A failure closes the handle: after a failed
+   * sync the file's state is unknown, so nothing is taken for written.
+   */
+  sync(): Promise<void> {
+    const sync = this.busy.then(async () => {
+      try {
+        await this.handle?.datasync();
+      } catch (error) {
+        await this.release();
+        throw error;
+      }
+    });
+    this.busy = sync.catch(() => undefined);
+    return sync;
   }
 
   /** Closes the transcript once the appends called before it are done; later appends write nothing. */

@@ -17,6 +17,8 @@ export interface TranscriptRecord {
   promptId?: string;
   /** On a prompt's `user` record: the `Idempotency-Key` it was admitted with (SPEC §13). */
   idempotency?: RecordedIdempotency;
+  /** Cluster mode: the fence of the lease its writer held (readers pass over a line a newer claim outranks). */
+  fence?: number;
 }
 
 /**
@@ -40,6 +42,8 @@ export type TranscriptEntry = Omit<TranscriptRecord, 'uuid' | 'parentUuid' | 'se
 
 export const TURN_RESULT_SUBTYPE = 'turn_result';
 export const REWIND_SUBTYPE = 'rewind';
+/** A claim's marker (cluster mode): `systemPayload.fence`, the fence the new owner's lines carry. */
+export const FENCE_SUBTYPE = 'fence';
 
 /** Parses one line; `undefined` for anything that is not a well-formed record (torn, foreign). */
 export function parseRecord(line: string): TranscriptRecord | undefined {
@@ -56,6 +60,10 @@ export function parseRecord(line: string): TranscriptRecord | undefined {
   if (record.parentUuid !== null && typeof record.parentUuid !== 'string') return undefined;
   if (typeof record.type !== 'string') return undefined;
   return record as TranscriptRecord;
+}
+
+export function isFenceMarker(record: TranscriptRecord): boolean {
+  return record.type === 'system' && record.subtype === FENCE_SUBTYPE;
 }
 
 export function isTurnResult(record: TranscriptRecord): boolean {

@@ -36,6 +36,14 @@ describe('DeliverySchedule', () => {
     expect(schedule.earliest()).toBe(50);
   });
 
+  it('a delivery kept under its old file (its rewrite failed) is taken out by that file, when it is due', () => {
+    const schedule = new DeliverySchedule(10);
+    schedule.add('a', 5, 40);
+    expect(schedule.earliest()).toBe(40);
+    expect(schedule.takeDue(39, 5)).toEqual([]);
+    expect(schedule.takeDue(40, 5)).toEqual([{ deliveryId: 'a', at: 5 }]);
+  });
+
   it('admits earlier listed entries in place of the latest scheduled, and says what is left on disk', () => {
     const schedule = new DeliverySchedule(2);
     schedule.add('late', 100);

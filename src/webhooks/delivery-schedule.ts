@@ -1,11 +1,17 @@
 import type { OutboxEntry } from './webhook-outbox.js';
 
+/** A scheduled delivery: its outbox file's time (`at`), and when it is due (later, when its rewrite failed). */
+interface Scheduled {
+  at: number;
+  dueAt: number;
+}
+
 /**
  * The deliveries held in memory for their next attempt, at most `max` of
- * them: deliveryId → when it is due. The rest wait in the outbox on disk.
+ * them: deliveryId → its file and when it is due. The rest wait in the outbox on disk.
  */
 export class DeliverySchedule {
-  private readonly due = new Map<string, number>();
+  private readonly due = new Map<string, Scheduled>();
 
   constructor(private readonly max: number) {}
 
@@ -17,26 +23,30 @@ export class DeliverySchedule {
     return this.due.has(deliveryId);
   }
 
-  /** Schedules a delivery; `false` when the schedule is full (it waits on disk). */
-  add(deliveryId: string, at: number): boolean {
+  /**
+   * Schedules the delivery of the outbox file due at `at`, for `dueAt` (the
+   * file's own time unless its rewrite failed); `false` when the schedule is
+   * full (it waits on disk).
+   */
+  add(deliveryId: string, at: number, dueAt = at): boolean {
     if (this.due.size >= this.max) return false;
-    this.due.set(deliveryId, at);
+    this.due.set(deliveryId, { at, dueAt });
     return true;
   }
 
   /** When the earliest delivery is due; `Infinity` when none is scheduled. */
   earliest(): number {
     let earliest = Infinity;
-    for (const at of this.due.values()) earliest = Math.min(earliest, at);
+    for (const { dueAt } of this.due.values()) earliest = Math.min(earliest, dueAt);
     return earliest;
   }
 
   /** Takes out up to `limit` deliveries due by `now`, in the order they were scheduled. */
   takeDue(now: number, limit: number): OutboxEntry[] {
     const taken: OutboxEntry[] = [];
-    for (const [deliveryId, at] of this.due) {
+    for (const [deliveryId, { at, dueAt }] of this.due) {
       if (taken.length >= limit) break;
-      if (at > now) continue;
+      if (dueAt > now) continue;
       this.due.delete(deliveryId);
       taken.push({ deliveryId, at });
     }
@@ -57,14 +67,14 @@ export class DeliverySchedule {
         if (latestAt <= entry.at) break;
         this.due.delete(latestId);
       }
-      this.due.set(entry.deliveryId, entry.at);
+      this.due.set(entry.deliveryId, { at: entry.at, dueAt: entry.at });
     }
     return left;
   }
 
   private latest(): [string, number] {
     let found: [string, number] = ['', -Infinity];
-    for (const [deliveryId, at] of this.due) if (at > found[1]) found = [deliveryId, at];
+    for (const [deliveryId, { dueAt }] of this.due) if (dueAt > found[1]) found = [deliveryId, dueAt];
     return found;
   }
 }

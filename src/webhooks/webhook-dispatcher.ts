@@ -110,10 +110,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     return this.log.of(sessionId, webhookId);
   }
 
-  private schedule(deliveryId: string, at: number): void {
+  private schedule(deliveryId: string, at: number, dueAt = at): void {
     if (this.stopped) return;
     // No room: it waits on disk; a later listing brings it in when it is among the earliest.
-    if (!this.scheduled.add(deliveryId, at)) this.overflow = true;
+    if (!this.scheduled.add(deliveryId, at, dueAt)) this.overflow = true;
     else this.arm();
   }
 
@@ -208,9 +208,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         return this.finish(delivery, entry.at, 'failed');
       case 'retry':
         delivery.nextAttemptAt = this.clock.now() + verdict.delayMs;
-        await this.outbox.put(delivery, entry.at).catch(() => undefined);
         this.log.record(delivery, 'pending');
-        this.schedule(deliveryId, delivery.nextAttemptAt);
+        try {
+          await this.outbox.put(delivery, entry.at);
+          this.schedule(deliveryId, delivery.nextAttemptAt);
+        } catch (error) {
+          // The delivery stays under the name it had (the rewrite renames only once it is whole): retried from there, as late.
+          const code = (error as NodeJS.ErrnoException)?.code;
+          this.logger.warn(
+            `outbox rewrite failed for ${deliveryId}: ${(error as Error)?.name ?? 'error'}${code ? ` ${code}` : ''}; kept as it was`,
+          );
+          this.schedule(deliveryId, entry.at, delivery.nextAttemptAt);
+        }
         return;
       default: {
         const exhaustive: never = verdict;

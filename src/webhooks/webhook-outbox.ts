@@ -1,5 +1,6 @@
 import { mkdir, opendir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { syncDirectory } from '../common/sync-directory.js';
 import type { WebhookDelivery } from './webhook-delivery.js';
 import { writeAtomically } from './webhook-subscriptions.service.js';
 
@@ -29,7 +30,11 @@ export class WebhookOutbox {
   /** Writes the delivery under its due time; the file it had before (due at `previousAt`) goes once the new one is in place. */
   async put(delivery: WebhookDelivery, previousAt?: number): Promise<void> {
     await writeAtomically(this.fileOf(delivery.deliveryId, delivery.nextAttemptAt), JSON.stringify(delivery));
-    if (previousAt !== undefined && previousAt !== delivery.nextAttemptAt) await this.remove(delivery.deliveryId, previousAt);
+    if (previousAt !== undefined && previousAt !== delivery.nextAttemptAt) {
+      await this.remove(delivery.deliveryId, previousAt);
+      // Synced too, or a power loss could bring the old file back beside the new one (a duplicate).
+      await syncDirectory(this.dir);
+    }
   }
 
   async get(entry: OutboxEntry): Promise<WebhookDelivery | undefined> {
@@ -84,6 +89,7 @@ export class WebhookOutbox {
         );
       } else if (delivery || dropTorn) await rm(path, { force: true });
     }
+    if (recovered > 0) await syncDirectory(this.dir);
     return recovered;
   }
 
@@ -111,6 +117,8 @@ export class WebhookOutbox {
         () => undefined, // taken meanwhile (its node came back, or another adopter)
       );
     }
+    // Both entries of each rename, so a power loss neither loses a delivery nor leaves it in both outboxes.
+    if (moved > 0) await Promise.all([syncDirectory(this.dir), syncDirectory(dir)]);
     return moved;
   }
 

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { syncDirectory } from '../common/sync-directory.js';
 import { dirname } from 'node:path';
 import { apiError } from '../errors/api-errors.js';
 import { Clock } from '../common/clock.js';
@@ -109,7 +110,11 @@ export class WebhookSubscriptions {
   }
 }
 
-/** Writes `file` through a temp file renamed over it, synced first: a crash leaves the old or the new file. */
+/**
+ * Writes `file` through a temp file renamed over it, synced first, then the
+ * directory synced: a crash leaves the old or the new file, and a power loss
+ * after this resolves the new one.
+ */
 export async function writeAtomically(file: string, text: string): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
   const temp = `${file}.${randomUUID()}.tmp`;
@@ -121,4 +126,5 @@ export async function writeAtomically(file: string, text: string): Promise<void>
     await handle.close();
   }
   await rename(temp, file);
+  await syncDirectory(dirname(file));
 }
