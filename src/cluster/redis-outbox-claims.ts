@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import { OutboxClaims } from '../webhooks/outbox-claims.js';
 import { ClusterNode } from './cluster-node.js';
@@ -6,12 +7,15 @@ import { LeaseDirectory } from './lease-directory.js';
 
 /**
  * Cluster mode's {@link OutboxClaims}: a node is dead once its heartbeat in
- * Redis has expired (dead, not slow for a moment), and its outbox goes to the
- * live node that sets the claim key first.
+ * Redis has expired (dead, not slow for a moment) — asked only over a
+ * connection older than a lease — and its outbox goes to the live node that
+ * sets the claim key first.
  */
 @Injectable()
 export class RedisOutboxClaims extends OutboxClaims {
   readonly intervalMs: number;
+  /** The clock `LeaseDirectory.connectedAt` is read on (monotonic ms); tests drive it. */
+  monotonic: () => number = () => performance.now();
 
   constructor(
     private readonly directory: LeaseDirectory,
@@ -22,8 +26,13 @@ export class RedisOutboxClaims extends OutboxClaims {
     this.intervalMs = settings.leaseMs;
   }
 
+  /**
+   * Serving, and connected for more than a lease: after Redis restarts empty
+   * no node has a heartbeat until its next renewal, and a live node's outbox
+   * must not look dead meanwhile.
+   */
   active(): boolean {
-    return this.node.listening;
+    return this.node.listening && this.directory.connected && this.monotonic() - this.directory.connectedAt > this.settings.leaseMs;
   }
 
   async liveNodeIds(): Promise<ReadonlySet<string>> {

@@ -49,6 +49,15 @@ export abstract class SessionOwnership {
     return this.confirm(sessionId);
   }
 
+  /**
+   * How often to look for sessions that no node holds, to settle the prompts
+   * a dead owner left in flight; `undefined` (a single daemon, which owns every
+   * session): once, at start.
+   */
+  get unownedSweepMs(): number | undefined {
+    return undefined;
+  }
+
   /** The node's cluster view; `undefined` for a single daemon. */
   clusterState(): ClusterState | undefined {
     return undefined;
