@@ -114,7 +114,7 @@ const nextWithin = (receiver: WebhookReceiver, ms: number): Promise<ReceivedWebh
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(await retry.json()).toEqual(queued);
     // The prompt it names was lost with its node, and says so; nothing else was admitted.
-    const turn = (await (await fetch(`${b.url}/session/${sessionId}/turns/${queued.promptId}`)).json()) as Record<string, any>;
+    const turn = (await (await fetch(`${b.url}/session/${sessionId}/turns/${queued.promptId}`)).json()) as Record<string, unknown>;
     expect(turn).toMatchObject({ state: 'error', error: { code: 'daemon_lost' } });
     const pending = (await (await fetch(`${b.url}/session/${sessionId}/pending-prompts`)).json()) as { pendingPrompts: unknown[] };
     expect(pending.pendingPrompts).toEqual([]);
@@ -149,7 +149,10 @@ const nextWithin = (receiver: WebhookReceiver, ms: number): Promise<ReceivedWebh
     const byPrompt = new Map(events.map((event) => [JSON.parse(event.body).data.promptId as string, event]));
     expect([...byPrompt.keys()].sort()).toEqual([running, queued.promptId].sort());
     for (const [promptId, event] of byPrompt) {
-      expect(JSON.parse(event.body)).toMatchObject({ type: 'turn.error', data: { sessionId, state: 'error', error: { code: 'daemon_lost' } } });
+      expect(JSON.parse(event.body)).toMatchObject({
+        type: 'turn.error',
+        data: { sessionId, state: 'error', error: { code: 'daemon_lost' } },
+      });
       expect(event.headers['webhook-id']).toBe(deliveryIdOf(promptId, 'turn.error', { kind: 'operator' }));
     }
   });

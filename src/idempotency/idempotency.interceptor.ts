@@ -62,7 +62,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
       return answer.body;
     };
     // A create's key has no session to live with: across a cluster's nodes, the shared keys decide.
-    if (route.kind === 'session' && this.shared) return defer(() => this.acrossNodes(this.shared!, route, scoped, fingerprint, next, replayed));
+    const { shared } = this;
+    if (route.kind === 'session' && shared) return defer(() => this.acrossNodes(shared, route, scoped, fingerprint, next, replayed));
     const replay = this.store.begin(scoped, fingerprint);
     if (replay) return from([replayed(replay)]);
     request[IDEMPOTENCY_REQUEST_KEY] = { key, fingerprint };
