@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { LeaseDirectory } from '../src/cluster/lease-directory.js';
-import { RedisOutboxClaims } from '../src/cluster/redis-outbox-claims.js';
-import { OutboxClaims } from '../src/webhooks/outbox-claims.js';
+import { RedisSessionOwnership } from '../src/cluster/redis-session-ownership.js';
 import { deliveryIdOf } from '../src/webhooks/webhook-delivery.js';
 import { WebhookOutboxAdoption } from '../src/webhooks/webhook-outbox-adoption.js';
 import { compileSources } from './support/compiled.js';
@@ -186,7 +185,7 @@ const nextWithin = (receiver: WebhookReceiver, ms: number): Promise<ReceivedWebh
       ...operator(),
     });
     nodes.push(a);
-    // Node b in this process, so the test runs its sweeps and drives the clock its adoption rule reads.
+    // Node b in this process, so the test runs its sweeps and drives the clock its adoption rule reads (RedisSessionOwnership's).
     inProcess = await startDaemon({
       dataDir,
       workspaces: [dataDir],
@@ -196,7 +195,6 @@ const nextWithin = (receiver: WebhookReceiver, ms: number): Promise<ReceivedWebh
       webhookAllow: ['127.0.0.1'],
     });
     const adoption = inProcess.app.get(WebhookOutboxAdoption);
-    const claims = inProcess.app.get(OutboxClaims) as RedisOutboxClaims;
     const { sessionId } = (await (await post(`${a.url}/session`, '{}')).json()) as { sessionId: string };
     await post(`${a.url}/session/${sessionId}/prompt`, JSON.stringify({ prompt: [{ type: 'text', text: 'x' }] }));
     await receiver.next();
@@ -216,7 +214,7 @@ const nextWithin = (receiver: WebhookReceiver, ms: number): Promise<ReceivedWebh
     a.child.kill('SIGCONT');
     const admin = new Redis(redis.url);
     await eventually(async () => ((await admin.exists('turns:node:node-a')) === 1 ? true : undefined));
-    Object.assign(claims, { monotonic: () => performance.now() + LEASE_MS + 1 });
+    inProcess.app.get(RedisSessionOwnership).monotonic = () => performance.now() + LEASE_MS + 1;
     expect(await adoption.sweep()).toBe(0);
     expect(pendingDeliveries(outboxA)).toHaveLength(1);
 

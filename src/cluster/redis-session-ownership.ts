@@ -62,6 +62,11 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     return UNOWNED_SWEEP_LEASES * this.settings.leaseMs;
   }
 
+  /** Serving, over a directory connection older than a lease (a Redis restarted empty has no live node's lease or heartbeat yet). */
+  override mayClaimUnowned(): boolean {
+    return this.node.listening && this.directory.connected && this.monotonic() - this.directory.connectedAt > this.settings.leaseMs;
+  }
+
   /** True when this node holds the session's lease (fresh or not). */
   holds(sessionId: string): boolean {
     return this.held.has(sessionId);

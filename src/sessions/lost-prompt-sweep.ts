@@ -21,6 +21,8 @@ export class LostPromptSweep implements OnApplicationBootstrap, OnApplicationShu
   private readonly logger = new Logger('LostPromptSweep');
   private timer?: NodeJS.Timeout;
   private running?: Promise<number>;
+  /** Ledgers found with nothing in flight, by size and mtime: a pass reads again only those that changed. */
+  private readonly settled = new Map<string, string>();
   private stopped = false;
 
   constructor(
@@ -52,8 +54,10 @@ export class LostPromptSweep implements OnApplicationBootstrap, OnApplicationShu
 
   private async pass(): Promise<number> {
     let settled = 0;
+    // Right after Redis restarted empty, live owners have not re-created their leases yet.
+    if (!this.ownership.mayClaimUnowned()) return settled;
     for (const workspace of this.settings.workspaces) {
-      for await (const sessionId of danglingLedgers(chatsDir(this.settings.dataDir, workspace.cwd))) {
+      for await (const sessionId of danglingLedgers(chatsDir(this.settings.dataDir, workspace.cwd), this.settled)) {
         if (this.stopped) return settled;
         try {
           if (await this.sessions.settleLost(sessionId, workspace)) settled += 1;
