@@ -70,16 +70,14 @@ export class TurnWebhookEvents implements OnModuleInit, OnModuleDestroy {
    * what came before it is taken as delivered.
    */
   private async requeue(sessionId: string, reconciledAt: number): Promise<void> {
-    let queued = await this.queued.read(sessionId);
+    const queued = await this.queued.read(sessionId);
     const marks = this.queued.fileOf(sessionId);
-    if (queued.from === undefined) {
-      await this.queued.begin(sessionId, marks, reconciledAt);
-      queued = { from: reconciledAt, keys: new Set() };
-    }
+    const from = queued.from ?? reconciledAt;
+    if (queued.from === undefined) await this.queued.begin(sessionId, marks, from);
     const file = this.subscriptions.fileOf(sessionId);
     for (const record of await this.ledger.recentTerminals(sessionId)) {
       // A prompt this process knows has its own event under way.
-      if (record.at < queued.from! || this.known(sessionId, record.promptId)) continue;
+      if (record.at < from || this.known(sessionId, record.promptId)) continue;
       const status = statusOfTerminal(sessionId, record);
       const type = eventTypeOf(status.state)!;
       if (queued.keys.has(queuedKey(record.promptId, type))) continue;
