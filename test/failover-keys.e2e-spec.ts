@@ -8,6 +8,7 @@ import { RedisSessionOwnership } from '../src/cluster/redis-session-ownership.js
 import { deliveryIdOf } from '../src/webhooks/webhook-delivery.js';
 import { WebhookOutboxAdoption } from '../src/webhooks/webhook-outbox-adoption.js';
 import { compileSources } from './support/compiled.js';
+import { eventually } from './support/eventually.js';
 import { startDaemonProcess, type DaemonProcess } from './support/daemon-process.js';
 import { HAS_REDIS, startRedis, type RedisProcess } from './support/redis-server.js';
 import { startDaemon, type TestDaemon } from './support/test-daemon.js';
@@ -17,17 +18,6 @@ const LEASE_MS = 1_000;
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 const json = { 'content-type': 'application/json' };
 const body = (text: string) => JSON.stringify({ prompt: [{ type: 'text', text }] });
-
-/** Asks until `probe` answers (bounded): a failed-over session is served once the dead owner's lease expires. */
-async function eventually<T>(probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** The next webhook, or a failure after `ms` (the old code never sends one). */
 const nextWithin = (receiver: WebhookReceiver, ms: number): Promise<ReceivedWebhook> =>
@@ -107,7 +97,7 @@ const nextWithin = (receiver: WebhookReceiver, ms: number): Promise<ReceivedWebh
     const { sessionId, queued } = await runningAndQueued(a, 'job-7');
     await kill(a);
 
-    await eventually(async () => ((await post(`${b.url}/session/${sessionId}/load`, '{}')).status === 200 ? true : undefined));
+    await eventually(async () => ((await post(`${b.url}/session/${sessionId}/load`, '{}')).status === 200 ? true : undefined), 20_000);
     const retry = await post(`${b.url}/session/${sessionId}/prompt`, body('waits'), { 'Idempotency-Key': 'job-7' });
     expect(retry.status).toBe(202);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
