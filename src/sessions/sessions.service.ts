@@ -180,12 +180,13 @@ export class SessionsService implements OnApplicationShutdown {
   }
 
   /**
-   * Ends every session, those still starting and those already ending too;
-   * one session's failure is logged and harms no other. Then the recorder
-   * refuses every later append: shutdown writes nothing for prompts still pending.
+   * Ends every session, those still starting and those already ending too,
+   * once a sweep's settle under way is done; one session's failure is logged
+   * and harms no other. Then the recorder refuses every later append: shutdown
+   * writes nothing for prompts still pending.
    */
   async onApplicationShutdown(): Promise<void> {
-    await Promise.allSettled([...this.starting.values()]);
+    await Promise.allSettled([...this.starting.values(), ...this.settling.values()]);
     for (const session of this.registry.all()) void this.teardown.end(session, 'shutdown');
     await this.teardown.settled();
     await this.recorder.closeAll();
