@@ -20,6 +20,8 @@ export interface QueuedPrompt {
   counter?: TurnActivityCounter;
   /** Shows the counts to activity watchers once the refresh interval allows (only while someone watches). */
   activityTimer?: NodeJS.Timeout;
+  /** The `Idempotency-Key` it was admitted with, and its answer, for the ledger and the transcript. */
+  idempotency?: RecordedIdempotency;
 }
 
 /** An admitted prompt as the bridge runs it. */
@@ -29,8 +31,6 @@ export interface LiveEntry extends QueuedPrompt {
   /** Removal was requested; a running entry stays running until the Session settles. */
   removed: boolean;
   deadline?: NodeJS.Timeout;
-  /** The `Idempotency-Key` it was admitted with, and its answer, for the transcript. */
-  idempotency?: RecordedIdempotency;
 }
 
 /** One session's FIFO, its running prompt and whether a rewind is being written. */

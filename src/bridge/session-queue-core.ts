@@ -217,7 +217,7 @@ export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
   }
 
   private emit(kind: TurnTransition['kind'], sessionId: string, entry: E, status: TurnTransition['status']): void {
-    const { promptId, waited = false, originatorClientId } = entry;
+    const { promptId, waited = false, originatorClientId, idempotency } = entry;
     this.transitions.emit({
       kind,
       sessionId,
@@ -225,6 +225,7 @@ export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
       status,
       waited,
       ...(originatorClientId !== undefined && { originatorClientId }),
+      ...(kind === 'admitted' && idempotency && { idempotency }),
     });
   }
 }

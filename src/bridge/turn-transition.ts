@@ -1,3 +1,4 @@
+import type { RecordedIdempotency } from '../transcript/transcript-record.js';
 import type { LiveTurnStatus, SettledTurnStatus } from '../turns/turn-status.js';
 
 /**
@@ -20,6 +21,8 @@ export interface TurnTransition {
   waited: boolean;
   /** The client id it was admitted with, as given (the status holds it within the wire limits). */
   originatorClientId?: string;
+  /** On `admitted`: the `Idempotency-Key` it was admitted with, and its answer (the ledger records them). */
+  idempotency?: RecordedIdempotency;
 }
 
 /** An observer of the stream; it runs synchronously, as the transition happens. */

@@ -32,6 +32,8 @@ export interface ClusterOptions extends SettingOptions<typeof CLUSTER_MODE_SETTI
 export type ClusterSettings = Required<Omit<ClusterOptions, 'nodeUrl' | 'dataDir'>> & Pick<ClusterOptions, 'nodeUrl' | 'dataDir'>;
 
 export const CLUSTER_SETTINGS = Symbol('CLUSTER_SETTINGS');
+/** The cluster's one Redis connection (the lease directory's and the shared idempotency keys'). */
+export const CLUSTER_REDIS = Symbol('CLUSTER_REDIS');
 
 export function clusterSettings(options: ClusterOptions): ClusterSettings {
   return {

@@ -1,7 +1,7 @@
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { ClusterNode } from './cluster-node.js';
-import { CLUSTER_SETTINGS, clusterSettings, type ClusterOptions, type ClusterSettings } from './cluster-options.js';
+import { CLUSTER_REDIS, CLUSTER_SETTINGS, clusterSettings, type ClusterOptions, type ClusterSettings } from './cluster-options.js';
 import { ClusterRouter } from './cluster-router.js';
 import { ClusterController } from './cluster.controller.js';
 import { LeaseDirectory } from './lease-directory.js';
@@ -10,6 +10,8 @@ import { RequestForwarder } from './request-forwarder.js';
 import { SessionFences } from './session-fences.js';
 import { OutboxClaims } from '../webhooks/outbox-claims.js';
 import { RedisOutboxClaims } from './redis-outbox-claims.js';
+import { SharedIdempotencyKeys } from '../idempotency/shared-idempotency-keys.js';
+import { RedisIdempotencyKeys } from './redis-idempotency-keys.js';
 
 /** How long start-up waits for the first Redis connection before serving anyway. */
 const FIRST_CONNECT_MS = 2_000;
@@ -50,11 +52,12 @@ export class ClusterModule {
       controllers: [ClusterController],
       providers: [
         { provide: CLUSTER_SETTINGS, useValue: clusterSettings(options) },
+        { provide: CLUSTER_REDIS, inject: [CLUSTER_SETTINGS], useFactory: (settings: ClusterSettings) => connect(settings.redisUrl) },
         {
           provide: LeaseDirectory,
-          inject: [CLUSTER_SETTINGS],
-          useFactory: async (settings: ClusterSettings) => {
-            const directory = new LeaseDirectory(connect(settings.redisUrl), settings.leaseMs, settings.keyPrefix);
+          inject: [CLUSTER_REDIS, CLUSTER_SETTINGS],
+          useFactory: async (redis: Redis, settings: ClusterSettings) => {
+            const directory = new LeaseDirectory(redis, settings.leaseMs, settings.keyPrefix);
             await directory.ready(FIRST_CONNECT_MS);
             return directory;
           },
@@ -74,8 +77,10 @@ export class ClusterModule {
         ClusterRouter,
         // The runtime's webhook outbox adoption asks these which dead node's outbox it may take.
         { provide: OutboxClaims, useClass: RedisOutboxClaims },
+        // And the idempotency interceptor, whether a create's key was used on another node.
+        { provide: SharedIdempotencyKeys, useClass: RedisIdempotencyKeys },
       ],
-      exports: [RedisSessionOwnership, ClusterNode, ClusterRouter, CLUSTER_SETTINGS, OutboxClaims],
+      exports: [RedisSessionOwnership, ClusterNode, ClusterRouter, CLUSTER_SETTINGS, OutboxClaims, SharedIdempotencyKeys],
     };
   }
 }

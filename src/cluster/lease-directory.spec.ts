@@ -364,6 +364,14 @@ const LEASE_MS = 60_000;
       });
     });
 
+    it('takes nothing for unowned within a lease of its connection to Redis (issue 36: one restarted empty has no live lease or heartbeat yet)', async () => {
+      const a = ownershipOf(A);
+      now = directory.connectedAt + 1_000;
+      expect(a.mayClaimUnowned()).toBe(false);
+      now += 1;
+      expect(a.mayClaimUnowned()).toBe(true);
+    });
+
     it('renews every lease in one call per tick, and reports a taken one once', async () => {
       const a = ownershipOf(A);
       await a.claim(S1);

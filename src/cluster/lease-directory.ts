@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 
 /**
@@ -112,8 +113,18 @@ export class LeaseDirectory {
     redis.defineCommand('turnsRenew', { lua: RENEW });
     redis.defineCommand('turnsRelease', { numberOfKeys: 1, lua: RELEASE });
     this.redis = redis as ScriptedRedis;
-    redis.on('ready', () => (this.connections += 1));
+    redis.on('ready', () => {
+      this.connections += 1;
+      this.connectedAt = performance.now();
+    });
   }
+
+  /**
+   * When the current connection was made (monotonic ms): until a lease has
+   * passed since, a missing heartbeat may only mean a Redis that restarted
+   * empty and a node that has not announced itself again yet.
+   */
+  connectedAt = -Infinity;
 
   /**
    * Counts the connections made so far: a lease renewed over an earlier one

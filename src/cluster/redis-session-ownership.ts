@@ -9,6 +9,9 @@ import { freshUntil, staleInOutage, usable, type HeldLease } from './lease-clock
 import { LeaseDirectory } from './lease-directory.js';
 import { SessionFences } from './session-fences.js';
 
+/** Leases between two sweeps for sessions no node holds. */
+const UNOWNED_SWEEP_LEASES = 5;
+
 /**
  * Session ownership by leases in the {@link LeaseDirectory}: a request for a
  * session whose lease is fresh costs no Redis call; every third of a lease all
@@ -52,6 +55,16 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
 
   override clusterState(): ClusterState {
     return { nodeId: this.node.id, redis: this.directory.connected ? 'up' : 'down', leases: this.held.size };
+  }
+
+  /** Every few leases: a dead owner's lease has expired by then, and a pass reads each ledger's tail once. */
+  override get unownedSweepMs(): number {
+    return UNOWNED_SWEEP_LEASES * this.settings.leaseMs;
+  }
+
+  /** Serving, over a directory connection older than a lease (a Redis restarted empty has no live node's lease or heartbeat yet). */
+  override mayClaimUnowned(): boolean {
+    return this.node.listening && this.directory.connected && this.monotonic() - this.directory.connectedAt > this.settings.leaseMs;
   }
 
   /** True when this node holds the session's lease (fresh or not). */

@@ -40,6 +40,11 @@ export class IdempotencyStore {
     return this.entries.size;
   }
 
+  /** How long a key is remembered from its first use, in ms. */
+  get ttlMs(): number {
+    return this.limits.ttlMs;
+  }
+
   /**
    * Starts a request under `key`: the first answer when it is a repeat (same
    * fingerprint), `undefined` when the caller is to process it (and then

@@ -1,10 +1,11 @@
-import { Injectable, Optional, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { Injectable, Logger, Optional, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { HttpAdapterHost, Reflector } from '@nestjs/core';
 import { defer, from, lastValueFrom, type Observable } from 'rxjs';
 import { CLIENT_ID_REQUEST_KEY, type GuardedRequest } from '../client-id/client-id.guard.js';
 import { ClientIdOptions, DEFAULT_CLIENT_ID_HEADER } from '../client-id/client-id-options.js';
 import { IDEMPOTENT_REPLAYED_HEADER, idempotencyScope, parseIdempotencyKey } from './idempotency-key.js';
-import { IdempotencyStore } from './idempotency-store.js';
+import { IdempotencyStore, type IdempotentAnswer } from './idempotency-store.js';
+import { SharedIdempotencyKeys } from './shared-idempotency-keys.js';
 import { requestFingerprint } from './request-fingerprint.js';
 
 /** What a route's key is scoped to (set by `@IdempotentRoute`). */
@@ -35,6 +36,7 @@ type IdempotentRequest = GuardedRequest & { body?: unknown; [IDEMPOTENCY_REQUEST
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
+  private readonly logger = new Logger('IdempotencyInterceptor');
   private readonly clientIdHeader: string;
 
   constructor(
@@ -42,6 +44,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     private readonly reflector: Reflector,
     private readonly adapterHost: HttpAdapterHost,
     @Optional() clientIds?: ClientIdOptions,
+    @Optional() private readonly shared?: SharedIdempotencyKeys,
   ) {
     this.clientIdHeader = (clientIds?.header ?? DEFAULT_CLIENT_ID_HEADER).toLowerCase();
   }
@@ -54,11 +57,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (!route || key === undefined) return next.handle();
     const scoped = this.scopedKey(route.kind, request, key);
     const fingerprint = requestFingerprint(request.body);
-    const replay = this.store.begin(scoped, fingerprint);
-    if (replay) {
+    const replayed = (answer: IdempotentAnswer) => {
       this.adapterHost.httpAdapter.setHeader(http.getResponse(), IDEMPOTENT_REPLAYED_HEADER, 'true');
-      return from([replay.body]);
-    }
+      return answer.body;
+    };
+    // A create's key has no session to live with: across a cluster's nodes, the shared keys decide.
+    const { shared } = this;
+    if (route.kind === 'session' && shared) return defer(() => this.acrossNodes(shared, route, scoped, fingerprint, next, replayed));
+    const replay = this.store.begin(scoped, fingerprint);
+    if (replay) return from([replayed(replay)]);
     request[IDEMPOTENCY_REQUEST_KEY] = { key, fingerprint };
     const { status } = route;
     return defer(async () => {
@@ -71,6 +78,30 @@ export class IdempotencyInterceptor implements NestInterceptor {
         throw error;
       }
     });
+  }
+
+  private async acrossNodes(
+    shared: SharedIdempotencyKeys,
+    route: IdempotentRouteMetadata,
+    scoped: string,
+    fingerprint: string,
+    next: CallHandler,
+    replayed: (answer: IdempotentAnswer) => unknown,
+  ): Promise<unknown> {
+    const replay = await shared.begin(scoped, fingerprint);
+    if (replay) return replayed(replay);
+    let body: unknown;
+    try {
+      body = await lastValueFrom(next.handle(), { defaultValue: undefined });
+    } catch (error) {
+      await shared.abandon(scoped, fingerprint).catch(() => undefined);
+      throw error;
+    }
+    // Done is done: the create answers; a key not recorded only loses its replay (its in-flight mark expires).
+    await shared
+      .complete(scoped, fingerprint, { status: route.status, body }, this.store.ttlMs)
+      .catch((error: unknown) => this.logger.warn(`idempotency key not shared: ${(error as Error)?.name ?? 'error'}`));
+    return body;
   }
 
   private scopedKey(kind: IdempotentRouteKind, request: IdempotentRequest, key: string): string {

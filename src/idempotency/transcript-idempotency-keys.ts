@@ -2,28 +2,12 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ActiveChain } from '../transcript/active-chain.js';
 import { ChatRecordingService } from '../transcript/chat-recording.service.js';
 import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
-import type { RecordedIdempotency, TranscriptRecord } from '../transcript/transcript-record.js';
+import type { TranscriptRecord } from '../transcript/transcript-record.js';
 import { TranscriptSnapshot } from '../transcript/transcript-snapshot.js';
-import { idempotencyScope } from './idempotency-key.js';
 import { IdempotencyStore } from './idempotency-store.js';
+import { isRecordedIdempotency, seedAdmissionKeys, type KeyedAdmission } from './recorded-idempotency.js';
 
 const FIELD = Buffer.from('"idempotency"');
-const isText = (v: unknown) => typeof v === 'string' && v.length > 0;
-const isTime = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
-
-/** True for a recorded key this daemon wrote (a foreign or torn one is ignored). */
-export function isRecordedIdempotency(value: unknown): value is RecordedIdempotency {
-  if (typeof value !== 'object' || value === null) return false;
-  const v = value as Record<string, unknown>;
-  return (
-    isText(v.key) &&
-    isText(v.fingerprint) &&
-    isText(v.eventEpoch) &&
-    isTime(v.lastEventId) &&
-    isTime(v.admittedAt) &&
-    (v.clientId === undefined || isText(v.clientId))
-  );
-}
 
 /**
  * Gives a loaded session back the keys its prompts were admitted with: one
@@ -71,13 +55,15 @@ export class TranscriptIdempotencyKeys {
       await snapshot?.close();
     }
     // Oldest first, so the store's age order holds.
-    for (const record of found.reverse()) {
-      const { key, fingerprint, clientId, lastEventId, eventEpoch, admittedAt } = record.idempotency!;
-      const body = { promptId: record.promptId, lastEventId, eventEpoch };
-      if (this.store.seed(idempotencyScope.prompt(sessionId, clientId, key), fingerprint, { status: 202, body }, admittedAt) && clientId) {
-        clientIds.add(clientId);
-      }
-    }
-    return clientIds;
+    return this.seed(sessionId, found.reverse() as KeyedAdmission[]);
+  }
+
+  /**
+   * Seeds the store from admissions read elsewhere — the ledger's `in_flight`
+   * records, oldest first: a prompt still queued when its node died has no
+   * transcript record, and its key must not admit a second prompt here.
+   */
+  seed(sessionId: string, admissions: readonly KeyedAdmission[]): Set<string> {
+    return seedAdmissionKeys(this.store, sessionId, admissions);
   }
 }

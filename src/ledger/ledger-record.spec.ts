@@ -8,6 +8,15 @@ describe('ledger records (SPEC §18)', () => {
     expect(inFlightRecord('p', 5)).toEqual({ v: 1, promptId: 'p', state: 'in_flight', at: 5 });
   });
 
+  it('an admission under an Idempotency-Key carries the key, its fingerprint and its answer; a foreign one is dropped', () => {
+    const idempotency = { key: 'k', fingerprint: 'f', clientId: 'c', lastEventId: 2, eventEpoch: 'e', admittedAt: 5 };
+    const record = inFlightRecord('p', 5, undefined, idempotency);
+    expect(record).toEqual({ v: 1, promptId: 'p', state: 'in_flight', at: 5, idempotency });
+    expect(parseLedgerLine(JSON.stringify(record))).toEqual(record);
+    const foreign = { ...record, idempotency: { ...idempotency, lastEventId: -1 } };
+    expect(parseLedgerLine(JSON.stringify(foreign))).toEqual({ v: 1, promptId: 'p', state: 'in_flight', at: 5 });
+  });
+
   it('reconciliation settles a dangling prompt as completed from the transcript, else as lost', () => {
     expect(reconciledRecordOf('p', true, 7)).toEqual({
       v: 1,

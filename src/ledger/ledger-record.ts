@@ -2,6 +2,8 @@ import { TURN_LIMITS } from '../turns/rules/limits.js';
 import { truncateCodeUnits } from '../turns/rules/truncate-code-units.js';
 import type { SettledTurnStatus } from '../turns/turn-status.js';
 import { fenceOf } from '../transcript/fence-order.js';
+import type { RecordedIdempotency } from '../transcript/transcript-record.js';
+import { isRecordedIdempotency } from '../idempotency/recorded-idempotency.js';
 
 /**
  * How a prompt ended, as the ledger records it (`interrupted`: settled at `load` after the daemon died).
@@ -22,6 +24,8 @@ export interface LedgerInFlightRecord {
   /** The uuid of the transcript's last record at admission. */
   tailUuid?: string;
   at: number;
+  /** The `Idempotency-Key` it was admitted with, and its answer: a replay on the next owner finds it (queued ones too). */
+  idempotency?: RecordedIdempotency;
 }
 
 /**
@@ -52,8 +56,8 @@ const TERMINALS: readonly string[] = ['completed', 'cancelled', 'error', 'interr
 const limited = (value: string | undefined) => (value === undefined ? undefined : truncateCodeUnits(value, TURN_LIMITS.identifier).text);
 
 /** The admission record of a prompt. */
-export function inFlightRecord(promptId: string, at: number, tailUuid?: string): LedgerInFlightRecord {
-  return { v: 1, promptId, state: 'in_flight', ...(tailUuid !== undefined && { tailUuid }), at };
+export function inFlightRecord(promptId: string, at: number, tailUuid?: string, idempotency?: RecordedIdempotency): LedgerInFlightRecord {
+  return { v: 1, promptId, state: 'in_flight', ...(tailUuid !== undefined && { tailUuid }), at, ...(idempotency && { idempotency }) };
 }
 
 /** The terminal record of a published status: its state, `stopReason`, and for an error its code alone. */
@@ -114,7 +118,7 @@ function recordOf(record: Record<string, unknown>): LedgerRecord | undefined {
   }
   if (record.state === 'in_flight') {
     const tailUuid = typeof record.tailUuid === 'string' ? record.tailUuid : undefined;
-    return inFlightRecord(promptId, at, tailUuid);
+    return inFlightRecord(promptId, at, tailUuid, isRecordedIdempotency(record.idempotency) ? record.idempotency : undefined);
   }
   if (typeof record.terminal !== 'string' || !TERMINALS.includes(record.terminal)) return undefined;
   const code = typeof record.code === 'string' ? record.code : undefined;

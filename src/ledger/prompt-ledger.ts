@@ -15,6 +15,7 @@ import {
 } from './ledger-record.js';
 import { LedgerFiles, LedgerWriteError, type LedgerView } from './ledger-files.js';
 import { ledgerUnavailable, sessionFenced } from '../errors/api-errors.js';
+import type { KeyedAdmission } from '../idempotency/recorded-idempotency.js';
 import { danglingPrompts, recentTerminalsOf, rewoundPrompts, tailUuidsOf } from './ledger-tail.js';
 
 /** The ledger's name beside the transcript: `<sessionId>.ledger.jsonl`. */
@@ -41,7 +42,7 @@ export class PromptLedger implements OnModuleInit {
   private readonly logger = new Logger('PromptLedger');
   private readonly files: LedgerFiles;
   private readonly reconciling = new Map<string, Promise<void>>();
-  private readonly reconciledListeners: Array<(sessionId: string) => Promise<void>> = [];
+  private readonly reconciledListeners: Array<(sessionId: string, startedAt: number) => Promise<void>> = [];
   /** The `in_flight` writes not yet settled, by prompt. */
   private readonly admissions = new Map<string, Promise<void>>();
 
@@ -124,6 +125,17 @@ export class PromptLedger implements OnModuleInit {
     );
   }
 
+  /**
+   * The keyed admissions of the ledger's tail, oldest first: what a load seeds
+   * the idempotency keys with, so a prompt still queued when its node died
+   * keeps its key on the next owner (SPEC §13).
+   */
+  async keyedAdmissions(sessionId: string): Promise<KeyedAdmission[]> {
+    return (await this.files.view(sessionId)).records.flatMap((record) =>
+      !isTerminalRecord(record) && record.idempotency ? [{ promptId: record.promptId, idempotency: record.idempotency }] : [],
+    );
+  }
+
   /** The latest terminal record of a prompt within the ledger's tail (not one a rewind took off the chain). */
   async terminalOf(sessionId: string, promptId: string): Promise<LedgerTerminalRecord | undefined> {
     const view = await this.files.view(sessionId);
@@ -151,10 +163,11 @@ export class PromptLedger implements OnModuleInit {
 
   /**
    * Registers what runs once a `load` has reconciled a session's ledger, before
-   * the load answers: the webhook events queue what an earlier process recorded
-   * but did not queue. A listener's failure is its own.
+   * the load answers, with the time the reconciliation began (its records are
+   * not older): the webhook events queue what an earlier process recorded but
+   * did not queue, and announce the prompts found lost. A listener's failure is its own.
    */
-  onReconciled(listener: (sessionId: string) => Promise<void>): void {
+  onReconciled(listener: (sessionId: string, startedAt: number) => Promise<void>): void {
     this.reconciledListeners.push(listener);
   }
 
@@ -209,7 +222,7 @@ export class PromptLedger implements OnModuleInit {
   private record(transition: TurnTransition): void {
     const { sessionId, promptId, status } = transition;
     if (transition.kind === 'admitted') {
-      const record = inFlightRecord(promptId, status.queuedAt ?? this.clock.now(), this.recorder.lastUuidOf(sessionId));
+      const record = inFlightRecord(promptId, status.queuedAt ?? this.clock.now(), this.recorder.lastUuidOf(sessionId), transition.idempotency);
       const written = this.files.append(sessionId, record);
       // Held until it settles, for the admission's answer to wait on (it asks in the same tick).
       this.admissions.set(promptId, written);
@@ -220,6 +233,7 @@ export class PromptLedger implements OnModuleInit {
   }
 
   private async reconcile(sessionId: string): Promise<void> {
+    const startedAt = this.clock.now();
     await this.flush(sessionId);
     const known = (promptId: string) =>
       this.bridge.getLive(sessionId, promptId) !== undefined || this.bridge.overlay.get(sessionId, promptId) !== undefined;
@@ -236,7 +250,7 @@ export class PromptLedger implements OnModuleInit {
       this.append(sessionId, reconciledRecordOf(promptId, found, this.clock.now()));
     }
     await this.flush(sessionId);
-    for (const listener of this.reconciledListeners) await listener(sessionId).catch(() => undefined);
+    for (const listener of this.reconciledListeners) await listener(sessionId, startedAt).catch(() => undefined);
   }
 
   /** Queues one record in the session's ledger file. */

@@ -13,6 +13,7 @@ import { SessionsController } from '../sessions/sessions.controller.js';
 import { SessionRewindService } from '../sessions/session-rewind.service.js';
 import { SessionPresenceService } from '../sessions/session-presence.service.js';
 import { SessionsService } from '../sessions/sessions.service.js';
+import { LostPromptSweep } from '../sessions/lost-prompt-sweep.js';
 import { SessionOwnership } from '../sessions/session-ownership.js';
 import { CHAT_RECORDING_OPTIONS, ChatRecordingService, type ChatRecordingOptions } from '../transcript/chat-recording.service.js';
 import { JsonlTranscriptScanService, TRANSCRIPT_SCAN_OPTIONS } from '../transcript/jsonl-transcript-scan.service.js';
@@ -114,6 +115,7 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
     PromptLedger,
     LedgerTranscriptScanService,
     SessionsService,
+    LostPromptSweep,
     SessionRewindService,
     SessionPresenceService,
     { provide: BridgeOverlayProvider, useExisting: PromptBridge },

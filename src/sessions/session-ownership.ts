@@ -58,6 +58,23 @@ export abstract class SessionOwnership {
     return undefined;
   }
 
+   * How often to look for sessions that no node holds, to settle the prompts
+   * a dead owner left in flight; `undefined` (a single daemon, which owns every
+   * session): once, at start.
+   */
+  get unownedSweepMs(): number | undefined {
+    return undefined;
+  }
+
+  /**
+   * Whether a session that no node holds may be taken for being unowned now:
+   * a cluster node waits a lease after it (re)connects to its directory, which
+   * may have restarted empty before live owners renewed their leases.
+   */
+  mayClaimUnowned(): boolean {
+    return true;
+  }
+
   /** The node's cluster view; `undefined` for a single daemon. */
   clusterState(): ClusterState | undefined {
     return undefined;

@@ -28,6 +28,8 @@ import { workspaceAt, type Workspace } from './workspace.js';
 @Injectable()
 export class SessionsService implements OnApplicationShutdown {
   private readonly starting = new Map<string, Promise<Session>>();
+  /** Sessions a sweep holds (not live) while it settles their lost prompts: a start waits for it. */
+  private readonly settling = new Map<string, Promise<void>>();
   private readonly teardown: SessionTeardown;
 
   constructor(
@@ -114,7 +116,37 @@ export class SessionsService implements OnApplicationShutdown {
    */
   private async restoreIdempotencyKeys(sessionId: string): Promise<void> {
     const clientIds = await this.idempotencyKeys.restore(sessionId, this.settings.scanLimits);
+    // The ledger's admissions too: a prompt still queued when its node died has no transcript record.
+    const admitted = await this.ledger.keyedAdmissions(sessionId).catch(() => []);
+    for (const clientId of this.idempotencyKeys.seed(sessionId, admitted)) clientIds.add(clientId);
     for (const clientId of clientIds) this.registry.restoreClientId(sessionId, clientId);
+  }
+
+  /**
+   * Settles the prompts a dead process left in flight in a session that is
+   * live nowhere (SPEC §18, the sweep): claims it, reconciles its ledger as a
+   * `load` would — the lost ones announced by webhook — and gives it up again,
+   * without starting it. False when it is live or starting here; rejects as a
+   * claim does (another node owns it: `session_on_other_node`). A start that
+   * comes meanwhile waits, then starts as usual.
+   */
+  async settleLost(sessionId: string, workspace: Workspace): Promise<boolean> {
+    if (this.registry.get(sessionId) || this.starting.has(sessionId) || this.settling.has(sessionId)) return false;
+    const settling = this.reconcileUnowned(sessionId, workspace).finally(() => this.settling.delete(sessionId));
+    this.settling.set(sessionId, settling);
+    await settling;
+    return true;
+  }
+
+  private async reconcileUnowned(sessionId: string, workspace: Workspace): Promise<void> {
+    await this.claimed(sessionId, () => this.recorder.attach(sessionId, workspace.cwd));
+    try {
+      await this.ledger.reconcileAndReadTerminals(sessionId);
+    } finally {
+      await this.ledger.detach(sessionId);
+      await this.recorder.detach(sessionId);
+      await this.ownership.release(sessionId);
+    }
   }
 
   async close(sessionId: string): Promise<void> {
@@ -148,12 +180,13 @@ export class SessionsService implements OnApplicationShutdown {
   }
 
   /**
-   * Ends every session, those still starting and those already ending too;
-   * one session's failure is logged and harms no other. Then the recorder
-   * refuses every later append: shutdown writes nothing for prompts still pending.
+   * Ends every session, those still starting and those already ending too,
+   * once a sweep's settle under way is done; one session's failure is logged
+   * and harms no other. Then the recorder refuses every later append: shutdown
+   * writes nothing for prompts still pending.
    */
   async onApplicationShutdown(): Promise<void> {
-    await Promise.allSettled([...this.starting.values()]);
+    await Promise.allSettled([...this.starting.values(), ...this.settling.values()]);
     for (const session of this.registry.all()) void this.teardown.end(session, 'shutdown');
     await this.teardown.settled();
     await this.recorder.closeAll();
@@ -182,6 +215,8 @@ export class SessionsService implements OnApplicationShutdown {
   private start(sessionId: string, workspace: Workspace, resume: boolean): Promise<Session> {
     const live = this.registry.get(sessionId);
     if (live) return Promise.resolve(live);
+    const settling = this.settling.get(sessionId);
+    if (settling) return settling.catch(() => undefined).then(() => this.start(sessionId, workspace, resume));
     this.assertRoomForSession();
     let starting = this.starting.get(sessionId);
     if (!starting) {

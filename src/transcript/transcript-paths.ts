@@ -16,10 +16,15 @@ export function isSessionId(sessionId: string): boolean {
   return SESSION_ID_PATTERN.test(sessionId);
 }
 
+/** `<dataDir>/<workspaceKey>/chats`: where a workspace's transcripts (and what lives beside them) are. */
+export function chatsDir(dataDir: string, workspace: string): string {
+  return join(dataDir, workspaceKey(workspace), 'chats');
+}
+
 /** `<dataDir>/<workspaceKey>/chats/<sessionId>.jsonl`; throws for an id that is not a UUID. */
 export function transcriptPath(dataDir: string, workspace: string, sessionId: string): string {
   if (!isSessionId(sessionId)) throw new Error('invalid session id');
-  return join(dataDir, workspaceKey(workspace), 'chats', `${sessionId}.jsonl`);
+  return join(chatsDir(dataDir, workspace), `${sessionId}.jsonl`);
 }
 
 /** A file beside a transcript (`<sessionId><suffix>`), for what lives with the session. */

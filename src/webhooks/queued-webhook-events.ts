@@ -41,12 +41,12 @@ export class QueuedWebhookEvents {
     return this.recorder.companionPath(sessionId, SUFFIX);
   }
 
-  /** Starts the file, unless it exists: terminals from here on are accounted for. */
-  async begin(sessionId: string, file: string | undefined): Promise<void> {
+  /** Starts the file, unless it exists: terminals from `since` (default now) on are accounted for. */
+  async begin(sessionId: string, file: string | undefined, since = this.clock.now()): Promise<void> {
     if (!file || !(await this.mayWrite(sessionId))) return;
     // A session's first admission may come before its transcript's first line (and directory).
     await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, `${JSON.stringify({ since: this.clock.now() })}\n`, { flag: 'wx', mode: 0o600 }).catch((error: unknown) => {
+    await writeFile(file, `${JSON.stringify({ since })}\n`, { flag: 'wx', mode: 0o600 }).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     });
   }

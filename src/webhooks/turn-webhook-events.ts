@@ -24,9 +24,10 @@ import { WebhookSubscriptions } from './webhook-subscriptions.service.js';
  *
  * At least once across a crash: once a terminal's deliveries are in the
  * outbox (or it is owed to nobody), {@link QueuedWebhookEvents} records it; a
- * `load` queues the events of the ledger's recent terminals that were not
- * recorded (a `kill -9` between the terminal's record and the outbox write),
- * under the same `webhook-id`.
+ * reconciliation (a `load`, or the sweep of unowned sessions) queues the
+ * events of the ledger's recent terminals that were not recorded (a `kill -9`
+ * between the terminal's record and the outbox write) and `turn.error` for the
+ * prompts it found lost, under the same derived `webhook-id`.
  */
 @Injectable()
 export class TurnWebhookEvents implements OnModuleInit, OnModuleDestroy {
@@ -57,23 +58,26 @@ export class TurnWebhookEvents implements OnModuleInit, OnModuleDestroy {
         .then(() => this.queued.mark(sessionId, marks, transition.promptId, eventTypeOf(transition.status.state)!))
         .catch((error: unknown) => this.failed('not queued', error));
     });
-    this.ledger.onReconciled((sessionId) => this.requeue(sessionId).catch((error: unknown) => this.failed('not re-queued', error)));
+    this.ledger.onReconciled((sessionId, at) => this.requeue(sessionId, at).catch((error: unknown) => this.failed('not re-queued', error)));
   }
 
   /**
    * Queues the events of the ledger's recent terminals that were published
    * after the session's record of them began and never decided — those a
-   * crash caught before the outbox write. A session older than the record
-   * starts one now: what came before it is taken as delivered.
+   * crash caught before the outbox write — and `turn.error` (`daemon_lost`)
+   * for each prompt a reconciliation settled as lost: nobody announced those.
+   * A session older than the record starts one, as of this reconciliation:
+   * what came before it is taken as delivered.
    */
-  private async requeue(sessionId: string): Promise<void> {
+  private async requeue(sessionId: string, reconciledAt: number): Promise<void> {
     const queued = await this.queued.read(sessionId);
     const marks = this.queued.fileOf(sessionId);
-    if (queued.from === undefined) return this.queued.begin(sessionId, marks);
+    const from = queued.from ?? reconciledAt;
+    if (queued.from === undefined) await this.queued.begin(sessionId, marks, from);
     const file = this.subscriptions.fileOf(sessionId);
     for (const record of await this.ledger.recentTerminals(sessionId)) {
-      // `interrupted` (daemon_lost) was never published; a prompt this process knows has its own event under way.
-      if (record.terminal === 'interrupted' || record.at < queued.from || this.known(sessionId, record.promptId)) continue;
+      // A prompt this process knows has its own event under way.
+      if (record.at < from || this.known(sessionId, record.promptId)) continue;
       const status = statusOfTerminal(sessionId, record);
       const type = eventTypeOf(status.state)!;
       if (queued.keys.has(queuedKey(record.promptId, type))) continue;

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WebhookDelivery } from './webhook-delivery.js';
@@ -51,7 +51,7 @@ describe('WebhookOutbox.recover (a crash between the sync and the rename of a de
     expect(readdirSync(dir)).toHaveLength(1);
   });
 
-  it('drops a torn temp only in its own outbox at start; another node adopting it leaves it', async () => {
+  it('drops a torn temp only when told nobody writes there (its own outbox at start, one renamed away to adopt)', async () => {
     interruptedWrite(dir, delivery(), '{"deliveryId":"msg_d37');
     expect(await new WebhookOutbox(dir).recover(false)).toBe(0);
     expect(readdirSync(dir)).toHaveLength(1);
@@ -60,10 +60,55 @@ describe('WebhookOutbox.recover (a crash between the sync and the rename of a de
   });
 
   it("adopting a dead node's outbox takes its interrupted deliveries too", async () => {
-    interruptedWrite(dir, delivery());
-    const mine = join(dir, 'mine');
-    const adopter = new WebhookOutbox(mine);
-    expect(await adopter.adopt(dir)).toBe(1);
+    const dead = join(dir, 'outbox-dead');
+    mkdirSync(dead);
+    interruptedWrite(dead, delivery());
+    const adopter = new WebhookOutbox(join(dir, 'outbox-me'));
+    expect(await adopter.adopt(dead)).toBe(1);
     expect(await listed(adopter)).toEqual([{ deliveryId: ID, at: delivery().nextAttemptAt }]);
+  });
+});
+
+describe('WebhookOutbox.adopt (issue 36: adopt only the dead, and never race a live owner)', () => {
+  let root: string;
+  beforeEach(() => (root = mkdtempSync(join(tmpdir(), 'outboxes-'))));
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('renames the whole outbox away first: its owner, still alive, writes into a new one that nobody takes', async () => {
+    const owner = new WebhookOutbox(join(root, 'outbox-a'));
+    const adopter = new WebhookOutbox(join(root, 'outbox-b'));
+    await owner.put(delivery());
+    expect(await adopter.adopt(join(root, 'outbox-a'))).toBe(1);
+    expect(readdirSync(root).sort()).toEqual(['outbox-b']);
+    // The owner's next write makes its outbox again; the adopter's holds only what it took.
+    const later = delivery('msg_0c1e3c37-4a8a-4a4e-9c1c-3ae0d8a6f2b1');
+    await owner.put(later);
+    expect(readdirSync(join(root, 'outbox-a'))).toEqual([nameOf(later)]);
+    expect(readdirSync(join(root, 'outbox-b'))).toEqual([nameOf(delivery())]);
+    // The owner finds the file it had scheduled gone (sent by the adopter), rather than sending it too.
+    expect(await owner.get({ deliveryId: ID, at: delivery().nextAttemptAt })).toBeUndefined();
+  });
+
+  it('a second adopter of the same outbox takes nothing', async () => {
+    await new WebhookOutbox(join(root, 'outbox-a')).put(delivery());
+    expect(await new WebhookOutbox(join(root, 'outbox-b')).adopt(join(root, 'outbox-a'))).toBe(1);
+    expect(await new WebhookOutbox(join(root, 'outbox-c')).adopt(join(root, 'outbox-a'))).toBe(0);
+  });
+
+  it('an adoption a crash cut short is finished at the adopter’s next start, and by whoever adopts the adopter', async () => {
+    const mine = join(root, 'outbox-b');
+    const cut = join(mine, 'adopting-5b0c8f52-7d3e-4a59-8f0e-2a6f4b1c9d10');
+    mkdirSync(cut, { recursive: true });
+    await new WebhookOutbox(cut).put(delivery());
+    // Adopted in turn (the adopter died): the nested adoption comes along.
+    const third = new WebhookOutbox(join(root, 'outbox-c'));
+    expect(await third.adopt(mine)).toBe(1);
+    expect(readdirSync(join(root, 'outbox-c'))).toEqual([nameOf(delivery())]);
+    // Or its own start finishes it.
+    const again = join(root, 'outbox-c', 'adopting-0d5e1a44-2b7c-4c1e-9a55-6c3b7e8f1a22');
+    mkdirSync(again);
+    await new WebhookOutbox(again).put(delivery('msg_0c1e3c37-4a8a-4a4e-9c1c-3ae0d8a6f2b1'));
+    await third.recover(true);
+    expect(readdirSync(join(root, 'outbox-c'))).toHaveLength(2); // two deliveries, and the adopted directory gone
   });
 });

@@ -1,4 +1,5 @@
-import { mkdir, opendir, readFile, rename, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, opendir, readFile, rename, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncDirectory } from '../common/sync-directory.js';
 import type { WebhookDelivery } from './webhook-delivery.js';
@@ -9,6 +10,8 @@ const NAME = /^(\d{15})_(msg_[0-9a-f-]{36})\.json$/;
 const ID = /^msg_[0-9a-f-]{36}$/;
 /** What `writeAtomically` leaves when the process dies between its sync and its rename: `<name>.<uuid>.tmp`. */
 const TEMP = /^(\d{15}_(msg_[0-9a-f-]{36})\.json)\.[0-9a-f-]{36}\.tmp$/;
+/** Another outbox this one is taking over, moved inside it whole: `adopting-<uuid>`. */
+const ADOPTING = /^adopting-[0-9a-f-]{36}$/;
 
 /** A pending delivery as the directory lists it. */
 export interface OutboxEntry {
@@ -29,7 +32,11 @@ export class WebhookOutbox {
 
   /** Writes the delivery under its due time; the file it had before (due at `previousAt`) goes once the new one is in place. */
   async put(delivery: WebhookDelivery, previousAt?: number): Promise<void> {
-    await writeAtomically(this.fileOf(delivery.deliveryId, delivery.nextAttemptAt), JSON.stringify(delivery));
+    const file = this.fileOf(delivery.deliveryId, delivery.nextAttemptAt);
+    // ENOENT: another node adopted this outbox (renamed it away) during the write; the write goes to a new one.
+    await writeAtomically(file, JSON.stringify(delivery)).catch((error: NodeJS.ErrnoException) =>
+      error.code === 'ENOENT' ? writeAtomically(file, JSON.stringify(delivery)) : Promise.reject(error),
+    );
     if (previousAt !== undefined && previousAt !== delivery.nextAttemptAt) {
       await this.remove(delivery.deliveryId, previousAt);
       // Synced too, or a power loss could bring the old file back beside the new one (a duplicate).
@@ -65,6 +72,8 @@ export class WebhookOutbox {
    * where nobody else writes). Returns how many were recovered.
    */
   async recover(dropTorn = false): Promise<number> {
+    // At its own start, it also finishes the adoptions a crash interrupted.
+    if (dropTorn) for await (const name of this.names('dirs')) if (ADOPTING.test(name)) await this.absorb(join(this.dir, name));
     const temps: Array<{ file: string; name: string; deliveryId: string }> = [];
     const pending = new Set<string>();
     for await (const name of this.names()) {
@@ -101,35 +110,50 @@ export class WebhookOutbox {
   }
 
   /**
-   * Moves every pending delivery of another outbox (a dead cluster node's)
-   * into this one, a file at a time (a rename: each is in one outbox or the
-   * other, never both, never neither). Returns how many moved.
+   * Takes over another outbox (a dead cluster node's): first the whole
+   * directory is renamed into this one (`adopting-<uuid>`), so nothing of it
+   * is taken while its owner still writes there — a live owner's next write
+   * makes a new one, and a file it had scheduled is simply gone — then its
+   * deliveries are moved in, a file at a time. 0 when another adopter (or
+   * its node) got there first. Returns how many moved.
    */
   async adopt(dir: string): Promise<number> {
     await mkdir(this.dir, { recursive: true });
-    let moved = 0;
+    const taken = join(this.dir, `adopting-${randomUUID()}`);
+    try {
+      await rename(dir, taken);
+    } catch {
+      return 0;
+    }
+    return this.absorb(taken);
+  }
+
+  /** Moves the deliveries of an outbox renamed into this one (and of those it was adopting) here, then removes it. */
+  private async absorb(dir: string): Promise<number> {
     const from = new WebhookOutbox(dir);
-    await from.recover();
+    // Nobody writes there any more: a torn write is dropped (its writer, if alive, writes it again).
+    await from.recover(true);
+    let moved = 0;
     for await (const entry of from.entries()) {
-      const name = this.fileOf(entry.deliveryId, entry.at);
-      await rename(from.fileOf(entry.deliveryId, entry.at), name).then(
+      await rename(from.fileOf(entry.deliveryId, entry.at), this.fileOf(entry.deliveryId, entry.at)).then(
         () => (moved += 1),
-        () => undefined, // taken meanwhile (its node came back, or another adopter)
+        () => undefined,
       );
     }
     // Both entries of each rename, so a power loss neither loses a delivery nor leaves it in both outboxes.
     if (moved > 0) await Promise.all([syncDirectory(this.dir), syncDirectory(dir)]);
+    await rmdir(dir).catch(() => undefined);
     return moved;
   }
 
-  private async *names(): AsyncGenerator<string> {
+  private async *names(kind: 'files' | 'dirs' = 'files'): AsyncGenerator<string> {
     let dir;
     try {
       dir = await opendir(this.dir);
     } catch {
       return;
     }
-    for await (const file of dir) if (file.isFile()) yield file.name;
+    for await (const entry of dir) if (kind === 'files' ? entry.isFile() : entry.isDirectory()) yield entry.name;
   }
 
   private fileOf(deliveryId: string, at: number): string {
