@@ -1,4 +1,5 @@
 import type { Logger } from '@nestjs/common';
+import { pausePoint } from '../common/pause-point.js';
 import { TranscriptAppender } from '../transcript/transcript-appender.js';
 import type { LedgerRecord } from './ledger-record.js';
 import { latestByPrompt, readLedgerTail } from './ledger-tail.js';
@@ -88,6 +89,7 @@ export class LedgerFiles {
     file.tail = file.tail.then(async () => {
       try {
         if ((await this.mayWrite(sessionId)) === false) return;
+        pausePoint?.('ledger-append', sessionId);
         const appender = new TranscriptAppender(file.path);
         try {
           await appender.append(line);
