@@ -37,6 +37,7 @@ export function check(run) {
     if (!earlier || reported.has(`${sessionId}\0${node}`)) continue;
     reported.add(`${sessionId}\0${node}`);
     violations.push({
+      kind: 'old-owner-served',
       message: `${node} answered ${op.method ?? ''} ${op.path ?? op.op} of session ${sessionId} at ${op.start}, after ${owner.node} claimed it at ${owner.since}`,
       slice: [earlier.op, owner.op, op],
     });

@@ -28,7 +28,7 @@ describe('chaos checker: webhook deliveries', () => {
     const refused = delivery(100, pid(1), { answered: 500 });
     const violations = check(runOf([prompt(0, pid(1)), refused], { ledgers: settledInLedger(1) }));
     expect(violations).toHaveLength(1);
-    expect(violations[0]!.message).toContain('no delivery of it was answered 2xx (1 attempts received)');
+    expect(violations[0]!.message).toContain('no delivery of it to operator was answered 2xx (1 attempts received)');
     expect(violations[0]!.slice).toContain(refused);
   });
 
