@@ -7,6 +7,8 @@ const EVERY_MS = 200;
 const TIMEOUT_MS = 2_000;
 /** How long a (fault, session) is watched at most: far past the bound the checker holds it to. */
 export const WATCH_MS = 30_000;
+/** Loads that all found no transcript before the watch gives up on a session nothing can serve (censored). */
+const NOTHING_TO_LOAD = 3;
 
 /**
  * The failover figure's probe (docs/reliability.md): after a node fault, for each
@@ -53,7 +55,7 @@ export class Canary {
         if (body.code === 'session_not_found') loading = load().finally(() => (loading = undefined));
       }
     };
-    while (!answered && Date.now() < deadline) {
+    while (!answered && Date.now() < deadline && !(lost >= NOTHING_TO_LOAD && lost === loads)) {
       sent.push(poll().catch(() => undefined));
       await sleep(EVERY_MS);
     }

@@ -17,7 +17,9 @@ export const description = 'the fence recorded on the data dir for a session nev
  * @returns {Map<string, { t: number, fence: number, node?: string, sessionId: string }[]>}
  */
 export function fenceSamples(run, source) {
-  const samples = /** @type {any[]} */ (run.history.filter((r) => r.type === 'fence' && r.source === source && Number.isSafeInteger(r.fence)));
+  const samples = /** @type {any[]} */ (
+    run.history.filter((r) => r.type === 'fence' && r.source === source && Number.isSafeInteger(r.fence))
+  );
   return groupBy(
     samples.sort((a, b) => a.t - b.t),
     (r) => r.sessionId,
