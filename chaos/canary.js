@@ -7,7 +7,7 @@ const EVERY_MS = 200;
 const TIMEOUT_MS = 2_000;
 /** How long a (fault, session) is watched at most: far past the bound the checker holds it to. */
 export const WATCH_MS = 30_000;
-/** Loads that all found no transcript before the watch gives up on a session nothing can serve (censored). */
+/** Loads that found no transcript before the watch gives up on a session nothing can serve (censored). */
 const NOTHING_TO_LOAD = 3;
 
 /**
@@ -15,7 +15,8 @@ const NOTHING_TO_LOAD = 3;
  * session the node owned, one unretried `GET /session/:id/turns/current` every
  * 200 ms through the front until one answers 2xx; a `404 session_not_found` gets
  * the session loaded (one load at a time). Its ops carry `canary: <the fault's t>`;
- * a `canary-end` record closes each watch.
+ * a `canary-end` record closes each watch. A session whose loads found no
+ * transcript three times is left alone: nothing was admitted to it.
  */
 export class Canary {
   constructor({ front, history }) {
@@ -38,30 +39,29 @@ export class Canary {
     const path = `${this.front}/session/${encodeURIComponent(sessionId)}`;
     const sent = [];
     let answered = false;
+    let watching = true;
     let loading;
-    let loads = 0;
     let lost = 0;
     const deadline = fault.t + WATCH_MS;
     const load = async () => {
-      loads += 1;
       const res = await send(`${path}/load`, { method: 'POST', headers, signal: AbortSignal.timeout(10_000) });
       if (res.status === 404) lost += 1;
     };
     const poll = async () => {
       const res = await send(`${path}/turns/current`, { headers, signal: AbortSignal.timeout(TIMEOUT_MS) });
       if (res.ok) answered = true;
-      else if (res.status === 404 && !loading && !answered) {
+      else if (res.status === 404 && !loading && !answered && watching) {
         const body = await res.json().catch(() => ({}));
         if (body.code === 'session_not_found') loading = load().finally(() => (loading = undefined));
       }
     };
-    while (!answered && Date.now() < deadline && !(lost >= NOTHING_TO_LOAD && lost === loads)) {
+    const nothingToLoad = () => lost >= NOTHING_TO_LOAD;
+    while (!answered && Date.now() < deadline && !nothingToLoad()) {
       sent.push(poll().catch(() => undefined));
       await sleep(EVERY_MS);
     }
+    watching = false;
     await Promise.allSettled([...sent, loading]);
-    // Censored: nothing to claim (every load said the session has no transcript), so no owner could ever serve it.
-    const censored = !answered && loads > 0 && lost === loads;
     this.history.write({
       type: 'canary-end',
       t: Date.now(),
@@ -70,7 +70,8 @@ export class Canary {
       target: fault.target,
       sessionId,
       answered,
-      censored,
+      // The checker decides what is censored (a session without a transcript); this says why a watch ended early.
+      lost,
     });
   }
 }

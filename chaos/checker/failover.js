@@ -2,7 +2,7 @@
 // The failover figure of the system, from the canary (chaos/canary.js): after a node fault, for each session the node
 // owned, the first 2xx of an unretried `GET /turns/current` sent every 200 ms − the fault's time, split into the
 // lease's expiry, the claim (the canary's load) and serving. Property: each is within the lease + the run's load p99 +
-// 0.5 s. A watch that ended with nothing to claim (no transcript: nothing admitted) is censored, reported apart.
+// 0.5 s. A watch of a session with nothing to load (no transcript: nothing admitted) is censored, reported apart.
 import { summarize } from './percentiles.js';
 import { isSuccess, opsOf } from './turn-observations.js';
 
@@ -37,6 +37,8 @@ export const SLACK_MS = 500;
 export function canarySamples(run) {
   const canaryOps = opsOf(run.history).filter((op) => typeof op.canary === 'number');
   const ends = /** @type {any[]} */ (run.history.filter((r) => r.type === 'canary-end'));
+  // A session with no transcript had nothing admitted: no node can load it, so its watch has no end to measure.
+  const loadable = new Set(run.data.transcripts.map((t) => t.sessionId));
   /** @type {FailoverSample[]} */
   const samples = [];
   for (const fault of run.history) {
@@ -59,7 +61,7 @@ export function canarySamples(run) {
           claimMs: 0,
           servingMs: 0,
           answered: false,
-          censored: end?.censored === true,
+          censored: !loadable.has(sessionId),
           ops: [fault],
         });
         continue;

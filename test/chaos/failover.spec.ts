@@ -1,5 +1,5 @@
 import { canarySamples, check, failoverBound, failoverFigure } from '../../chaos/checker/failover.js';
-import { canaryOp, claim, nodeFault, runOf, SID, SID2, T0 } from './synthetic-run.js';
+import { canaryOp, claim, nodeFault, runOf, SID, SID2, T0, transcript } from './synthetic-run.js';
 
 const LEASE = { meta: { leaseMs: 3_000 } };
 
@@ -27,15 +27,18 @@ describe('chaos checker: the canary failover figure', () => {
     expect(violations[0]!.message).toContain('4610 ms (expiry 4600 + claim 0 + serving 10)');
   });
 
-  it('reports a session that never answered, and sets apart one with nothing to claim (censored)', () => {
+  it('reports a session with a transcript that never answered, and sets apart one with nothing to load (censored)', () => {
     const history = [
       nodeFault(1_000, 'pause-append', 'n1', [SID, SID2]),
+      canaryOp(1_000, 4_000, 'load', 503, 'n1'),
       canaryOp(1_000, 4_000, 'load', 404, 'n2', SID2),
-      { type: 'canary-end', t: T0 + 31_000, canary: T0 + 1_000, sessionId: SID, answered: false, censored: false },
-      { type: 'canary-end', t: T0 + 31_000, canary: T0 + 1_000, sessionId: SID2, answered: false, censored: true },
+      { type: 'canary-end', t: T0 + 31_000, canary: T0 + 1_000, sessionId: SID, answered: false, lost: 0 },
+      { type: 'canary-end', t: T0 + 31_000, canary: T0 + 1_000, sessionId: SID2, answered: false, lost: 3 },
     ];
-    expect(check(runOf(history, LEASE))).toEqual([expect.objectContaining({ kind: 'never-answered:pause-append' })]);
-    expect(failoverFigure(runOf(history, LEASE))).toMatchObject({ censored: 1, unanswered: 1, totalMs: { count: 0 } });
+    const run = runOf(history, { ...LEASE, transcripts: [transcript([{ type: 'user' }])] }); // SID has one, SID2 none
+    expect(check(run)).toEqual([expect.objectContaining({ kind: 'never-answered:pause-append' })]);
+    expect(check(run)[0]!.message).toContain('answered no 2xx in the 30000 ms the canary watched');
+    expect(failoverFigure(run)).toMatchObject({ censored: 1, unanswered: 1, totalMs: { count: 0 } });
   });
 
   it('takes no sample for a fault without owned sessions, nor for ops of another fault', () => {
