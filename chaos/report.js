@@ -1,4 +1,5 @@
 import { summarize } from './checker/percentiles.js';
+import { FAULT_NAMES } from './schedule.js';
 
 /** Counts of the history's records by kind, read back from history.jsonl. */
 export function countHistory(lines) {
@@ -17,21 +18,7 @@ export function countHistory(lines) {
 }
 
 /** The faults a schedule injects (their heals are not counted again). */
-const INJECTED = new Set([
-  'kill9',
-  'sigstop',
-  'sigterm',
-  'pause-append',
-  'redis-kill',
-  'flushall',
-  'del-lease',
-  'partition-redis',
-  'partition-peers',
-  'receiver-down',
-  'receiver-slow',
-  'receiver-500',
-  'cut-body',
-]);
+const INJECTED = new Set(Object.values(FAULT_NAMES).map(([fault]) => fault));
 /** The table's op kinds, in this order (the per-run report has them all). */
 const OPS = ['create', 'prompt', 'remove', 'cancel', 'subscribe', 'exact', 'current', 'list', 'wait', 'load', 'sse', 'delivery', 'canary'];
 

@@ -3,8 +3,7 @@
 // node held, as the harness sampled them), that node answers nothing more for the session — no read, and above all
 // no 202 — unless it claimed the session again with a higher fence.
 import { fenceSamples } from './fences-monotonic.js';
-import { servedBy, sessionOf } from './ownership.js';
-import { isSuccess, opsOf } from './turn-observations.js';
+import { servedAnswers } from './ownership.js';
 
 /** @typedef {import('./types.js').Run} Run */
 /** @typedef {import('./types.js').Violation} Violation */
@@ -25,12 +24,7 @@ export function check(run) {
   /** @type {Violation[]} */
   const violations = [];
   const reported = new Set();
-  for (const op of opsOf(run.history)) {
-    // A create or load answered 2xx is a claim: it takes a fence rather than serving under one.
-    if (!isSuccess(op) || op.op === 'create' || op.op === 'load') continue;
-    const sessionId = sessionOf(op);
-    const node = servedBy(op);
-    if (!sessionId || !node) continue;
+  for (const { op, sessionId, node } of servedAnswers(run.history)) {
     const held = leases.get(sessionId) ?? [];
     const own = held.filter((s) => s.node === node && s.t <= op.end).at(-1);
     if (!own) continue;

@@ -31,7 +31,7 @@ describe('chaos harness: the blackholing proxy', () => {
     const { server, port } = await echoServer();
     const proxy = new Proxy({ name: 'test', listenPort: 0, targetPort: port });
     await proxy.start();
-    const listenPort = (proxy.server.address() as { port: number }).port;
+    const listenPort = (proxy.server!.address() as { port: number }).port;
     const client = connect(listenPort, '127.0.0.1');
     try {
       await new Promise((resolve) => client.once('connect', resolve));
