@@ -52,7 +52,10 @@ export class Canary {
       if (res.ok) answered = true;
       else if (res.status === 404 && !loading && !answered && watching) {
         const body = await res.json().catch(() => ({}));
-        if (body.code === 'session_not_found') loading = load().finally(() => (loading = undefined));
+        if (body.code === 'session_not_found')
+          loading = load()
+            .catch(() => undefined)
+            .finally(() => (loading = undefined));
       }
     };
     const nothingToLoad = () => lost >= NOTHING_TO_LOAD;

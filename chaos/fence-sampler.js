@@ -55,7 +55,15 @@ export async function sampleFences({ cluster, history, until }) {
     history.write({ type: 'fence', t: Date.now(), source, sessionId, fence, ...(node && { node }) });
   };
   while (!until()) {
-    for (const [sessionId, fence] of Object.entries(recordedFences(cluster.dataDir))) note('file', sessionId, fence);
+    // A directory removed while it is read is read again at the next sample.
+    const fences = (() => {
+      try {
+        return recordedFences(cluster.dataDir);
+      } catch {
+        return {};
+      }
+    })();
+    for (const [sessionId, fence] of Object.entries(fences)) note('file', sessionId, fence);
     const leases = await cluster.leases().catch(() => ({}));
     for (const [sessionId, { node, fence }] of Object.entries(leases)) note('lease', sessionId, fence, node);
     await sleep(EVERY_MS);

@@ -41,6 +41,11 @@ async function stopEverything(code) {
   process.exit(code);
 }
 process.on('SIGINT', () => void stopEverything(130));
+// A harness bug must not leave a cluster running nor pass for a clean run: stop everything, exit 2.
+process.on('unhandledRejection', (error) => {
+  log(`harness error: ${error?.stack ?? error}`);
+  void stopEverything(2);
+});
 process.on('SIGTERM', () => void stopEverything(143));
 
 /** Checks one recorded schedule: the checker's result, the counts and the figures' samples for the table. */
