@@ -2,7 +2,7 @@ import { TOKEN } from './cluster.js';
 import { sleep } from './processes.js';
 import { recordingFetch } from './recording-fetch.js';
 
-/** One request every 200 ms a session; a request gets 2 s (a stopped node holds its socket open). */
+/** One request every 200 ms a session; a request (a load too) gets 2 s: a stopped node holds its socket open. */
 const EVERY_MS = 200;
 const TIMEOUT_MS = 2_000;
 /** How long a (fault, session) is watched at most: far past the bound the checker holds it to. */
@@ -44,7 +44,7 @@ export class Canary {
     let lost = 0;
     const deadline = fault.t + WATCH_MS;
     const load = async () => {
-      const res = await send(`${path}/load`, { method: 'POST', headers, signal: AbortSignal.timeout(10_000) });
+      const res = await send(`${path}/load`, { method: 'POST', headers, signal: AbortSignal.timeout(TIMEOUT_MS) });
       if (res.status === 404) lost += 1;
     };
     const poll = async () => {
