@@ -8,12 +8,24 @@ export class History {
   constructor(file) {
     this.fd = openSync(file, 'a');
     this.counts = {};
+    /** The node that last answered 2xx for each session, naming itself (a forwarded answer names the owner). */
+    this.owners = new Map();
+  }
+
+  /** The sessions `node` owned as the clients last saw it, sorted. */
+  ownedBy(node) {
+    return [...this.owners]
+      .filter(([, owner]) => owner === node)
+      .map(([sessionId]) => sessionId)
+      .sort();
   }
 
   write(record) {
     if (this.fd === undefined) return;
     const key = record.type === 'op' ? `op:${record.op}` : record.type === 'fault' ? `fault:${record.fault}` : record.type;
     this.counts[key] = (this.counts[key] ?? 0) + 1;
+    const node = record.type === 'op' && record.status >= 200 && record.status < 300 ? record.headers?.['x-turns-node'] : undefined;
+    if (node && record.sessionId) this.owners.set(record.sessionId, node);
     writeSync(this.fd, `${JSON.stringify(record)}\n`);
   }
 

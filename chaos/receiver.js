@@ -16,8 +16,13 @@ export class Receiver {
     this.server = undefined;
   }
 
+  get base() {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** The operator's endpoint; each node is given `<url>/<node>`, so a delivery's path names its sender. */
   get url() {
-    return `http://127.0.0.1:${this.port}/hook`;
+    return `${this.base}/hook`;
   }
 
   async up() {
@@ -50,7 +55,8 @@ export class Receiver {
       const mode = this.mode;
       const answered = mode === '500' ? 500 : 200;
       const headers = Object.fromEntries(WEBHOOK_HEADERS.map((name) => [name, req.headers[name] ?? null]));
-      this.history.write({ type: 'delivery', t: Date.now(), headers, raw: Buffer.concat(chunks).toString('utf8'), answered, mode });
+      const raw = Buffer.concat(chunks).toString('utf8');
+      this.history.write({ type: 'delivery', t: Date.now(), path: req.url, headers, raw, answered, mode });
       const answer = () => {
         if (res.destroyed) return;
         res.writeHead(answered, { 'content-type': 'application/json' });

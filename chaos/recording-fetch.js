@@ -14,6 +14,9 @@ export function opKind(method, url, final = false) {
   const [, , route, sub] = parts;
   if (method === 'POST' && route === 'load') return 'load';
   if (method === 'POST' && route === 'prompt') return 'prompt';
+  if (method === 'POST' && route === 'cancel') return 'cancel';
+  if (method === 'DELETE' && route === 'pending-prompts') return 'remove';
+  if (method === 'POST' && route === 'webhooks') return 'subscribe';
   if (method !== 'GET' || route !== 'turns') return 'other';
   if (sub === undefined) return final ? 'final-list' : 'list';
   if (held) return 'wait';
@@ -40,9 +43,9 @@ function parseBody(text) {
 
 /**
  * A `fetch` for TurnsClient that writes every exchange (each of the client's own
- * retries too) as an `op` record, then hands the client an equal Response.
+ * retries too) as an `op` record (with `extra`'s fields), then hands the client an equal Response.
  */
-export function recordingFetch(history, client, { via = 'front', final = false } = {}) {
+export function recordingFetch(history, client, { via = 'front', final = false, extra = {} } = {}) {
   let n = 0;
   return async (input, init = {}) => {
     const url = new URL(String(input));
@@ -69,6 +72,7 @@ export function recordingFetch(history, client, { via = 'front', final = false }
       error: null,
       body: null,
       headers: {},
+      ...extra,
     };
     try {
       const res = await fetch(input, init);

@@ -1,4 +1,5 @@
 import { summarize } from './checker/percentiles.js';
+import { FAULT_NAMES } from './schedule.js';
 
 /** Counts of the history's records by kind, read back from history.jsonl. */
 export function countHistory(lines) {
@@ -8,16 +9,18 @@ export function countHistory(lines) {
     if (!line) continue;
     const record = JSON.parse(line);
     if (record.type === 'fault') faults[record.fault] = (faults[record.fault] ?? 0) + 1;
-    else if (record.type === 'op') ops[record.op] = (ops[record.op] ?? 0) + 1;
-    else ops[record.type] = (ops[record.type] ?? 0) + 1;
+    else if (record.type === 'op') {
+      const kind = record.canary === undefined ? record.op : 'canary';
+      ops[kind] = (ops[kind] ?? 0) + 1;
+    } else ops[record.type] = (ops[record.type] ?? 0) + 1;
   }
   return { faults, ops };
 }
 
 /** The faults a schedule injects (their heals are not counted again). */
-const INJECTED = new Set(['kill9', 'sigstop', 'redis-kill', 'receiver-down', 'receiver-slow', 'receiver-500', 'cut-body']);
+const INJECTED = new Set(Object.values(FAULT_NAMES).map(([fault]) => fault));
 /** The table's op kinds, in this order (the per-run report has them all). */
-const OPS = ['prompt', 'exact', 'current', 'list', 'wait', 'load', 'sse', 'delivery'];
+const OPS = ['create', 'prompt', 'remove', 'cancel', 'subscribe', 'exact', 'current', 'list', 'wait', 'load', 'sse', 'delivery', 'canary'];
 
 const brief = (counts, order) =>
   Object.entries(counts)
@@ -36,11 +39,12 @@ function pair(figure) {
 
 /**
  * The table across runs: seed, faults by kind, ops by kind, each property's
- * violations, failover and delivery lag (p50 / p99), as Markdown (it goes to the README as is).
+ * violations, the canary's failover (p50 / p99, censored samples apart) and delivery lag (p50 / p99), as Markdown
+ * (it goes to the README as is).
  */
 export function runsTable(runs) {
   const properties = [...new Set(runs.flatMap((run) => run.result?.properties.map((p) => p.name) ?? []))];
-  const head = ['run', 'faults', 'ops', ...properties, 'failover p50 / p99', 'delivery lag p50 / p99'];
+  const head = ['run', 'faults', 'ops', ...properties, 'failover p50 / p99 (censored)', 'delivery lag p50 / p99'];
   const injected = (faults) => Object.fromEntries(Object.entries(faults).filter(([kind]) => INJECTED.has(kind)));
   const rows = runs.map((run) => {
     const byName = new Map((run.result?.properties ?? []).map((p) => [p.name, p.violations.length]));
@@ -50,7 +54,7 @@ export function runsTable(runs) {
       brief(injected(run.counts.faults)),
       brief(run.counts.ops, OPS),
       ...properties.map((name) => String(byName.get(name) ?? '-')),
-      pair(figures.failover ?? figures.failoverMs),
+      `${pair(figures.failover?.totalMs)} (${figures.failover?.censored ?? 0})`,
       pair(figures.deliveryLag ?? figures.deliveryLagMs),
     ];
   });
@@ -69,7 +73,7 @@ export function runsTable(runs) {
       OPS,
     ),
     ...properties.map((name) => String(violations(name))),
-    pair(summarize(runs.flatMap((run) => run.samples?.failover ?? []))),
+    `${pair(summarize(runs.flatMap((run) => run.samples?.failover ?? [])))} (${runs.reduce((n, run) => n + (run.result?.figures.failover?.censored ?? 0), 0)})`,
     pair(summarize(runs.flatMap((run) => run.samples?.lag ?? []))),
   ];
   const line = (cells) => `| ${cells.join(' | ')} |`;

@@ -1,6 +1,8 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Canary } from './canary.js';
 import { Cluster } from './cluster.js';
+import { sampleFences } from './fence-sampler.js';
 import { playSchedule } from './faults.js';
 import { finalReads } from './final-reads.js';
 import { History } from './history.js';
@@ -22,7 +24,7 @@ const BACKOFF_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000].reduce((sum, ste
  * last heal, the final reads, everything stopped. Leaves meta.json and history.jsonl
  * in `dir`; `track` registers what to stop on Ctrl-C.
  */
-export async function runSchedule({ seed, index, durationMs, root, track, log }) {
+export async function runSchedule({ seed, index, durationMs, root, track, log, finalLoads }) {
   const dir = join(root, `${seed}-${index}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -61,7 +63,13 @@ export async function runSchedule({ seed, index, durationMs, root, track, log })
     front: '',
     receiver: receiver.url,
     durationMs,
+    // Deliveries go to the operator's endpoint (every session's) and to per-session subscriptions beside it.
+    operatorWebhook: true,
+    // 'all': the final phase loads every session; 'some': only some, so a session nobody loads again is seen as such.
+    finalLoads: finalLoads ?? (index % 2 === 0 ? 'all' : 'some'),
+    unloaded: [],
   };
+  let sampling = false;
   const writeMeta = () => writeFileSync(join(dir, 'meta.json'), `${JSON.stringify(meta, null, 2)}\n`);
   try {
     await receiver.up();
@@ -72,18 +80,36 @@ export async function runSchedule({ seed, index, durationMs, root, track, log })
     const episodes = makeSchedule(random.fork('schedule'), { durationMs, leaseMs: LEASE_MS, webhookTimeoutMs: WEBHOOK.timeoutMs });
     writeFileSync(join(dir, 'schedule.json'), `${JSON.stringify(episodes, null, 2)}\n`);
     const t0 = Date.now();
-    const workload = new Workload({ front: cluster.front, history, random: random.fork('clients'), stopAt: t0 + durationMs });
+    const workload = new Workload({
+      front: cluster.front,
+      nodes: cluster.nodes.map((node) => node.url),
+      receiver: receiver.base,
+      history,
+      random: random.fork('clients'),
+      stopAt: t0 + durationMs,
+      leaseMs: LEASE_MS,
+    });
+    const canary = new Canary({ front: cluster.front, history });
+    sampling = true;
+    const sampler = sampleFences({ cluster, history, until: () => !sampling });
     log(`schedule ${seed}-${index}: ${episodes.length} fault episodes over ${durationMs / 1000} s`);
-    const [healedAt] = await Promise.all([playSchedule(episodes, { t0, cluster, receiver, workload, history, random }), workload.run()]);
+    const [healedAt] = await Promise.all([
+      playSchedule(episodes, { t0, cluster, receiver, workload, history, random, canary }),
+      workload.run(),
+    ]);
+    await canary.done();
     meta.healedAt = healedAt;
     writeMeta();
     const readsAt = Math.max(healedAt, Date.now()) + settleMs;
     log(`schedule ${seed}-${index}: clients done; settling ${Math.round((readsAt - Date.now()) / 1000)} s before the final reads`);
     await sleep(readsAt - Date.now());
-    await finalReads(workload);
+    meta.unloaded = await finalReads(workload, { loadAll: meta.finalLoads === 'all', random: random.fork('final') });
+    sampling = false;
+    await sampler;
     meta.endedAt = Date.now();
     writeMeta();
   } finally {
+    sampling = false;
     await cluster.stopAll();
     await receiver.down();
     history.close();

@@ -9,6 +9,9 @@ import { sseReader } from './sse-reader.js';
 const MAX_PROMPTS_PER_SESSION = 40;
 const MAX_SESSIONS = 12;
 
+/** Creates with one key sent to two nodes, at most this many a run. */
+const MAX_CREATE_PAIRS = 8;
+
 const notFound = (error) => error instanceof TurnsApiError && error.status === 404 && error.code === 'session_not_found';
 
 /**
@@ -16,10 +19,13 @@ const notFound = (error) => error instanceof TurnsApiError && error.status === 4
  * plus a TurnsClient per client name whose every exchange is recorded.
  */
 export class Workload {
-  constructor({ front, history, random, stopAt }) {
-    Object.assign(this, { front, history, random, stopAt });
+  constructor({ front, nodes = [], receiver, history, random, stopAt, leaseMs = 3_000 }) {
+    Object.assign(this, { front, nodes, receiver, history, random, stopAt, leaseMs });
     this.sessions = [];
     this.admitted = [];
+    /** Keyed admissions, to send again after a fault: `{ name, session, text, key, promptId, at }`. */
+    this.keyed = [];
+    this.retries = [];
     this.clients = new Map();
   }
 
@@ -71,6 +77,7 @@ export class Workload {
       const created = await this.client(name).createSession({ sessionScope: 'thread' });
       const session = { sessionId: created.sessionId, prompts: 0 };
       this.sessions.push(session);
+      if (this.receiver && random.chance(0.4)) await this.subscribe(name, session.sessionId).catch(() => undefined);
       return session;
     }
     return open.length === 0 ? undefined : random.pick(open);
@@ -82,7 +89,65 @@ export class Workload {
       client.prompt(session.sessionId, text, { idempotencyKey: key }),
     );
     this.admitted.push({ sessionId: session.sessionId, promptId });
+    this.keyed.push({ name, session, text, key, promptId, at: Date.now() });
     return promptId;
+  }
+
+  /** A per-session webhook subscription beside the operator's endpoint; the receiver's path names the session. */
+  async subscribe(name, sessionId) {
+    const send = recordingFetch(this.history, name);
+    const url = `${this.receiver}/sub/${sessionId}`;
+    await send(`${this.front}/session/${encodeURIComponent(sessionId)}/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url }),
+      signal: AbortSignal.timeout(8_000),
+    });
+  }
+
+  /**
+   * After a node fault: the keys of prompts admitted on its sessions in the 3 s before (queued ones among them,
+   * behind a burst) are sent again, same body, once another node can have claimed the session. A replay must
+   * answer the same promptId; a new one is a key that did not survive the node.
+   */
+  afterFault(fault) {
+    const owned = new Set(fault.owned ?? []);
+    const recent = this.keyed.filter((k) => owned.has(k.session.sessionId) && k.at >= fault.t - 3_000 && k.at <= fault.t).slice(-4);
+    for (const k of recent) {
+      this.retries.push(sleep(this.leaseMs + 1_500).then(() => this.admit(k.name, k.session, k.text, k.key).catch(() => undefined)));
+    }
+  }
+
+  /** Queued prompts removed, and running ones cancelled, on the session of a burst. */
+  async disturb(name, session, promptIds, random) {
+    const client = this.client(name);
+    if (random.chance(0.3)) {
+      const last = promptIds.at(-1);
+      await this.withLoad(name, session.sessionId, () => client.removePending(session.sessionId, last)).catch(() => undefined);
+    }
+    if (random.chance(0.15)) await this.withLoad(name, session.sessionId, () => client.cancel(session.sessionId)).catch(() => undefined);
+  }
+
+  /** `POST /session` with one key sent to two nodes, one after the other (a client that retried elsewhere). */
+  async creator(name) {
+    const random = this.random.fork(name);
+    if (this.nodes.length < 2) return;
+    for (let i = 1; i <= MAX_CREATE_PAIRS && Date.now() < this.stopAt; i += 1) {
+      await sleep(random.int(2_000, 6_000));
+      const key = `${name}-create-${i}-${random.word(8)}`;
+      const first = random.int(0, this.nodes.length - 1);
+      const second = (first + random.int(1, this.nodes.length - 1)) % this.nodes.length;
+      for (const index of [first, second]) {
+        const client = new TurnsClient({
+          baseUrl: this.nodes[index],
+          token: TOKEN,
+          fetch: recordingFetch(this.history, name, { via: `n${index + 1}` }),
+          requestTimeoutMs: 8_000,
+          retries: 0,
+        });
+        await client.createSession({ sessionScope: 'thread' }, { idempotencyKey: key }).catch(() => undefined);
+      }
+    }
   }
 
   /** Prompts with keys, now and then repeated (same body: a replay; another body: a 422), some waited for. */
@@ -92,13 +157,19 @@ export class Workload {
       try {
         const session = await this.sessionFor(name, random);
         if (session) {
-          session.prompts += 1;
-          const text = `${name} ${i} ${random.word()}`;
-          const key = `${name}-${i}-${random.word(8)}`;
-          const promptId = await this.admit(name, session, text, key);
-          if (random.chance(0.15)) await this.admit(name, session, text, key);
-          if (random.chance(0.05)) await this.admit(name, session, `${text} changed`, key).catch(() => undefined);
-          if (random.chance(0.4)) await this.client(name).waitForTurn(session.sessionId, promptId, { timeoutMs: 15_000 });
+          // Now and then a burst: the prompts after the first wait queued behind it.
+          const burst = random.chance(0.3) ? random.int(2, 3) : 1;
+          const promptIds = [];
+          for (let b = 0; b < burst; b += 1) {
+            session.prompts += 1;
+            const text = `${name} ${i}.${b} ${random.word()}`;
+            const key = `${name}-${i}.${b}-${random.word(8)}`;
+            promptIds.push(await this.admit(name, session, text, key));
+            if (random.chance(0.15)) await this.admit(name, session, text, key);
+            if (random.chance(0.05)) await this.admit(name, session, `${text} changed`, key).catch(() => undefined);
+          }
+          if (burst > 1) await this.disturb(name, session, promptIds, random);
+          if (random.chance(0.4)) await this.client(name).waitForTurn(session.sessionId, promptIds[0], { timeoutMs: 15_000 });
         }
       } catch {
         // The history has the exchange; the client moves on.
@@ -192,7 +263,15 @@ export class Workload {
   }
 
   /** Every client at once; resolves when all of them have stopped (each bounded in count and by `stopAt`). */
-  run() {
-    return Promise.all([this.prompter('c1'), this.prompter('c2'), this.poller('p1'), this.waiter('w1'), sseReader('r1', this)]);
+  async run() {
+    await Promise.all([
+      this.prompter('c1'),
+      this.prompter('c2'),
+      this.poller('p1'),
+      this.waiter('w1'),
+      sseReader('r1', this),
+      this.creator('k1'),
+    ]);
+    await Promise.allSettled(this.retries);
   }
 }

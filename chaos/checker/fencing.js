@@ -1,8 +1,7 @@
 // @ts-check
 // Property: no node served a session after its lease was fenced — once another node's claim (a load) was answered,
 // every request sent after it is answered by the new owner (directly or forwarded), never by the old one.
-import { isSuccess, opsOf } from './turn-observations.js';
-import { ownerAt, ownershipTimeline, servedBy, sessionOf } from './ownership.js';
+import { ownerAt, ownershipTimeline, servedAnswers } from './ownership.js';
 
 /** @typedef {import('./types.js').Run} Run */
 /** @typedef {import('./types.js').Violation} Violation */
@@ -21,12 +20,7 @@ export function check(run) {
   const violations = [];
   /** @type {Set<string>} one violation a session and node is enough */
   const reported = new Set();
-  for (const op of opsOf(run.history)) {
-    // A create or load answered 2xx is a claim: it moves the lease rather than serving under one.
-    if (!isSuccess(op) || op.op === 'create' || op.op === 'load') continue;
-    const sessionId = sessionOf(op);
-    const node = servedBy(op);
-    if (!sessionId || !node) continue;
+  for (const { op, sessionId, node } of servedAnswers(run.history)) {
     const timeline = owners.get(sessionId);
     const owner = ownerAt(timeline, op.start);
     if (!owner || owner.node === node) continue;
@@ -37,6 +31,7 @@ export function check(run) {
     if (!earlier || reported.has(`${sessionId}\0${node}`)) continue;
     reported.add(`${sessionId}\0${node}`);
     violations.push({
+      kind: 'old-owner-served',
       message: `${node} answered ${op.method ?? ''} ${op.path ?? op.op} of session ${sessionId} at ${op.start}, after ${owner.node} claimed it at ${owner.since}`,
       slice: [earlier.op, owner.op, op],
     });

@@ -1,8 +1,11 @@
 // @ts-check
-// The report's figures: failover time, delivery lag after the receiver returns, operations and faults by kind.
+// The report's figures: the canary's failover, delivery lag after the receiver returns, duplicate deliveries,
+// operations and faults by kind.
 import { summarize } from './percentiles.js';
-import { historyNamesNodes, ownerAt, ownershipTimeline, servedBy, sessionOf } from './ownership.js';
-import { isSuccess, opsOf, timeOf, turnObservations } from './turn-observations.js';
+import { historyNamesNodes } from './ownership.js';
+import { opsOf, timeOf, turnObservations } from './turn-observations.js';
+import { duplicateDeliveries } from './duplicates.js';
+import { failoverFigure } from './failover.js';
 import { answeredOk, eventOf } from './webhooks.js';
 import { answeredByDaemon } from './server-errors.js';
 
@@ -14,29 +17,6 @@ function countBy(/** @type {any[]} */ items, /** @type {(item: any) => string} *
   const counts = {};
   for (const item of items) counts[keyOf(item)] = (counts[keyOf(item)] ?? 0) + 1;
   return counts;
-}
-
-/**
- * For each `kill9`/`sigstop` of a node that owned sessions then: from the fault to the first 2xx answer, sent after
- * it, for one of those sessions — from any node after a `kill9` (the dead process answers nothing; its restart may
- * take the session back), from another node after a `sigstop`. A node that owned nothing gives no sample.
- * @param {Run} run
- */
-export function failoverSamples(run) {
-  const owners = ownershipTimeline(run.history);
-  const ops = opsOf(run.history).filter((op) => isSuccess(op) && op.op !== 'create');
-  const samples = [];
-  for (const fault of run.history) {
-    if (fault.type !== 'fault' || (fault.fault !== 'kill9' && fault.fault !== 'sigstop')) continue;
-    const owned = new Set(
-      [...owners].filter(([, timeline]) => ownerAt(timeline, fault.t)?.node === fault.target).map(([sessionId]) => sessionId),
-    );
-    if (owned.size === 0) continue;
-    const elsewhere = fault.fault === 'sigstop';
-    const first = ops.find((op) => op.start >= fault.t && owned.has(sessionOf(op) ?? '') && !(elsewhere && servedBy(op) === fault.target));
-    if (first) samples.push(first.end - fault.t);
-  }
-  return samples;
 }
 
 /**
@@ -93,7 +73,8 @@ export function computeFigures(run) {
     proxy5xx: ops.filter((op) => typeof op.status === 'number' && op.status >= 500 && !answeredByDaemon(op)).length,
     deliveries: run.history.filter((r) => r.type === 'delivery').length,
     outboxPending: run.data.outbox.length,
-    failoverMs: summarize(failoverSamples(run)),
+    duplicates: duplicateDeliveries(run),
+    failover: failoverFigure(run),
     deliveryLagMs: summarize(deliveryLagSamples(run)),
     notes,
   };

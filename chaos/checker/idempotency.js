@@ -26,13 +26,18 @@ function fromHistory(run) {
     const promptIds = new Set(ops.map(ackedPromptId).filter((id) => id !== undefined));
     if (promptIds.size > 1) {
       violations.push({
+        kind: 'two-prompts',
         message: `key ${idempotencyKey} on session ${sessionId} admitted ${promptIds.size} prompts: ${[...promptIds].join(', ')}`,
         slice: ops,
       });
     }
     const bodies = new Set(ops.map((op) => op.bodyHash).filter((hash) => typeof hash === 'string'));
     if (bodies.size > 1) {
-      violations.push({ message: `key ${idempotencyKey} on session ${sessionId} accepted ${bodies.size} different bodies`, slice: ops });
+      violations.push({
+        kind: 'two-bodies',
+        message: `key ${idempotencyKey} on session ${sessionId} accepted ${bodies.size} different bodies`,
+        slice: ops,
+      });
     }
   }
   return violations;
@@ -54,6 +59,7 @@ function fromTranscripts(run) {
       const promptIds = new Set(records.map(({ record }) => record.promptId));
       if (promptIds.size > 1) {
         violations.push({
+          kind: 'transcript-two-prompts',
           message: `key ${key} on session ${transcript.sessionId} reached the transcript with ${promptIds.size} prompts: ${[...promptIds].join(', ')}`,
           slice: records,
         });
@@ -61,6 +67,7 @@ function fromTranscripts(run) {
       const fingerprints = new Set(records.map(({ record }) => record.idempotency.fingerprint));
       if (fingerprints.size > 1) {
         violations.push({
+          kind: 'transcript-two-bodies',
           message: `key ${key} on session ${transcript.sessionId} recorded ${fingerprints.size} different bodies`,
           slice: records,
         });

@@ -8,6 +8,12 @@ import * as webhooks from './webhooks.js';
 import * as transcriptChain from './transcript-chain.js';
 import * as fencing from './fencing.js';
 import * as serverErrors from './server-errors.js';
+import * as ackRecorded from './ack-recorded.js';
+import * as keysUnique from './keys-unique.js';
+import * as lostAnnounced from './lost-announced.js';
+import * as fencesMonotonic from './fences-monotonic.js';
+import * as fencedSilent from './fenced-silent.js';
+import * as failover from './failover.js';
 import { computeFigures } from './figures.js';
 import { readRun } from './run-files.js';
 
@@ -18,7 +24,25 @@ export { readRun } from './run-files.js';
 /** @typedef {import('./types.js').PropertyResult} PropertyResult */
 
 /** The properties, in the order the report lists them. */
-export const PROPERTIES = [idempotency, terminal, monotonic, webhooks, transcriptChain, fencing, serverErrors];
+export const PROPERTIES = [
+  idempotency,
+  terminal,
+  monotonic,
+  webhooks,
+  transcriptChain,
+  fencing,
+  serverErrors,
+  ackRecorded,
+  keysUnique,
+  lostAnnounced,
+  fencesMonotonic,
+  fencedSilent,
+  failover,
+];
+
+/** A violation's signature, what CI gates on (chaos/known-gaps.json): its property and kind, never a time or an id. */
+export const signatureOf = (/** @type {string} */ property, /** @type {{ kind?: string }} */ violation) =>
+  `${property}:${violation.kind ?? 'violation'}`;
 
 /**
  * The result of checking a run: each property's violations, the figures, and `ok` when there are none.
@@ -35,7 +59,7 @@ export function checkHistory(run) {
   const properties = PROPERTIES.map((property) => ({
     name: property.name,
     description: property.description,
-    violations: property.check(run),
+    violations: property.check(run).map((violation) => ({ ...violation, signature: signatureOf(property.name, violation) })),
   }));
   return {
     dir: run.dir,

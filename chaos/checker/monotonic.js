@@ -43,6 +43,7 @@ export function check(run) {
       const earlier = byEnd.find((o) => o.end <= later.start && !mayFollow(o.state, later.state));
       if (!earlier) continue;
       violations.push({
+        kind: 'went-back',
         message: `prompt ${promptId} went ${earlier.state} (${earlier.route}, answered ${earlier.end}) → ${later.state} (${later.route}, asked ${later.start})`,
         slice: [earlier.op, later.op],
       });

@@ -58,3 +58,18 @@ export function ownerAt(timeline, at) {
 export function historyNamesNodes(/** @type {import('./types.js').HistoryRecord[]} */ history) {
   return opsOf(history).some((op) => servedBy(op) !== undefined);
 }
+
+/**
+ * The answers a node gave while serving a session: 2xx, naming the session and the node, not a claim (a create or load
+ * answered 2xx takes the lease rather than serving under one).
+ * @param {import('./types.js').HistoryRecord[]} history
+ * @returns {{ op: OpRecord, sessionId: string, node: string }[]}
+ */
+export function servedAnswers(history) {
+  return opsOf(history).flatMap((op) => {
+    if (!isSuccess(op) || op.op === 'create' || op.op === 'load') return [];
+    const sessionId = sessionOf(op);
+    const node = servedBy(op);
+    return sessionId && node ? [{ op, sessionId, node }] : [];
+  });
+}

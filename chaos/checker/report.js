@@ -20,13 +20,25 @@ const counts = (/** @type {Record<string, number>} */ byKind) =>
  */
 export function formatReport(result) {
   const { figures } = result;
+  const f = figures.failover;
+  const d = figures.duplicates;
   const lines = [
     `chaos run ${result.seed ?? '?'}-${result.index ?? '?'}${result.dir ? ` (${result.dir})` : ''}: ${result.ok ? 'OK' : 'VIOLATIONS'}`,
     `  faults:     ${counts(figures.faultsByKind)}`,
     `  operations: ${counts(figures.opsByKind)}`,
     `  answers:    ${counts(figures.statusesByClass)}${figures.proxy5xx > 0 ? ` (${figures.proxy5xx} 5xx from the proxy)` : ''}`,
-    `  failover ms    p50 ${ms(figures.failoverMs.p50)}  p99 ${ms(figures.failoverMs.p99)}  (n=${figures.failoverMs.count})`,
+    `  failover ms    p50 ${ms(f.totalMs.p50)}  p99 ${ms(f.totalMs.p99)}  (n=${f.totalMs.count}; bound ${Math.round(f.boundMs)}; ` +
+      `${f.censored} censored, ${f.unanswered} never answered)`,
+    `    split p50/p99  expiry ${ms(f.expiryMs.p50)}/${ms(f.expiryMs.p99)}  claim ${ms(f.claimMs.p50)}/${ms(f.claimMs.p99)}  ` +
+      `serving ${ms(f.servingMs.p50)}/${ms(f.servingMs.p99)}`,
     `  delivery lag ms p50 ${ms(figures.deliveryLagMs.p50)}  p99 ${ms(figures.deliveryLagMs.p99)}  (n=${figures.deliveryLagMs.count}; ${figures.deliveries} deliveries, ${figures.outboxPending} left in outboxes)`,
+    `  duplicates:  ${d.duplicated} of ${d.ids} webhook-ids delivered more than once (${d.extra} extra, ${d.acrossSenders} by two senders); ` +
+      `by sender: ${
+        Object.entries(d.bySender)
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([sender, n]) => `${sender} ${n.delivered}/${n.duplicates}`)
+          .join(', ') || 'none'
+      }`,
     ...figures.notes.map((note) => `  note: ${note}`),
     ...(figures.skippedLines ? [`  note: ${figures.skippedLines} history lines did not parse`] : []),
     '  property                        violations',
@@ -34,7 +46,7 @@ export function formatReport(result) {
   for (const property of result.properties) lines.push(`  ${property.name.padEnd(32)}${property.violations.length}`);
   for (const property of result.properties) {
     for (const violation of property.violations.slice(0, SHOWN)) {
-      lines.push(`  [${property.name}] ${violation.message}`);
+      lines.push(`  [${violation.signature ?? property.name}] ${violation.message}`);
       for (const record of violation.slice) lines.push(`      ${cut(JSON.stringify(record))}`);
     }
     if (property.violations.length > SHOWN) lines.push(`  [${property.name}] … and ${property.violations.length - SHOWN} more`);

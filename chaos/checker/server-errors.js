@@ -46,6 +46,7 @@ export function check(run) {
     if (!isUndocumented5xx(op)) continue;
     const by = servedBy(op);
     violations.push({
+      kind: `${op.status} ${op.body?.code ?? 'no-code'}`,
       message: `${by ?? 'a daemon'} answered ${op.status} ${op.body?.code ?? ''} to ${op.method ?? ''} ${op.path ?? op.op}`.replace(
         / +/g,
         ' ',
@@ -56,6 +57,7 @@ export function check(run) {
   for (const record of run.history) {
     if (record.type !== 'crash') continue;
     violations.push({
+      kind: 'crash',
       message: `${record.target} exited on its own (code ${record.code}, signal ${record.signal})`,
       slice: [record],
     });

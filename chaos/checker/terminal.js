@@ -83,6 +83,7 @@ export function check(run) {
     const stuck = seen.filter((o) => LIVE_STATES.has(o.state) && o.start >= settled);
     if (stuck.length > 0) {
       violations.push({
+        kind: 'stuck',
         message: `prompt ${promptId} (session ${sessionId}) still ${stuck[0].state} at ${stuck[0].start}, past the settle time ${settled}`,
         slice: [ack, ...stuck.slice(0, 3).map((o) => o.op)],
       });
@@ -91,6 +92,7 @@ export function check(run) {
     const ledgered = terminals.get(promptId);
     if (!terminal && !ledgered) {
       violations.push({
+        kind: 'never-settled',
         message: `prompt ${promptId} (session ${sessionId}) was acknowledged but no route, list or ledger ever reported a terminal`,
         slice: [ack, ...seen.slice(-3).map((o) => o.op)],
       });
@@ -99,6 +101,7 @@ export function check(run) {
       const newer = newerAdmissions(promptId, miss.op.start, acksBySession.get(sessionId) ?? [], admissions.get(sessionId) ?? []);
       if (newer >= windowTurns) continue; // the bounded windows moved on: a documented 404
       violations.push({
+        kind: '404-inside-window',
         message: `prompt ${promptId} (session ${sessionId}) answered 404 at ${miss.op.start} with only ${newer} newer prompts (window ${windowTurns})`,
         slice: [ack, miss.op],
       });

@@ -35,19 +35,29 @@ export function chainProblems(transcript) {
     const { record } = entry;
     if (byUuid.has(record.uuid)) {
       violations.push({
+        kind: 'uuid-twice',
         message: `${where}: uuid ${record.uuid} written twice (line ${entry.line})`,
         slice: [byUuid.get(record.uuid), entry],
       });
     }
     const parent = record.parentUuid ?? null;
     if (parent === null && byUuid.size > 0 && !isRewind(record)) {
-      violations.push({ message: `${where}: a second root at line ${entry.line}`, slice: [transcript.records[0], entry] });
+      violations.push({
+        kind: 'second-root',
+        message: `${where}: a second root at line ${entry.line}`,
+        slice: [transcript.records[0], entry],
+      });
     } else if (parent !== null && !byUuid.has(parent)) {
-      violations.push({ message: `${where}: line ${entry.line} names parent ${parent}, never written before it`, slice: [entry] });
+      violations.push({
+        kind: 'unknown-parent',
+        message: `${where}: line ${entry.line} names parent ${parent}, never written before it`,
+        slice: [entry],
+      });
     }
     const sibling = parent === null ? undefined : childOf.get(parent);
     if (sibling && !isRewind(record)) {
       violations.push({
+        kind: 'two-writers',
         message: `${where}: lines ${sibling.line} and ${entry.line} both continue ${parent} (two writers)`,
         slice: [sibling, entry],
       });
@@ -60,6 +70,7 @@ export function chainProblems(transcript) {
     if (promptId === undefined) continue;
     if (isTurnResult(record) && resultOf.has(promptId)) {
       violations.push({
+        kind: 'two-results',
         message: `${where}: prompt ${promptId} has two turn_result records (run twice)`,
         slice: [resultOf.get(promptId), entry],
       });
@@ -68,6 +79,7 @@ export function chainProblems(transcript) {
     if (turnStart && turnStart.record.promptId !== promptId) finishedTurns.add(turnStart.record.promptId);
     if (finishedTurns.has(promptId)) {
       violations.push({
+        kind: 'interleaved',
         message: `${where}: prompt ${promptId} has a record at line ${entry.line} after its turn ended or another began`,
         slice: [...(turnStart ? [turnStart] : []), entry],
       });

@@ -21,6 +21,7 @@
  * @property {string | null} [error]
  * @property {any} [body]
  * @property {Record<string, string>} [headers]
+ * @property {number} [canary] the canary's ops: the time of the fault they follow
  */
 
 /**
@@ -43,6 +44,10 @@
  * @property {{ name: string, url?: string, dataDir?: string }[]} [nodes]
  * @property {string} [front]
  * @property {string} [receiver]
+ * @property {boolean} [operatorWebhook] true: the operator's endpoint (`TURNS_WEBHOOK_URL`) gets every session's
+ *   terminals, beside any subscription
+ * @property {'all' | 'some'} [finalLoads] whether the final phase loaded every session
+ * @property {string[]} [unloaded] the sessions the final phase left alone
  */
 
 /**
@@ -68,7 +73,8 @@
  */
 
 /**
- * @typedef {{ message: string, slice: any[] }} Violation
+ * A violation; `kind` names what broke, stably (no time, no id): the property and it are the signature CI gates on.
+ * @typedef {{ kind?: string, signature?: string, message: string, slice: any[] }} Violation
  * @typedef {{ name: string, description: string, violations: Violation[] }} PropertyResult
  */
 

@@ -1,6 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import { dirname } from 'node:path';
 import { syncDirectory } from '../common/sync-directory.js';
+import { pausePoint } from '../common/pause-point.js';
 import { TranscriptAppender } from '../transcript/transcript-appender.js';
 import { fenceMarkerLine, type LedgerRecord } from './ledger-record.js';
 import { latestByPrompt, readLedgerTail } from './ledger-tail.js';
@@ -167,6 +168,7 @@ export class LedgerFiles {
   private async write(sessionId: string, file: LedgerFile, records: Array<LedgerRecord | undefined>): Promise<void> {
     // Fence check → append: a stale owner's line that still lands after a newer claim's marker is skipped by readers.
     if ((await this.mayWrite(sessionId)) === false) throw new LedgerWriteError('fenced');
+    pausePoint?.('ledger-append', sessionId);
     const fence = this.fenceOf(sessionId);
     const lines = records.flatMap((record) => (record ? [JSON.stringify(fence === undefined ? record : { ...record, fence })] : []));
     if (fence !== undefined && file.markedFence !== fence) lines.unshift(fenceMarkerLine(fence));

@@ -118,7 +118,7 @@ describe('chaos checker: a run directory', () => {
     const chain = result.properties.find((p) => p.name === 'transcript-single-writer')!;
     expect(chain.violations).toHaveLength(1);
     const report = formatReport(result);
-    expect(report).toContain('[transcript-single-writer]');
+    expect(report).toContain('[transcript-single-writer:two-writers]');
     expect(report).toContain('"uuid":"b1"');
     const cli = spawnSync(process.execPath, [CHECK, dir, '--json'], { encoding: 'utf8' });
     expect(cli.status).toBe(1);

@@ -1,26 +1,12 @@
-import { computeFigures, deliveryLagSamples, failoverSamples } from '../../chaos/checker/figures.js';
+import { computeFigures, deliveryLagSamples } from '../../chaos/checker/figures.js';
 import { summarize } from '../../chaos/checker/percentiles.js';
-import { claim, delivery, exact, fault, ledgerLine, pid, prompt, runOf, SID, SID2, T0 } from './synthetic-run.js';
+import { delivery, exact, fault, ledgerLine, pid, prompt, runOf, SID, T0 } from './synthetic-run.js';
 
 describe('chaos checker: figures', () => {
   it('summarizes a sample by nearest rank', () => {
     expect(summarize([])).toEqual({ count: 0, p50: null, p99: null, max: null });
     expect(summarize([30, 10, 20, 40])).toEqual({ count: 4, p50: 20, p99: 40, max: 40 });
     expect(summarize(Array.from({ length: 100 }, (_, i) => i + 1))).toMatchObject({ p50: 50, p99: 99, max: 100 });
-  });
-
-  it('measures failover from the owner killed to the first 2xx another node served for one of its sessions', () => {
-    const history = [
-      claim(0, 'n1', 'create'),
-      claim(0, 'n2', 'create', SID2),
-      fault(1_000, 'kill9', 'n1'),
-      { ...exact(1_500, pid(1), 'running', { node: 'n1' }), status: 502, body: { raw: 'bad gateway' } }, // not a 2xx
-      claim(4_000, 'n3'), // answered at +4,010
-      fault(6_000, 'sigstop', 'n3'),
-      exact(9_000, pid(1), 'error', { node: 'n2' }), // answered at +9,010
-      fault(20_000, 'kill9', 'n1'), // n1 owns nothing by then: no sample
-    ];
-    expect(failoverSamples(runOf(history))).toEqual([3_010, 3_010]);
   });
 
   it('measures delivery lag from the receiver coming back to the first 2xx delivery of turns settled before', () => {

@@ -20,12 +20,33 @@ describe('chaos harness: the seeded schedule', () => {
       for (const episode of episodes) {
         expect(episode.healAt).toBeLessThanOrEqual(SETTINGS.durationMs * 0.8);
         expect(episode.at).toBeGreaterThanOrEqual(SETTINGS.durationMs * 0.1);
-        if (episode.kind === 'sigstop') expect(episode.healAt - episode.at).toBeGreaterThan(SETTINGS.leaseMs);
+        if (episode.kind === 'sigstop' || episode.kind === 'pause-append')
+          expect(episode.healAt - episode.at).toBeGreaterThan(SETTINGS.leaseMs);
+        if (['flushall', 'del-lease', 'cut-body'].includes(episode.kind)) expect(episode.healAt).toBe(episode.at);
       }
       const lanes = new Map<string, Episode[]>();
       for (const episode of episodes) lanes.set(episode.lane, [...(lanes.get(episode.lane) ?? []), episode]);
       for (const lane of lanes.values()) lane.slice(1).forEach((episode, i) => expect(episode.at).toBeGreaterThan(lane[i]!.healAt));
     }
+  });
+
+  it('draws every fault kind over a few schedules, each node fault aimed at a node', () => {
+    const episodes = ['1', '2', '3', '4', '5'].flatMap((seed) => schedule(seed));
+    const kinds = new Set(episodes.map((episode) => episode.kind));
+    for (const kind of [
+      'kill9',
+      'sigstop',
+      'sigterm',
+      'pause-append',
+      'redis',
+      'flushall',
+      'del-lease',
+      'partition-redis',
+      'partition-peers',
+    ])
+      expect(kinds).toContain(kind);
+    for (const episode of episodes.filter((e) => ['nodes', 'network'].includes(e.lane) || e.kind === 'del-lease'))
+      expect(['n1', 'n2', 'n3']).toContain(episode.target);
   });
 });
 
@@ -51,6 +72,9 @@ describe('chaos harness: op kinds of the history', () => {
     expect(kind('GET', '/session/s1/turns?limit=20')).toBe('list');
     expect(kind('GET', '/session/s1/turns/p1', true)).toBe('final-exact');
     expect(kind('GET', '/session/s1/turns?limit=100', true)).toBe('final-list');
+    expect(kind('POST', '/session/s1/cancel')).toBe('cancel');
+    expect(kind('DELETE', '/session/s1/pending-prompts/p1')).toBe('remove');
+    expect(kind('POST', '/session/s1/webhooks')).toBe('subscribe');
     expect(kind('GET', '/capabilities')).toBe('other');
   });
 });
@@ -65,8 +89,8 @@ describe('chaos harness: the table across runs', () => {
     });
     const rows = runsTable([run('a', 0), run('b', 2)]).split('\n');
     expect(rows[0]).toContain('| idempotency |');
-    expect(rows[2]).toBe('| a | kill9 1 | prompt 3 | 0 | - / - | - / - |');
+    expect(rows[2]).toBe('| a | kill9 1 | prompt 3 | 0 | - / - (0) | - / - |');
     expect(rows[3]).toContain('| b | kill9 1 | prompt 3 | 2 |');
-    expect(rows[4]).toBe('| all 2 | kill9 2 | prompt 6 | 2 | 1.0 s / 3.0 s | - / - |');
+    expect(rows[4]).toBe('| all 2 | kill9 2 | prompt 6 | 2 | 1.0 s / 3.0 s (0) | - / - |');
   });
 });

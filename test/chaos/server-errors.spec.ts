@@ -35,6 +35,8 @@ describe('chaos checker: no 5xx but the documented 503s, no crash', () => {
 
   it('reports a daemon that exited on its own', () => {
     const crash = { type: 'crash', t: T0, target: 'n3', code: 1, signal: null, stderrTail: 'boom' };
-    expect(check(runOf([crash]))).toEqual([{ message: expect.stringContaining('n3 exited on its own (code 1'), slice: [crash] }]);
+    expect(check(runOf([crash]))).toEqual([
+      { kind: 'crash', message: expect.stringContaining('n3 exited on its own (code 1'), slice: [crash] },
+    ]);
   });
 });

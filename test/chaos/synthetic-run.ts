@@ -118,7 +118,7 @@ export function fault(at: number, kind: string, target: string): HistoryRecord {
 export function delivery(
   at: number,
   promptId: string,
-  options: { type?: string; answered?: number; secret?: string; body?: string; sessionId?: string } = {},
+  options: { type?: string; answered?: number; secret?: string; body?: string; sessionId?: string; path?: string; id?: string } = {},
 ) {
   const body =
     options.body ??
@@ -127,7 +127,7 @@ export function delivery(
       timestamp: T0 + at,
       data: { sessionId: options.sessionId ?? SID, promptId, state: 'completed' },
     });
-  const id = `msg_${promptId}`;
+  const id = options.id ?? `msg_${promptId}`;
   const sentAt = new Date(T0 + at);
   return {
     type: 'delivery',
@@ -139,6 +139,7 @@ export function delivery(
     },
     raw: body,
     answered: options.answered ?? 200,
+    ...(options.path !== undefined && { path: options.path }),
   } satisfies HistoryRecord;
 }
 
@@ -193,4 +194,37 @@ export function runOf(
     history,
     data: { transcripts: options.transcripts ?? [], ledgers: new Map(Object.entries(options.ledgers ?? {})), outbox: options.outbox ?? [] },
   };
+}
+
+/** A sample of the harness's fence sampler: the data dir's fence (`file`) or a lease Redis holds (`lease`, with its node). */
+export function fence(at: number, source: 'file' | 'lease', value: number, options: { node?: string; sessionId?: string } = {}) {
+  return {
+    type: 'fence',
+    t: T0 + at,
+    source,
+    sessionId: options.sessionId ?? SID,
+    fence: value,
+    ...(options.node && { node: options.node }),
+  } satisfies HistoryRecord;
+}
+
+/** A node fault as the harness records it, with the sessions its node owned. */
+export function nodeFault(at: number, kind: string, target: string, owned: string[] = [SID]): HistoryRecord {
+  return { type: 'fault', t: T0 + at, fault: kind, target, owned };
+}
+
+/** One of the canary's ops after the fault at `faultAt`: a `current` read, or a load, answered `status` by `node`. */
+export function canaryOp(faultAt: number, at: number, kind: 'current' | 'load', status: number | null, node?: string, sessionId = SID) {
+  return op(at, {
+    op: kind,
+    client: 'canary',
+    canary: T0 + faultAt,
+    method: kind === 'load' ? 'POST' : 'GET',
+    path: kind === 'load' ? `/session/${sessionId}/load` : `/session/${sessionId}/turns/current`,
+    sessionId,
+    status,
+    body: status === 404 ? { error: 'Session not found', code: 'session_not_found', sessionId } : status === null ? null : { sessionId },
+    ...(status === null && { error: 'timeout' }),
+    ...(node ? { headers: { 'x-turns-node': node } } : {}),
+  });
 }

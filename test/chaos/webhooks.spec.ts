@@ -28,7 +28,7 @@ describe('chaos checker: webhook deliveries', () => {
     const refused = delivery(100, pid(1), { answered: 500 });
     const violations = check(runOf([prompt(0, pid(1)), refused], { ledgers: settledInLedger(1) }));
     expect(violations).toHaveLength(1);
-    expect(violations[0]!.message).toContain('no delivery of it was answered 2xx (1 attempts received)');
+    expect(violations[0]!.message).toContain('no delivery of it to operator was answered 2xx (1 attempts received)');
     expect(violations[0]!.slice).toContain(refused);
   });
 
@@ -69,5 +69,29 @@ describe('chaos checker: webhook deliveries', () => {
     ];
     const violations = check(runOf(history));
     expect(violations.map((v) => v.message)).toEqual([expect.stringContaining(`prompt ${pid(1)}`)]);
+  });
+
+  it('with the operator endpoint beside subscriptions, owes each its own delivery, signed with its own secret', () => {
+    const own = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+    const subscribe = op(0, {
+      op: 'subscribe',
+      method: 'POST',
+      path: `/session/${SID}/webhooks`,
+      status: 201,
+      body: { webhookId: 'w1', secret: own },
+    });
+    const history = [subscribe, prompt(10, pid(1)), exact(20, pid(1), 'completed')];
+    const meta = { meta: { operatorWebhook: true } };
+    const toOperator = delivery(30, pid(1), { path: '/hook/n1' });
+    const toSubscription = delivery(40, pid(1), { path: `/sub/${SID}`, secret: own });
+    expect(check(runOf([...history, toOperator, toSubscription], meta))).toEqual([]);
+    expect(check(runOf([...history, toOperator], meta)).map((v) => v.kind)).toEqual(['undelivered-to-subscription']);
+    expect(check(runOf([...history, toSubscription], meta)).map((v) => v.kind)).toEqual(['undelivered']);
+    // A subscription's delivery signed with the operator's secret does not verify.
+    const forged = delivery(40, pid(1), { path: `/sub/${SID}` });
+    expect(check(runOf([...history, toOperator, forged], meta)).map((v) => v.kind)).toEqual([
+      'bad-signature',
+      'undelivered-to-subscription',
+    ]);
   });
 });

@@ -1,0 +1,80 @@
+import { TOKEN } from './cluster.js';
+import { sleep } from './processes.js';
+import { recordingFetch } from './recording-fetch.js';
+
+/** One request every 200 ms a session; a request (a load too) gets 2 s: a stopped node holds its socket open. */
+const EVERY_MS = 200;
+const TIMEOUT_MS = 2_000;
+/** How long a (fault, session) is watched at most: far past the bound the checker holds it to. */
+export const WATCH_MS = 30_000;
+/** Loads that found no transcript before the watch gives up on a session nothing can serve (censored). */
+const NOTHING_TO_LOAD = 3;
+
+/**
+ * The failover figure's probe (docs/reliability.md): after a node fault, for each
+ * session the node owned, one unretried `GET /session/:id/turns/current` every
+ * 200 ms through the front until one answers 2xx; a `404 session_not_found` gets
+ * the session loaded (one load at a time). Its ops carry `canary: <the fault's t>`;
+ * a `canary-end` record closes each watch. A session whose loads found no
+ * transcript three times is left alone: nothing was admitted to it.
+ */
+export class Canary {
+  constructor({ front, history }) {
+    Object.assign(this, { front, history });
+    this.watches = [];
+  }
+
+  watch(fault) {
+    for (const sessionId of fault.owned ?? []) this.watches.push(this.follow(fault, sessionId));
+  }
+
+  /** Resolves once every watch has ended. */
+  async done() {
+    await Promise.allSettled(this.watches);
+  }
+
+  async follow(fault, sessionId) {
+    const send = recordingFetch(this.history, 'canary', { extra: { canary: fault.t } });
+    const headers = { authorization: `Bearer ${TOKEN}` };
+    const path = `${this.front}/session/${encodeURIComponent(sessionId)}`;
+    const sent = [];
+    let answered = false;
+    let watching = true;
+    let loading;
+    let lost = 0;
+    const deadline = fault.t + WATCH_MS;
+    const load = async () => {
+      const res = await send(`${path}/load`, { method: 'POST', headers, signal: AbortSignal.timeout(TIMEOUT_MS) });
+      if (res.status === 404) lost += 1;
+    };
+    const poll = async () => {
+      const res = await send(`${path}/turns/current`, { headers, signal: AbortSignal.timeout(TIMEOUT_MS) });
+      if (res.ok) answered = true;
+      else if (res.status === 404 && !loading && !answered && watching) {
+        const body = await res.json().catch(() => ({}));
+        if (body.code === 'session_not_found')
+          loading = load()
+            .catch(() => undefined)
+            .finally(() => (loading = undefined));
+      }
+    };
+    const nothingToLoad = () => lost >= NOTHING_TO_LOAD;
+    while (!answered && Date.now() < deadline && !nothingToLoad()) {
+      sent.push(poll().catch(() => undefined));
+      await sleep(EVERY_MS);
+    }
+    watching = false;
+    await Promise.allSettled([...sent, loading]);
+    this.history.write({
+      type: 'canary-end',
+      t: Date.now(),
+      canary: fault.t,
+      fault: fault.fault,
+      target: fault.target,
+      sessionId,
+      answered,
+      // The checker decides what is censored (a session without a transcript); this says why a watch ended early.
+      lost,
+    });
+  }
+}

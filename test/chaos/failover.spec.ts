@@ -1,0 +1,48 @@
+import { canarySamples, check, failoverBound, failoverFigure } from '../../chaos/checker/failover.js';
+import { canaryOp, claim, nodeFault, runOf, SID, SID2, T0, transcript } from './synthetic-run.js';
+
+const LEASE = { meta: { leaseMs: 3_000 } };
+
+describe('chaos checker: the canary failover figure', () => {
+  it('splits a session failover into lease expiry, claim and serving, from the fault to the first 2xx', () => {
+    const history = [
+      nodeFault(1_000, 'sigstop', 'n1'),
+      canaryOp(1_000, 1_200, 'current', null), // the stopped owner holds the socket: timed out
+      canaryOp(1_000, 4_000, 'current', 404, 'n2'),
+      { ...canaryOp(1_000, 4_010, 'load', 200, 'n2'), end: T0 + 4_060 },
+      canaryOp(1_000, 4_200, 'current', 200, 'n2'), // answered at +4,210
+    ];
+    const [sample] = canarySamples(runOf(history, LEASE));
+    expect(sample).toMatchObject({ fault: 'sigstop', target: 'n1', sessionId: SID, answered: true, censored: false });
+    expect(sample).toMatchObject({ totalMs: 3_210, expiryMs: 3_010, claimMs: 50, servingMs: 150 });
+    expect(check(runOf(history, LEASE))).toEqual([]);
+  });
+
+  it('holds each sample to the lease + the run load p99 + 0.5 s, and reports one over it with its split', () => {
+    const loads = [claim(100, 'n1'), { ...claim(200, 'n2'), end: T0 + 1_200 }]; // load p99 1,000 ms
+    expect(failoverBound(runOf(loads, LEASE))).toBe(3_000 + 1_000 + 500);
+    const slow = [nodeFault(10_000, 'kill9', 'n1'), canaryOp(10_000, 14_600, 'current', 200, 'n3')]; // 4,610 ms
+    const violations = check(runOf([...loads, ...slow], LEASE));
+    expect(violations).toEqual([expect.objectContaining({ kind: 'over-bound:kill9' })]);
+    expect(violations[0]!.message).toContain('4610 ms (expiry 4600 + claim 0 + serving 10)');
+  });
+
+  it('reports a session with a transcript that never answered, and sets apart one with nothing to load (censored)', () => {
+    const history = [
+      nodeFault(1_000, 'pause-append', 'n1', [SID, SID2]),
+      canaryOp(1_000, 4_000, 'load', 503, 'n1'),
+      canaryOp(1_000, 4_000, 'load', 404, 'n2', SID2),
+      { type: 'canary-end', t: T0 + 31_000, canary: T0 + 1_000, sessionId: SID, answered: false, lost: 0 },
+      { type: 'canary-end', t: T0 + 31_000, canary: T0 + 1_000, sessionId: SID2, answered: false, lost: 3 },
+    ];
+    const run = runOf(history, { ...LEASE, transcripts: [transcript([{ type: 'user' }])] }); // SID has one, SID2 none
+    expect(check(run)).toEqual([expect.objectContaining({ kind: 'never-answered:pause-append' })]);
+    expect(check(run)[0]!.message).toContain('answered no 2xx in the 30000 ms the canary watched');
+    expect(failoverFigure(run)).toMatchObject({ censored: 1, unanswered: 1, totalMs: { count: 0 } });
+  });
+
+  it('takes no sample for a fault without owned sessions, nor for ops of another fault', () => {
+    const history = [nodeFault(1_000, 'kill9', 'n1', []), nodeFault(2_000, 'kill9', 'n2'), canaryOp(1_000, 2_500, 'current', 200, 'n3')];
+    expect(canarySamples(runOf(history, LEASE))).toEqual([]);
+  });
+});
