@@ -5,7 +5,7 @@ import { HostAgent } from '../docs/examples/host-runtime/host-agent.js';
 import { HostBridge } from '../docs/examples/host-runtime/host-bridge.js';
 import { HostRuntime } from '../docs/examples/host-runtime/host-runtime.js';
 import { HostTranscriptScan } from '../docs/examples/host-runtime/host-transcript-scan.js';
-import { TranscriptScanService, TurnsModule, TurnStatusService, type SettledTurnStatus } from '../src/index.js';
+import { TranscriptScanService, TurnsModule, TurnStatusService, type MaybePromise, type SettledTurnStatus } from '../src/index.js';
 import { createTurnsTestingApp } from '../src/testing/index.js';
 import { deferred, settle } from './support/deferred.js';
 import { ADAPTERS } from './support/test-daemon.js';
@@ -43,7 +43,7 @@ class HeldScan extends TranscriptScanService {
   release(): void {
     this.calls.shift()!();
   }
-  private held<T>(read: () => Promise<T>): Promise<T> {
+  private held<T>(read: () => MaybePromise<T>): Promise<T> {
     const gate = deferred<void>();
     this.calls.push(() => gate.resolve());
     const snapshot = read();

@@ -222,7 +222,12 @@ export class PromptLedger implements OnModuleInit {
   private record(transition: TurnTransition): void {
     const { sessionId, promptId, status } = transition;
     if (transition.kind === 'admitted') {
-      const record = inFlightRecord(promptId, status.queuedAt ?? this.clock.now(), this.recorder.lastUuidOf(sessionId), transition.idempotency);
+      const record = inFlightRecord(
+        promptId,
+        status.queuedAt ?? this.clock.now(),
+        this.recorder.lastUuidOf(sessionId),
+        transition.idempotency,
+      );
       const written = this.files.append(sessionId, record);
       // Held until it settles, for the admission's answer to wait on (it asks in the same tick).
       this.admissions.set(promptId, written);

@@ -58,6 +58,7 @@ export abstract class SessionOwnership {
     return undefined;
   }
 
+  /**
    * How often to look for sessions that no node holds, to settle the prompts
    * a dead owner left in flight; `undefined` (a single daemon, which owns every
    * session): once, at start.
