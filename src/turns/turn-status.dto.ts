@@ -193,7 +193,7 @@ export class PendingInteractionActionDto {
  */
 export class PendingInteractionDto implements PendingInteraction {
   @ApiProperty({
-    description: 'Answer it at POST /session/{id}/permission/{requestId}.',
+    description: 'The id a client answers the request by (SPEC §21).',
     example: '5c1d2a8e-7f7b-4a44-9a57-1f2e3d4c5b6a.4f1c2a9b0d3e5f67',
   })
   @IsString()
