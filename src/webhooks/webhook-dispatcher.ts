@@ -7,7 +7,7 @@ import { DeliverySchedule, earliestEntries } from './delivery-schedule.js';
 import { attemptFailureOf, disables, nextStepOf, verdictOf, type Verdict } from './delivery-verdict.js';
 import { failureLine, ReceiverHealth, receiverName } from './receiver-health.js';
 import { signTurnWebhook } from './turn-webhook-signature.js';
-import type { DeliveryLogEntry, WebhookDelivery } from './webhook-delivery.js';
+import { deliveriesOf, type DeliveryLogEntry, type DeliveryTarget, type OutgoingEvent, type WebhookDelivery } from './webhook-delivery.js';
 import { WebhookOutbox, type OutboxEntry } from './webhook-outbox.js';
 import { sendWebhook, type AttemptResult } from './webhook-sender.js';
 import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings.js';
@@ -90,6 +90,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     await this.outbox.put(delivery);
     this.log.record(delivery, 'pending');
     this.schedule(delivery.deliveryId, delivery.nextAttemptAt);
+  }
+
+  /** Queues one event to each receiver (their deliveries written, then scheduled). */
+  async enqueueEach(event: OutgoingEvent, targets: readonly DeliveryTarget[]): Promise<void> {
+    await Promise.all(deliveriesOf(event, targets).map((delivery) => this.enqueue(delivery)));
   }
 
   /** Where this process's outbox is. */
