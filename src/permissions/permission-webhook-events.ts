@@ -3,7 +3,6 @@ import { Clock } from '../common/clock.js';
 import { PromptBridge } from '../bridge/prompt-bridge.js';
 import type { PendingInteraction } from '../turns/turn-status.js';
 import type { TurnPermissionRequestedWebhookEvent } from '../webhooks/turn-webhook-event.js';
-import { deliveryIdOf } from '../webhooks/webhook-delivery.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { WebhookSubscriptions } from '../webhooks/webhook-subscriptions.service.js';
 import { PermissionBroker, type PermissionTurn } from './permission-broker.js';
@@ -48,23 +47,8 @@ export class PermissionWebhookEvents implements OnModuleInit, OnModuleDestroy {
     const now = this.clock.now();
     const event: TurnPermissionRequestedWebhookEvent = { type: TYPE, timestamp: now, requestId, data };
     const body = JSON.stringify(event);
-    await Promise.all(
-      webhooks.map(({ webhookId }) => {
-        const target = { kind: 'subscription' as const, file, webhookId };
-        // One message per request and receiver: the request id stands where a terminal's prompt id does.
-        const deliveryId = deliveryIdOf(requestId, TYPE, target);
-        return this.dispatcher.enqueue({
-          deliveryId,
-          target,
-          sessionId,
-          promptId,
-          type: TYPE,
-          body,
-          attempts: 0,
-          nextAttemptAt: now,
-          createdAt: now,
-        });
-      }),
-    );
+    const targets = webhooks.map(({ webhookId }) => ({ kind: 'subscription' as const, file, webhookId }));
+    // One message per request and receiver: the request id stands where a terminal's prompt id does.
+    await this.dispatcher.enqueueEach({ key: requestId, sessionId, promptId, type: TYPE, body, at: now }, targets);
   }
 }

@@ -7,7 +7,7 @@ import { TurnStatusService } from '../turns/turn-status.service.js';
 import type { TurnStatus } from '../turns/turn-status.js';
 import { DEFAULT_TURN_WEBHOOK_EVENTS, eventTypeOf, turnWebhookEventOf, type TurnWebhookEventType } from './turn-webhook-event.js';
 import { QueuedWebhookEvents, queuedKey } from './queued-webhook-events.js';
-import { deliveryIdOf, type DeliveryTarget } from './webhook-delivery.js';
+import type { DeliveryTarget } from './webhook-delivery.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings.js';
 import { WebhookSubscriptions } from './webhook-subscriptions.service.js';
@@ -110,23 +110,9 @@ export class TurnWebhookEvents implements OnModuleInit, OnModuleDestroy {
     if (!event || (provisional !== undefined && event.type !== provisional)) return;
     const { type } = event;
     const body = JSON.stringify(event);
-    await Promise.all(
-      receivers
-        .filter((receiver) => receiver.events.includes(type))
-        .map((receiver) =>
-          this.dispatcher.enqueue({
-            deliveryId: deliveryIdOf(transition.promptId, type, receiver.target),
-            target: receiver.target,
-            sessionId: transition.sessionId,
-            promptId: transition.promptId,
-            type,
-            body,
-            attempts: 0,
-            nextAttemptAt: now,
-            createdAt: now,
-          }),
-        ),
-    );
+    const { sessionId, promptId } = transition;
+    const targets = receivers.filter((receiver) => receiver.events.includes(type)).map((receiver) => receiver.target);
+    await this.dispatcher.enqueueEach({ key: promptId, sessionId, promptId, type, body, at: now }, targets);
   }
 
   /** Who may want this event: the session's live subscriptions and the operator's endpoint. */

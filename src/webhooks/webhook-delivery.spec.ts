@@ -1,4 +1,4 @@
-import { deliveryIdOf } from './webhook-delivery.js';
+import { deliveriesOf, deliveryIdOf } from './webhook-delivery.js';
 
 const P1 = '5c1d2a8e-7f7b-4a44-9a57-1f2e3d4c5b6a';
 const P2 = '6d2e3b9f-8a8c-4b55-8b68-2a3f4e5d6c7b';
@@ -27,5 +27,26 @@ describe('deliveryIdOf', () => {
 
   it('has the shape of the ids the outbox names its files by (msg_ and a UUID)', () => {
     expect(deliveryIdOf(P1, 'turn.started', OPERATOR)).toMatch(/^msg_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+  });
+});
+
+describe('deliveriesOf', () => {
+  it('makes one delivery of the event to each receiver, due when the event was made, its id derived from the key', () => {
+    const event = { key: P2, sessionId: 's1', promptId: P1, type: 'turn.completed', body: '{}', at: 1_000 } as const;
+    const deliveries = deliveriesOf(event, [OPERATOR, subscription('wh_a')]);
+    expect(deliveries).toEqual(
+      [OPERATOR, subscription('wh_a')].map((target) => ({
+        deliveryId: deliveryIdOf(P2, 'turn.completed', target),
+        target,
+        sessionId: 's1',
+        promptId: P1,
+        type: 'turn.completed',
+        body: '{}',
+        attempts: 0,
+        nextAttemptAt: 1_000,
+        createdAt: 1_000,
+      })),
+    );
+    expect(deliveriesOf(event, [])).toEqual([]);
   });
 });

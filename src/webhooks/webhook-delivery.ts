@@ -37,6 +37,35 @@ export interface WebhookDelivery {
  *
  * @publicApi
  */
+/** One event to send to several receivers, as it was made. */
+export interface OutgoingEvent {
+  /** What each delivery's id derives from, with the type and the receiver: the prompt's id, or a permission request's. */
+  key: string;
+  sessionId: string;
+  promptId: string;
+  type: TurnWebhookEventType;
+  /** The event JSON. */
+  body: string;
+  /** When it was made (epoch ms): its first attempt is due then. */
+  at: number;
+}
+
+/** The event's deliveries, one to each receiver, before their first attempt. */
+export function deliveriesOf(event: OutgoingEvent, targets: readonly DeliveryTarget[]): WebhookDelivery[] {
+  const { key, sessionId, promptId, type, body, at } = event;
+  return targets.map((target) => ({
+    deliveryId: deliveryIdOf(key, type, target),
+    target,
+    sessionId,
+    promptId,
+    type,
+    body,
+    attempts: 0,
+    nextAttemptAt: at,
+    createdAt: at,
+  }));
+}
+
 export interface DeliveryLogEntry {
   deliveryId: string;
   type: TurnWebhookEventType;

@@ -7,7 +7,7 @@ import { DeliverySchedule, earliestEntries } from './delivery-schedule.js';
 import { attemptFailureOf, disables, nextStepOf, verdictOf, type Verdict } from './delivery-verdict.js';
 import { failureLine, ReceiverHealth, receiverName } from './receiver-health.js';
 import { signTurnWebhook } from './turn-webhook-signature.js';
-import type { DeliveryLogEntry, WebhookDelivery } from './webhook-delivery.js';
+import { deliveriesOf, type DeliveryLogEntry, type DeliveryTarget, type OutgoingEvent, type WebhookDelivery } from './webhook-delivery.js';
 import { WebhookOutbox, type OutboxEntry } from './webhook-outbox.js';
 import { sendWebhook, type AttemptResult } from './webhook-sender.js';
 import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings.js';
@@ -31,6 +31,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   /** deliveryId → when it is due (also its outbox file's name); at most `maxScheduled`. */
   private readonly scheduled: DeliverySchedule;
   private readonly inFlight = new Set<string>();
+  /** deliveryId → attempts made, for deliveries whose file lags behind (its rewrite failed); gone once written or done. */
+  private readonly unwritten = new Map<string, number>();
   private readonly log = new DeliveryLog();
   /** Which receivers are failing, so the log warns once per change, not once per retry. */
   private readonly health = new ReceiverHealth();
@@ -88,6 +90,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     await this.outbox.put(delivery);
     this.log.record(delivery, 'pending');
     this.schedule(delivery.deliveryId, delivery.nextAttemptAt);
+  }
+
+  /** Queues one event to each receiver (their deliveries written, then scheduled). */
+  async enqueueEach(event: OutgoingEvent, targets: readonly DeliveryTarget[]): Promise<void> {
+    await Promise.all(deliveriesOf(event, targets).map((delivery) => this.enqueue(delivery)));
   }
 
   /** Where this process's outbox is. */
@@ -167,12 +174,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   private async attempt(entry: OutboxEntry): Promise<void> {
     const delivery = await this.outbox.get(entry);
-    if (!delivery) return;
+    if (!delivery) {
+      // Gone (an adopter took it): nothing of it is kept here.
+      this.unwritten.delete(entry.deliveryId);
+      this.retrying.delete(entry.deliveryId);
+      return;
+    }
     const { deliveryId } = delivery;
     let result: AttemptResult | undefined;
     let file: string | undefined;
     let reason: string | undefined;
-    delivery.attempts += 1;
+    // A rewrite that failed left the file's count behind: the attempts made count.
+    delivery.attempts = Math.max(delivery.attempts, this.unwritten.get(deliveryId) ?? 0) + 1;
     try {
       const target = await receiverOf(delivery, this.settings, this.subscriptions);
       if (!target) {
@@ -208,24 +221,41 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         return this.finish(delivery, entry.at, 'failed');
       case 'retry':
         delivery.nextAttemptAt = this.clock.now() + verdict.delayMs;
-        this.log.record(delivery, 'pending');
-        try {
-          await this.outbox.put(delivery, entry.at);
-          this.schedule(deliveryId, delivery.nextAttemptAt);
-        } catch (error) {
-          // The delivery stays under the name it had (the rewrite renames only once it is whole): retried from there, as late.
-          const code = (error as NodeJS.ErrnoException)?.code;
-          this.logger.warn(
-            `outbox rewrite failed for ${deliveryId}: ${(error as Error)?.name ?? 'error'}${code ? ` ${code}` : ''}; kept as it was`,
-          );
-          this.schedule(deliveryId, entry.at, delivery.nextAttemptAt);
-        }
-        return;
+        return this.rewrite(delivery, entry.at);
       default: {
         const exhaustive: never = verdict;
         return exhaustive;
       }
     }
+  }
+
+  /**
+   * Rewrites a delivery after a failed attempt, under its next due time, and
+   * schedules it. Its log row changes only once the outbox has the one new
+   * file (a scrape then counts it once). One the outbox lost to an adopter is
+   * forgotten here: the adopter sends it.
+   */
+  private async rewrite(delivery: WebhookDelivery, at: number): Promise<void> {
+    const { deliveryId } = delivery;
+    try {
+      const written = await this.outbox.put(delivery, at);
+      this.unwritten.delete(deliveryId);
+      if (!written) {
+        this.retrying.delete(deliveryId);
+        this.logger.log(`delivery ${deliveryId} adopted by another node: it sends it now`);
+        return;
+      }
+      this.schedule(deliveryId, delivery.nextAttemptAt);
+    } catch (error) {
+      // The delivery stays under the name it had (the rewrite renames only once it is whole): retried from there, as late.
+      this.unwritten.set(deliveryId, delivery.attempts);
+      const code = (error as NodeJS.ErrnoException)?.code;
+      this.logger.warn(
+        `outbox rewrite failed for ${deliveryId}: ${(error as Error)?.name ?? 'error'}${code ? ` ${code}` : ''}; kept as it was`,
+      );
+      this.schedule(deliveryId, at, delivery.nextAttemptAt);
+    }
+    this.log.record(delivery, 'pending');
   }
 
   /** Logs a receiver turning failing (`warn`) or delivering again (`info`): once per change, whatever the retries. */
@@ -245,6 +275,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   private async finish(delivery: WebhookDelivery, at: number, state: 'delivered' | 'failed', lastError?: string): Promise<void> {
     this.retrying.delete(delivery.deliveryId);
+    this.unwritten.delete(delivery.deliveryId);
     if (lastError !== undefined) delivery.lastError = lastError;
     await this.outbox.remove(delivery.deliveryId, at).catch(() => undefined);
     this.log.record(delivery, state);

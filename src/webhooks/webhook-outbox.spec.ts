@@ -89,6 +89,16 @@ describe('WebhookOutbox.adopt (issue 36: adopt only the dead, and never race a l
     expect(await owner.get({ deliveryId: ID, at: delivery().nextAttemptAt })).toBeUndefined();
   });
 
+  it('a rewrite after the outbox was adopted writes nothing and says so: the adopter owns the delivery now', async () => {
+    const owner = new WebhookOutbox(join(root, 'outbox-a'));
+    await owner.put(delivery());
+    expect(await new WebhookOutbox(join(root, 'outbox-b')).adopt(join(root, 'outbox-a'))).toBe(1);
+    // Before: the rewrite made `outbox-a` again, and both nodes retried the delivery for ever.
+    expect(await owner.put({ ...delivery(), attempts: 1, nextAttemptAt: 1_796_192_020_000 }, delivery().nextAttemptAt)).toBe(false);
+    expect(readdirSync(root).sort()).toEqual(['outbox-b']);
+    expect(readdirSync(join(root, 'outbox-b'))).toEqual([nameOf(delivery())]);
+  });
+
   it('a second adopter of the same outbox takes nothing', async () => {
     await new WebhookOutbox(join(root, 'outbox-a')).put(delivery());
     expect(await new WebhookOutbox(join(root, 'outbox-b')).adopt(join(root, 'outbox-a'))).toBe(1);

@@ -30,18 +30,31 @@ export interface OutboxEntry {
 export class WebhookOutbox {
   constructor(private readonly dir: string) {}
 
-  /** Writes the delivery under its due time; the file it had before (due at `previousAt`) goes once the new one is in place. */
-  async put(delivery: WebhookDelivery, previousAt?: number): Promise<void> {
+  /**
+   * Writes the delivery under its due time; the file it had before (due at
+   * `previousAt`) goes once the new one is in place. A first write makes the
+   * directory if it must; a rewrite never does: its directory gone means
+   * another node adopted this outbox (renamed it away), and with it the
+   * delivery — `false` then, and nothing is written.
+   */
+  async put(delivery: WebhookDelivery, previousAt?: number): Promise<boolean> {
     const file = this.fileOf(delivery.deliveryId, delivery.nextAttemptAt);
-    // ENOENT: another node adopted this outbox (renamed it away) during the write; the write goes to a new one.
-    await writeAtomically(file, JSON.stringify(delivery)).catch((error: NodeJS.ErrnoException) =>
-      error.code === 'ENOENT' ? writeAtomically(file, JSON.stringify(delivery)) : Promise.reject(error),
-    );
-    if (previousAt !== undefined && previousAt !== delivery.nextAttemptAt) {
+    const text = JSON.stringify(delivery);
+    const adopted = (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? false : Promise.reject(error));
+    if (previousAt === undefined) {
+      // ENOENT: adopted during the write; a first write goes to a new outbox (nobody else has this delivery yet).
+      await writeAtomically(file, text).catch((error: NodeJS.ErrnoException) =>
+        error.code === 'ENOENT' ? writeAtomically(file, text) : Promise.reject(error),
+      );
+      return true;
+    }
+    if (!(await writeAtomically(file, text, { createDir: false }).then(() => true, adopted))) return false;
+    if (previousAt !== delivery.nextAttemptAt) {
       await this.remove(delivery.deliveryId, previousAt);
       // Synced too, or a power loss could bring the old file back beside the new one (a duplicate).
-      await syncDirectory(this.dir);
+      return syncDirectory(this.dir).then(() => true, adopted);
     }
+    return true;
   }
 
   async get(entry: OutboxEntry): Promise<WebhookDelivery | undefined> {

@@ -113,10 +113,20 @@ export class WebhookSubscriptions {
 /**
  * Writes `file` through a temp file renamed over it, synced first, then the
  * directory synced: a crash leaves the old or the new file, and a power loss
- * after this resolves the new one.
+ * after this resolves the new one. Directories it makes are synced into
+ * their parents; with `createDir: false` a missing directory is an ENOENT.
  */
-export async function writeAtomically(file: string, text: string): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
+export async function writeAtomically(file: string, text: string, { createDir = true } = {}): Promise<void> {
+  const dir = dirname(file);
+  if (createDir) {
+    const created = await mkdir(dir, { recursive: true });
+    // Each directory made is an entry in its parent, lost to a power loss unless the parent is synced.
+    // `created` is the topmost one made (an ancestor of `dir`, or `dir`), so the walk up ends there.
+    for (let made = dir; created !== undefined; made = dirname(made)) {
+      await syncDirectory(dirname(made));
+      if (made === created || made === dirname(made)) break;
+    }
+  }
   const temp = `${file}.${randomUUID()}.tmp`;
   const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
   try {
@@ -126,5 +136,5 @@ export async function writeAtomically(file: string, text: string): Promise<void>
     await handle.close();
   }
   await rename(temp, file);
-  await syncDirectory(dirname(file));
+  await syncDirectory(dir);
 }
