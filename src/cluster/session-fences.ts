@@ -18,9 +18,9 @@ export function highestFenceOf(names: readonly string[]): number {
  * The highest lease fence each session has had, kept on the shared data dir:
  * one file per fence, `<dataDir>/cluster/fence-files/<sessionId>/<fence>`,
  * created with `O_EXCL` and synced with its directory (and a directory made
- * for it, in its parent), the highest name
- * winning. A record only ever adds a name, so two racing records can never
- * lower the fence, and a crash leaves a fence recorded or not, never torn.
+ * for it, in its parent), the highest name winning. A record only ever adds a
+ * name, so two racing records can never lower the fence, and a crash leaves a
+ * fence recorded or not, never torn.
  * Redis's fence counter starts over when Redis loses its data; this record
  * does not, so a claim made after that still outranks the owner before it.
  * Without a directory it records nothing.
