@@ -47,6 +47,26 @@ export function readJsonLines(type, file) {
 }
 
 /**
+ * The ledger records a reader believes, in file order — the fencing rule of src/transcript/fence-order.ts, as
+ * `ledgerRecordsOf` applies it: a line (record or marker `{"v":1,"fence":N}`) whose fence is lower than one before it
+ * is a stale owner's, written after a newer claim, and is skipped; a line without a fence is read and outranks
+ * nothing. Markers are not records. Counting a skipped line as recorded would hide the very gap the checks look for.
+ * @param {DataRecord[]} lines
+ * @returns {DataRecord[]}
+ */
+export function believedLedgerRecords(lines) {
+  let highest = 0;
+  return lines.filter(({ record }) => {
+    const fence = record.fence;
+    if (typeof fence === 'number' && Number.isSafeInteger(fence) && fence > 0) {
+      if (fence < highest) return false;
+      highest = fence;
+    }
+    return record.v === 1 && typeof record.promptId === 'string' && record.promptId !== '';
+  });
+}
+
+/**
  * Everything of interest in the given data dirs (each read once, also when several nodes share one).
  * @param {string[]} dataDirs
  * @returns {DataDirView}
@@ -76,7 +96,7 @@ export function readDataDirs(dataDirs) {
         } else if (ledger) {
           const sessionId = ledger[1] ?? '';
           const { records } = readJsonLines('ledger', file);
-          const valid = records.filter(({ record }) => record.v === 1 && typeof record.promptId === 'string');
+          const valid = believedLedgerRecords(records);
           view.ledgers.set(sessionId, [...(view.ledgers.get(sessionId) ?? []), ...valid]);
         }
       }

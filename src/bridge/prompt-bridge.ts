@@ -24,6 +24,13 @@ import type { TurnObserver } from './turn-transition.js';
 
 export type { TurnTransition } from './turn-transition.js';
 
+/**
+ * What an admitted prompt waits on before it may run: its admission's record
+ * (the ledger's synced `in_flight` line); `undefined` when there is none to
+ * wait for. A rejection withdraws the prompt before it ever runs.
+ */
+export type AdmissionGate = (sessionId: string, promptId: string) => Promise<void> | undefined;
+
 const SESSION_CLOSED = { message: 'Session closed', code: 'session_closed' };
 const DEADLINE_EXCEEDED = { message: 'Prompt deadline exceeded', code: 'prompt_deadline_exceeded' };
 
@@ -43,6 +50,7 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
   private readonly logger = new Logger('PromptBridge');
   private readonly spans = new TurnSpans();
   protected readonly core: SessionQueueCore<LiveEntry>;
+  private admissionGate?: AdmissionGate;
 
   constructor(
     private readonly sessions: SessionRunner,
@@ -116,6 +124,7 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
         entry.deadline.unref?.();
       }
       this.core.admit(sessionId, entry);
+      this.hold(sessionId, entry);
       this.pump(sessionId);
       return { promptId: entry.promptId, lastEventId, eventEpoch };
     });
@@ -136,6 +145,11 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
     if (entry === queue.running) entry.abort.abort();
     else this.publish(sessionId, entry, { state: 'cancelled', stopReason: 'cancelled', endedAt: this.clock.now() });
     return true;
+  }
+
+  /** Holds each admitted prompt until `gate` resolves for it (the ledger registers its record's write). */
+  gateAdmissions(gate: AdmissionGate): void {
+    this.admissionGate = gate;
   }
 
   /** Cooperatively cancels the running prompt only; queued prompts still run. */
@@ -231,6 +245,24 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
         if (!this.publish(sessionId, entry, outcome)) this.core.settleLate(sessionId, entry, outcome);
         this.releaseAndPump(sessionId, entry);
       });
+  }
+
+  /**
+   * An agent must not start a prompt whose admission may yet be refused (a
+   * 503 the client retries): the entry is held until its gate resolves, and
+   * withdrawn, never having run, when it rejects.
+   */
+  private hold(sessionId: string, entry: LiveEntry): void {
+    const gate = this.admissionGate?.(sessionId, entry.promptId);
+    if (!gate) return;
+    entry.held = true;
+    gate.then(
+      () => {
+        entry.held = false;
+        this.pump(sessionId);
+      },
+      () => this.remove(sessionId, entry.promptId),
+    );
   }
 
   private expire(sessionId: string, entry: LiveEntry): void {

@@ -22,6 +22,8 @@ export interface QueuedPrompt {
   activityTimer?: NodeJS.Timeout;
   /** The `Idempotency-Key` it was admitted with, and its answer, for the ledger and the transcript. */
   idempotency?: RecordedIdempotency;
+  /** Its admission's record is not yet synced: it is not dispatched until it is (see `AdmissionGate`). */
+  held?: boolean;
 }
 
 /** An admitted prompt as the bridge runs it. */

@@ -27,6 +27,22 @@ describe('SessionQueueCore', () => {
     });
   });
 
+  it('does not dispatch a held head, nor what queues behind it; a settled held head leaves the FIFO', () => {
+    const [a, b] = ['a', 'b'].map(entry);
+    a!.held = true;
+    core.admit(S, a!);
+    core.admit(S, b!);
+    expect(core.dispatch(S)).toBeUndefined();
+    expect(core.getLive(S, 'a')).toMatchObject({ state: 'queued' });
+    a!.held = false;
+    expect(core.dispatch(S)).toBe(a);
+    b!.held = true;
+    core.release(S, a!);
+    expect(core.dispatch(S)).toBeUndefined();
+    core.settle(S, b!, { state: 'cancelled', stopReason: 'cancelled', endedAt: time });
+    expect(core.existing(S)!.pendingCount).toBe(0);
+  });
+
   it('runs one prompt at a time, in FIFO order, and marks only the ones that waited', () => {
     const [a, b, c] = ['a', 'b', 'c'].map(entry);
     for (const e of [a!, b!, c!]) core.admit(S, e);

@@ -86,10 +86,10 @@ export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
     this.emit('admitted', sessionId, entry, liveStatus(sessionId, entry));
   }
 
-  /** Moves the FIFO head into the running slot (`running`) when nothing runs; the entry, or `undefined`. */
+  /** Moves the FIFO head into the running slot (`running`) when nothing runs and it is not held; the entry, or `undefined`. */
   dispatch(sessionId: string): E | undefined {
     const queue = this.queues.get(sessionId);
-    if (!queue || queue.running || queue.queued.length === 0) return undefined;
+    if (!queue || queue.running || queue.queued.length === 0 || queue.queued[0]!.held) return undefined;
     const entry = queue.queued.shift()!;
     queue.running = entry;
     entry.startedAt = this.options.now();

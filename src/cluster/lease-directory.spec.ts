@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HAS_REDIS, startRedis, type RedisProcess } from '../../test/support/redis-server.js';
@@ -181,6 +181,17 @@ const LEASE_MS = 60_000;
         for (const sessionId of [S1, S2]) await ownership.release(sessionId);
       }
       rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    it('an unreadable recorded fence (an empty file of the earlier layout) is not claimed around: 503 and an error naming it', async () => {
+      const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+      mkdirSync(join(dataDir, 'cluster', 'fences'), { recursive: true });
+      writeFileSync(join(dataDir, 'cluster', 'fences', S1), '');
+      await expect(ownershipOf(A).claim(S1)).rejects.toMatchObject({ code: 'cluster_unavailable' });
+      expect(error).toHaveBeenCalledWith(
+        expect.stringContaining(`session ${S1} cannot be claimed: its recorded fence cannot be read (unreadable fence`),
+      );
+      error.mockRestore();
     });
 
     it('a fresh lease is confirmed without asking Redis', async () => {

@@ -178,7 +178,13 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
   }
 
   private async claimOnce(sessionId: string): Promise<void> {
-    const floor = await this.fences.highest(sessionId).catch(() => Promise.reject(clusterUnavailable({ sessionId })));
+    const floor = await this.fences.highest(sessionId).catch((error: unknown) => {
+      // Never guessed around (it may be the highest): the session stays unclaimable until an operator mends it (docs/cluster.md).
+      this.logger.error(
+        `session ${sessionId} cannot be claimed: its recorded fence cannot be read (${(error as Error)?.message ?? 'error'})`,
+      );
+      return Promise.reject(clusterUnavailable({ sessionId }));
+    });
     const sentAt = this.monotonic();
     const epoch = this.directory.epoch;
     let result;

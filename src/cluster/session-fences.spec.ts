@@ -2,7 +2,15 @@ import fc from 'fast-check';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { syncDirectory } from '../common/sync-directory.js';
 import { highestFenceOf, SessionFences } from './session-fences.js';
+
+// Every directory sync is seen (the real one runs).
+jest.mock('../common/sync-directory.js', () => {
+  const actual = jest.requireActual('../common/sync-directory.js');
+  return { ...actual, syncDirectory: jest.fn(actual.syncDirectory) };
+});
+const synced = syncDirectory as jest.MockedFunction<typeof syncDirectory>;
 
 const S1 = '11111111-1111-4111-8111-111111111111';
 const S2 = '22222222-2222-4222-8222-222222222222';
@@ -20,6 +28,17 @@ describe('SessionFences', () => {
     await fences.record(S1, 7);
     expect(await fences.highest(S1)).toBe(7);
     expect(await fences.highest(S2)).toBe(0);
+  });
+
+  it("syncs the directories a record makes, each in its parent, and the fence's own directory", async () => {
+    const fences = new SessionFences(dataDir);
+    synced.mockClear();
+    await fences.record(S1, 7);
+    const files = join(dataDir, 'cluster', 'fence-files');
+    expect(synced.mock.calls.map(([dir]) => dir).sort()).toEqual([dataDir, join(dataDir, 'cluster'), files, join(files, S1)].sort());
+    synced.mockClear();
+    await fences.record(S1, 8);
+    expect(synced.mock.calls).toEqual([[join(files, S1)]]);
   });
 
   it('only ever raises a fence, one file per fence, the lower ones pruned', async () => {

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { syncDirectory } from '../common/sync-directory.js';
 import { isSessionId } from '../transcript/transcript-paths.js';
 
@@ -17,9 +17,10 @@ export function highestFenceOf(names: readonly string[]): number {
 /**
  * The highest lease fence each session has had, kept on the shared data dir:
  * one file per fence, `<dataDir>/cluster/fence-files/<sessionId>/<fence>`,
- * created with `O_EXCL` and synced with its directory, the highest name
- * winning. A record only ever adds a name, so two racing records can never
- * lower the fence, and a crash leaves a fence recorded or not, never torn.
+ * created with `O_EXCL` and synced with its directory (and a directory made
+ * for it, in its parent), the highest name winning. A record only ever adds a
+ * name, so two racing records can never lower the fence, and a crash leaves a
+ * fence recorded or not, never torn.
  * Redis's fence counter starts over when Redis loses its data; this record
  * does not, so a claim made after that still outranks the owner before it.
  * Without a directory it records nothing.
@@ -60,7 +61,12 @@ export class SessionFences {
     if (!Number.isSafeInteger(fence) || fence <= 0) throw new Error('invalid fence');
     const dir = this.dirOf(sessionId);
     if ((await this.highest(sessionId)) >= fence) return;
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const made = await mkdir(dir, { recursive: true, mode: 0o700 });
+    // A directory made here is found after a power loss only once its parent is synced: each one made, up to the first.
+    for (let entry = dir; made !== undefined; entry = dirname(entry)) {
+      await syncDirectory(dirname(entry));
+      if (entry === made) break;
+    }
     const name = String(fence).padStart(15, '0');
     try {
       const handle = await open(join(dir, name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);

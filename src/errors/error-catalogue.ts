@@ -159,13 +159,14 @@ export const ERROR_CATALOGUE = {
   // An admission answers 202 only once its in_flight record is written and synced; these two say why it was not (nothing admitted, the key freed).
   session_fenced: {
     status: 503,
-    message: 'This node lost the session while admitting the prompt; nothing was admitted: send it again, and it reaches the owner',
+    message:
+      'This node lost the session while admitting the prompt; the prompt was withdrawn before it ran: send it again, and it reaches the owner',
     retryAfter: 1,
     details: { sessionId },
   },
   ledger_unavailable: {
     status: 503,
-    message: 'The prompt could not be recorded (the data dir refused the write); nothing was admitted',
+    message: 'The prompt could not be recorded (the data dir refused the write); it was withdrawn before it ran',
     retryAfter: 1,
     details: { sessionId },
   },

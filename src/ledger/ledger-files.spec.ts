@@ -63,7 +63,7 @@ describe('LedgerFiles', () => {
     expect(warned).toEqual([]);
   });
 
-  it('group-commits: what is issued while a write is under way goes into the next, one mayWrite and one fdatasync for them all', async () => {
+  it('group-commits: what is issued while a write is under way goes into the next, one fence check each side of one fdatasync for them all', async () => {
     const probe = await open(__filename, 'r');
     const datasync = jest.spyOn(Object.getPrototypeOf(probe) as { datasync(): Promise<void> }, 'datasync');
     await probe.close();
@@ -78,7 +78,7 @@ describe('LedgerFiles', () => {
       await a;
       expect(datasync).toHaveBeenCalledTimes(1);
       await Promise.all(rest);
-      expect(asked).toHaveLength(2);
+      expect(asked).toHaveLength(4);
       expect(datasync).toHaveBeenCalledTimes(2);
       expect(promptsIn(paths.get('s')!)).toEqual(['a', 'b', 'c', 'd']);
     } finally {
@@ -124,6 +124,25 @@ describe('LedgerFiles', () => {
     await stale.append('s', inFlightRecord('ghost', 2));
     await owner.append('s', inFlightRecord('b', 3));
     expect([...(await make().view('s')).latest.keys()]).toEqual(['a', 'b']);
+  });
+
+  it("refuses to acknowledge a stale owner's line that landed after a newer claim's marker: fenced once it is synced", async () => {
+    // The stale owner's check is answered before the claim; its line lands after the new owner's marker.
+    const checked = deferred<boolean>();
+    let claimed = false;
+    let asked = 0;
+    const stale = make(
+      () => (++asked === 1 ? checked.promise : !claimed),
+      () => 3,
+    );
+    const owner = make(undefined, () => 5);
+    const ghost = stale.append('s', inFlightRecord('ghost', 1));
+    await settle();
+    claimed = true;
+    await owner.view('s');
+    checked.resolve(true);
+    await expect(ghost).rejects.toMatchObject({ name: 'LedgerWriteError', reason: 'fenced' });
+    expect([...(await make().view('s')).latest.keys()]).toEqual([]);
   });
 
   it('rejects with the storage error when the write fails, and warns', async () => {

@@ -69,7 +69,9 @@ export interface LedgerFile {
  * Fencing (cluster mode): the ownership's check comes right before the write,
  * and every line carries the writer's fence; before its first line, and before
  * its first read, an owner appends a marker of its fence, so a stale owner's
- * line that lands after it is skipped by every reader (`readLedgerTail`).
+ * line that lands after it is skipped by every reader (`readLedgerTail`). The
+ * check is asked again once the write is synced: a line that landed after such
+ * a marker is refused (`fenced`), never acknowledged.
  *
  * The parsed tail is kept until this process appends again, with concurrent
  * reads of a session sharing one.
@@ -164,7 +166,7 @@ export class LedgerFiles {
     })();
   }
 
-  /** One group commit: the fence check, then the lines (behind a marker of a fence not yet marked), then the sync. */
+  /** One group commit: the fence check, the lines (behind a marker of a fence not yet marked), the sync, the check again. */
   private async write(sessionId: string, file: LedgerFile, records: Array<LedgerRecord | undefined>): Promise<void> {
     // Fence check → append: a stale owner's line that still lands after a newer claim's marker is skipped by readers.
     if ((await this.mayWrite(sessionId)) === false) throw new LedgerWriteError('fenced');
@@ -186,6 +188,9 @@ export class LedgerFiles {
       await syncDirectory(dirname(file.path));
       file.entrySynced = true;
     }
+    // Asked again once synced: lines that landed after a newer claim's marker are skipped by readers, so they are not
+    // acknowledged. A claim records its fence, synced, before its marker is written, so this check sees it.
+    if ((await this.mayWrite(sessionId)) === false) throw new LedgerWriteError('fenced');
     file.markedFence = fence;
   }
 

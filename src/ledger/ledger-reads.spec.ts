@@ -77,8 +77,18 @@ describe('ledger reads on the poll path', () => {
     const expired = new Promise<void>((resolve) => {
       const stop = bridge.onTransition((t) => t.kind === 'settled' && t.promptId === promptId && (stop(), resolve()));
     });
+    // Its deadline fires once it runs (a prompt is dispatched only after its in_flight record is synced); the agent
+    // goes on past the cancel.
+    engine.honorAbort = false;
+    let deadline!: () => void;
+    const timers = jest.spyOn(global, 'setTimeout').mockImplementationOnce(((fire: () => void) => {
+      deadline = fire;
+      return { unref: () => undefined };
+    }) as unknown as typeof setTimeout);
     promptId = bridge.admit(sessionId, [{ type: 'text', text: 'slow' }], undefined, 1).promptId;
+    timers.mockRestore();
     const turn = await engine.nextTurn();
+    deadline();
     await expired;
     await module.get(PromptLedger).flush(sessionId);
     expect(await polls.getTurn(sessionId, promptId)).toMatchObject({ state: 'error', error: { code: 'prompt_deadline_exceeded' } });

@@ -1,7 +1,9 @@
 import { Logger } from '@nestjs/common';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { SessionOwnership } from '../sessions/session-ownership.js';
+import type { ScriptedEngine } from '../testing/scripted-engine.js';
+import { deferred, settle } from '../../test/support/deferred.js';
 import { settledOf, startLedgerRuntime, text, type LedgerRuntime } from '../../test/support/ledger-runtime.js';
 
 describe('PromptLedger (SPEC §18)', () => {
@@ -49,18 +51,39 @@ describe('PromptLedger (SPEC §18)', () => {
     expect(lastUuid).toEqual(expect.any(String));
   });
 
-  it("an admission's record that cannot be written: 503 ledger_unavailable, a warn, and the prompt withdrawn (it never runs unacknowledged)", async () => {
+  /** Whether the agent received a turn (the waiter it leaves takes the next one). */
+  function agentStarted(): { started: () => boolean; turn: ReturnType<ScriptedEngine['nextTurn']> } {
+    let started = false;
+    const turn = rt.engine.nextTurn();
+    void turn.then(() => (started = true));
+    return { started: () => started, turn };
+  }
+
+  it('an idle session dispatches a prompt only once its in_flight record is synced', async () => {
+    const check = deferred<boolean>();
+    jest.spyOn(rt.module.get(SessionOwnership), 'mayWrite').mockReturnValueOnce(check.promise);
+    const { started, turn } = agentStarted();
+    const { promptId } = rt.bridge.admit(sessionId, text('held'));
+    await settle();
+    expect(started()).toBe(false);
+    expect(rt.bridge.getLive(sessionId, promptId)).toMatchObject({ state: 'queued' });
+    check.resolve(true);
+    await rt.ledger.admitted(sessionId, promptId);
+    expect(rt.bridge.getLive(sessionId, promptId)).toMatchObject({ state: 'running' });
+    expect((await turn).request.prompt).toEqual(text('held'));
+  });
+
+  it("an admission's record that cannot be written: 503 ledger_unavailable, a warn, and the prompt withdrawn before the agent saw it", async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     mkdirSync(path, { recursive: true }); // a directory where the ledger goes: every write fails
+    const { started } = agentStarted();
     let promptId = '';
     const settled = settledOf(rt.bridge, () => promptId);
     ({ promptId } = rt.bridge.admit(sessionId, text('lost')));
     await expect(rt.ledger.admitted(sessionId, promptId)).rejects.toMatchObject({ code: 'ledger_unavailable', status: 503 });
-    // Withdrawn: the run it had begun is aborted.
-    const turn = await rt.engine.nextTurn();
-    expect(turn.request.signal.aborted).toBe(true);
-    turn.finish('cancelled');
     expect((await settled).status).toMatchObject({ state: 'cancelled' });
+    await settle();
+    expect(started()).toBe(false);
     expect(warn).toHaveBeenCalledWith(
       expect.stringMatching(new RegExp(`prompt ${promptId} of session ${sessionId} not admitted: the ledger write failed \\(EISDIR\\)`)),
     );
@@ -71,12 +94,12 @@ describe('PromptLedger (SPEC §18)', () => {
     jest.spyOn(rt.module.get(SessionOwnership), 'mayWrite').mockReturnValue(false);
     let promptId = '';
     const settled = settledOf(rt.bridge, () => promptId);
+    const { started } = agentStarted();
     ({ promptId } = rt.bridge.admit(sessionId, text('fenced')));
     await expect(rt.ledger.admitted(sessionId, promptId)).rejects.toMatchObject({ code: 'session_fenced', status: 503 });
-    const turn = await rt.engine.nextTurn();
-    expect(turn.request.signal.aborted).toBe(true);
-    turn.finish('cancelled');
     expect((await settled).status).toMatchObject({ state: 'cancelled' });
+    await settle();
+    expect(started()).toBe(false);
     expect(warn).toHaveBeenCalledWith(expect.stringContaining('not admitted: this node lost the session'));
     expect(await lines()).toEqual([]);
   });
@@ -91,12 +114,14 @@ describe('PromptLedger (SPEC §18)', () => {
     await cancelled;
     void turn;
 
+    // Its record's write is held past its deadline: it expires queued, never having run.
+    const check = deferred<boolean>();
+    jest.spyOn(rt.module.get(SessionOwnership), 'mayWrite').mockReturnValueOnce(check.promise);
     let late = '';
     const expired = settledOf(rt.bridge, () => late);
     late = rt.bridge.admit(sessionId, text('late'), undefined, 1).promptId;
-    const slow = await rt.engine.nextTurn();
     await expired;
-    slow.finish();
+    check.resolve(true);
 
     let failing = '';
     const failed = settledOf(rt.bridge, () => failing);
@@ -136,13 +161,14 @@ describe('PromptLedger (SPEC §18)', () => {
     await expect(rt.ledger.recentTerminals(sessionId)).resolves.toEqual([]);
   });
 
-  it('a failing append is logged and leaves the prompt lifecycle alone', async () => {
+  it("a failing terminal append is logged and leaves the prompt's lifecycle alone", async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    mkdirSync(path, { recursive: true }); // the ledger's name is taken by a directory: every append fails
     let promptId = '';
     const settled = settledOf(rt.bridge, () => promptId);
     promptId = rt.bridge.admit(sessionId, text('still fine')).promptId;
     const turn = await rt.engine.nextTurn();
+    rmSync(path);
+    mkdirSync(path); // the ledger's name is taken by a directory: every later append fails
     turn.say('answer');
     turn.finish();
     await settled;

@@ -61,6 +61,8 @@ export class PromptLedger implements OnModuleInit {
   // modules are destroyed, and the ledger records their session_closed terminals.
   onModuleInit(): void {
     this.bridge.onTransition((transition) => this.record(transition));
+    // A prompt runs only once its in_flight record is synced: one refused is withdrawn before the agent sees it.
+    this.bridge.gateAdmissions((_sessionId, promptId) => this.admissions.get(promptId));
   }
 
   /** Path of a live session's ledger; `undefined` when its transcript is not recorded (recording off). */
@@ -72,9 +74,10 @@ export class PromptLedger implements OnModuleInit {
   /**
    * Resolves once the prompt's `in_flight` record is written under this
    * node's fence and synced: what an admission's `202` promises. Otherwise
-   * the prompt is withdrawn (it never runs unacknowledged), a `warn` is
-   * logged, and this throws `503 session_fenced` (another node claimed the
-   * session) or `503 ledger_unavailable` (the data dir refused the write).
+   * a `warn` is logged and this throws `503 session_fenced` (another node
+   * claimed the session) or `503 ledger_unavailable` (the data dir refused
+   * the write); the bridge, which dispatches a prompt only once its record
+   * is synced, has withdrawn it (`cancelled`) before the agent received it.
    * Nothing to wait for with recording off.
    */
   async admitted(sessionId: string, promptId: string): Promise<void> {
@@ -83,7 +86,6 @@ export class PromptLedger implements OnModuleInit {
     try {
       await written;
     } catch (error) {
-      this.bridge.remove(sessionId, promptId);
       const fenced = error instanceof LedgerWriteError && error.reason === 'fenced';
       const why = fenced
         ? 'this node lost the session'
@@ -229,7 +231,9 @@ export class PromptLedger implements OnModuleInit {
         transition.idempotency,
       );
       const written = this.files.append(sessionId, record);
-      // Held until it settles, for the admission's answer to wait on (it asks in the same tick).
+      // Recording off: nothing to wait for, and the prompt is dispatched at once.
+      if (this.pathOf(sessionId) === undefined) return;
+      // Held until it settles, for the bridge's dispatch and the admission's answer to wait on (both ask in the same tick).
       this.admissions.set(promptId, written);
       void written.catch(() => undefined).finally(() => this.admissions.delete(promptId));
     } else if (transition.kind === 'settled' && isSettledStatus(status)) {

@@ -13,7 +13,7 @@ export type {
   SessionOwnershipProvider,
 } from './runtime.module-definition.js';
 export { RuntimeSettings } from './runtime-settings.js';
-export { PromptBridge } from '../bridge/prompt-bridge.js';
+export { PromptBridge, type AdmissionGate } from '../bridge/prompt-bridge.js';
 export type { TurnTransition } from '../bridge/turn-transition.js';
 export { SessionRunner, type SessionPrompt } from '../bridge/session-runner.js';
 export { SessionsService } from '../sessions/sessions.service.js';
