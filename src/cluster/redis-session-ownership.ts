@@ -34,6 +34,8 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
   private readonly held = new Map<string, HeldLease>();
   private readonly claiming = new Map<string, Promise<void>>();
   private readonly rechecking = new Map<string, Promise<boolean>>();
+  /** Sessions a lookup found without a lease: when the reply came (monotonic), over which connection. */
+  private readonly unowned = new Map<string, { at: number; epoch: number }>();
   private timer?: NodeJS.Timeout;
   private announcing?: NodeJS.Timeout;
   private closing?: NodeJS.Timeout;
@@ -65,6 +67,26 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
   /** Serving, over a directory connection older than a lease (a Redis restarted empty has no live node's lease or heartbeat yet). */
   override mayClaimUnowned(): boolean {
     return this.node.listening && this.directory.connected && this.monotonic() - this.directory.connectedAt > this.settings.leaseMs;
+  }
+
+  /**
+   * True at the second of two lookups, a lease apart over one connection, that
+   * found no lease for the session: an owner alive renews (so re-creates an
+   * emptied Redis's lease) every third of a lease. The first finds false.
+   */
+  override async seenUnowned(sessionId: string): Promise<boolean> {
+    const sentAt = this.monotonic();
+    const epoch = this.directory.epoch;
+    const owner = await this.directory.owner(sessionId).catch(() => null);
+    const seen = this.unowned.get(sessionId);
+    this.unowned.delete(sessionId);
+    // Unknown (unreachable, or the connection changed meanwhile) or held: start over.
+    if (owner !== undefined || this.directory.epoch !== epoch) return false;
+    if (seen && seen.epoch === epoch && sentAt - seen.at >= this.settings.leaseMs) return true;
+    // A sighting stays until the next lookup; one older than two sweeps is of no use and is dropped.
+    for (const [id, { at }] of this.unowned) if (at < sentAt - 2 * this.unownedSweepMs) this.unowned.delete(id);
+    this.unowned.set(sessionId, seen && seen.epoch === epoch ? seen : { at: this.monotonic(), epoch });
+    return false;
   }
 
   /** True when this node holds the session's lease (fresh or not). */

@@ -129,30 +129,17 @@ export class SessionsService implements OnApplicationShutdown {
   }
 
   /**
-   * Settles the prompts a dead process left in flight in a session that is
-   * live nowhere (SPEC §18, the sweep): claims it, reconciles its ledger as a
-   * `load` would — the lost ones announced by webhook — and gives it up again,
-   * without starting it. False when it is live or starting here; rejects as a
-   * claim does (another node owns it: `session_on_other_node`). A start that
-   * comes meanwhile waits, then starts as usual.
+   * Runs `work` (the sweep's settling of a session live nowhere, SPEC §18)
+   * while the session is held off: false, without running it, when the
+   * session is live, starting or held already. A start that comes meanwhile
+   * waits for it, then starts as usual; `work`'s rejection is the caller's.
    */
-  async settleLost(sessionId: string, workspace: Workspace): Promise<boolean> {
+  async holdWhile(sessionId: string, work: () => Promise<void>): Promise<boolean> {
     if (this.registry.get(sessionId) || this.starting.has(sessionId) || this.settling.has(sessionId)) return false;
-    const settling = this.reconcileUnowned(sessionId, workspace).finally(() => this.settling.delete(sessionId));
-    this.settling.set(sessionId, settling);
-    await settling;
+    const held = work().finally(() => this.settling.delete(sessionId));
+    this.settling.set(sessionId, held);
+    await held;
     return true;
-  }
-
-  private async reconcileUnowned(sessionId: string, workspace: Workspace): Promise<void> {
-    await this.claimed(sessionId, () => this.recorder.attach(sessionId, workspace.cwd));
-    try {
-      await this.ledger.reconcileAndReadTerminals(sessionId);
-    } finally {
-      await this.ledger.detach(sessionId);
-      await this.recorder.detach(sessionId);
-      await this.ownership.release(sessionId);
-    }
   }
 
   async close(sessionId: string): Promise<void> {
