@@ -372,6 +372,22 @@ const LEASE_MS = 60_000;
       expect(a.mayClaimUnowned()).toBe(true);
     });
 
+    it("stamps a connection on the ownership's clock, so a reconnect is taken for a lease old only by that clock", async () => {
+      const own = client();
+      const reconnecting = new LeaseDirectory(own, LEASE_MS);
+      await reconnecting.ready(5_000);
+      const a = ownershipOf(A, reconnecting);
+      now = 1_000_000;
+      const reconnected = new Promise((resolve) => own.once('ready', resolve));
+      own.disconnect(true);
+      await reconnected;
+      expect(reconnecting.connectedAt).toBe(1_000_000);
+      now += 1_000;
+      expect(a.mayClaimUnowned()).toBe(false);
+      now += 1;
+      expect(a.mayClaimUnowned()).toBe(true);
+    });
+
     it('renews every lease in one call per tick, and reports a taken one once', async () => {
       const a = ownershipOf(A);
       await a.claim(S1);

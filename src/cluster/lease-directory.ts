@@ -115,9 +115,15 @@ export class LeaseDirectory {
     this.redis = redis as ScriptedRedis;
     redis.on('ready', () => {
       this.connections += 1;
-      this.connectedAt = performance.now();
+      this.connectedAt = this.monotonic();
     });
   }
+
+  /**
+   * The monotonic clock (ms) connections are stamped with: the one the
+   * session ownership compares {@link connectedAt} against (it shares it).
+   */
+  monotonic: () => number = () => performance.now();
 
   /**
    * When the current connection was made (monotonic ms): until a lease has

@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { performance } from 'node:perf_hooks';
 import { apiError, clusterUnavailable } from '../errors/api-errors.js';
 import { SessionOwnership, type ClusterState } from '../sessions/session-ownership.js';
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
@@ -43,8 +42,16 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
   private directoryDown = false;
   /** Monotonic send time of the first failed directory call of the current outage. */
   private unreachableSince?: number;
-  /** Milliseconds on a clock that keeps counting while the process is paused; tests drive it. */
-  monotonic: () => number = () => performance.now();
+  /**
+   * Milliseconds on a clock that keeps counting while the process is paused:
+   * the directory's, which stamps its connections with it; tests drive it.
+   */
+  get monotonic(): () => number {
+    return this.directory.monotonic;
+  }
+  set monotonic(clock: () => number) {
+    this.directory.monotonic = clock;
+  }
 
   constructor(
     private readonly directory: LeaseDirectory,
