@@ -186,6 +186,11 @@ export class LeaseDirectory {
     return node && url && fence ? { node, url, fence: Number(fence) } : undefined;
   }
 
+  /** Whether a node holds the session's lease (one key lookup, no fields read). */
+  async leased(sessionId: string): Promise<boolean> {
+    return (await this.redis.exists(this.leaseKey(sessionId))) === 1;
+  }
+
   /** True while connected; calls made otherwise reject at once. */
   get connected(): boolean {
     return this.redis.status === 'ready';

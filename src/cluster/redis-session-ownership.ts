@@ -84,11 +84,11 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
   override async seenUnowned(sessionId: string): Promise<boolean> {
     const sentAt = this.monotonic();
     const epoch = this.directory.epoch;
-    const owner = await this.directory.owner(sessionId).catch(() => null);
+    const leased = await this.directory.leased(sessionId).catch(() => undefined);
     const seen = this.unowned.get(sessionId);
     this.unowned.delete(sessionId);
-    // Unknown (unreachable, or the connection changed meanwhile) or held: start over.
-    if (owner !== undefined || this.directory.epoch !== epoch) return false;
+    // Held, or unknown (unreachable, or the connection changed meanwhile): start over.
+    if (leased !== false || this.directory.epoch !== epoch) return false;
     if (seen && seen.epoch === epoch && sentAt - seen.at >= this.settings.leaseMs) return true;
     // A sighting stays until the next lookup; one older than two sweeps is of no use and is dropped.
     for (const [id, { at }] of this.unowned) if (at < sentAt - 2 * this.unownedSweepMs) this.unowned.delete(id);

@@ -79,7 +79,7 @@ export class LostPromptSweep implements OnApplicationBootstrap, OnApplicationShu
     if (!this.ownership.mayClaimUnowned()) return settled;
     for (const workspace of this.settings.workspaces) {
       for await (const sessionId of danglingLedgers(chatsDir(this.settings.dataDir, workspace.cwd), this.settled)) {
-        if (this.stopped) break;
+        if (this.stopped) return settled;
         if (this.tried.has(sessionId)) this.logger.warn(`session ${sessionId} still has lost prompts in flight: settling again`);
         try {
           if (!(await this.settle(sessionId, workspace))) continue;
