@@ -383,6 +383,40 @@ const LEASE_MS = 60_000;
       expect(a.mayClaimUnowned()).toBe(true);
     });
 
+    it('sees a session unowned only at the second of two lookups a lease apart that found no lease, over one connection', async () => {
+      const b = ownershipOf(B);
+      expect(await b.seenUnowned(S1)).toBe(false); // first sighting
+      now += 999;
+      expect(await b.seenUnowned(S1)).toBe(false); // not a lease yet
+      now += 1;
+      expect(await b.seenUnowned(S1)).toBe(true);
+      // A lease between two lookups (its owner renewed) starts over.
+      expect(await b.seenUnowned(S2)).toBe(false);
+      await ownershipOf(A).claim(S2);
+      now += 1_000;
+      expect(await b.seenUnowned(S2)).toBe(false);
+      await admin.del(`turns:lease:${S2}`);
+      expect(await b.seenUnowned(S2)).toBe(false);
+      now += 1_000;
+      expect(await b.seenUnowned(S2)).toBe(true);
+    });
+
+    it("stamps a connection on the ownership's clock, so a reconnect is taken for a lease old only by that clock", async () => {
+      const own = client();
+      const reconnecting = new LeaseDirectory(own, LEASE_MS);
+      await reconnecting.ready(5_000);
+      const a = ownershipOf(A, reconnecting);
+      now = 1_000_000;
+      const reconnected = new Promise((resolve) => own.once('ready', resolve));
+      own.disconnect(true);
+      await reconnected;
+      expect(reconnecting.connectedAt).toBe(1_000_000);
+      now += 1_000;
+      expect(a.mayClaimUnowned()).toBe(false);
+      now += 1;
+      expect(a.mayClaimUnowned()).toBe(true);
+    });
+
     it('renews every lease in one call per tick, and reports a taken one once', async () => {
       const a = ownershipOf(A);
       await a.claim(S1);

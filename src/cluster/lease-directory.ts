@@ -115,9 +115,15 @@ export class LeaseDirectory {
     this.redis = redis as ScriptedRedis;
     redis.on('ready', () => {
       this.connections += 1;
-      this.connectedAt = performance.now();
+      this.connectedAt = this.monotonic();
     });
   }
+
+  /**
+   * The monotonic clock (ms) connections are stamped with: the one the
+   * session ownership compares {@link connectedAt} against (it shares it).
+   */
+  monotonic: () => number = () => performance.now();
 
   /**
    * When the current connection was made (monotonic ms): until a lease has
@@ -178,6 +184,11 @@ export class LeaseDirectory {
   async owner(sessionId: string): Promise<Lease | undefined> {
     const [node, url, fence] = await this.redis.hmget(this.leaseKey(sessionId), 'node', 'url', 'fence');
     return node && url && fence ? { node, url, fence: Number(fence) } : undefined;
+  }
+
+  /** Whether a node holds the session's lease (one key lookup, no fields read). */
+  async leased(sessionId: string): Promise<boolean> {
+    return (await this.redis.exists(this.leaseKey(sessionId))) === 1;
   }
 
   /** True while connected; calls made otherwise reject at once. */

@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { performance } from 'node:perf_hooks';
 import { apiError, clusterUnavailable } from '../errors/api-errors.js';
 import { SessionOwnership, type ClusterState } from '../sessions/session-ownership.js';
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
@@ -34,6 +33,8 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
   private readonly held = new Map<string, HeldLease>();
   private readonly claiming = new Map<string, Promise<void>>();
   private readonly rechecking = new Map<string, Promise<boolean>>();
+  /** Sessions a lookup found without a lease: when the reply came (monotonic), over which connection. */
+  private readonly unowned = new Map<string, { at: number; epoch: number }>();
   private timer?: NodeJS.Timeout;
   private announcing?: NodeJS.Timeout;
   private closing?: NodeJS.Timeout;
@@ -41,8 +42,16 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
   private directoryDown = false;
   /** Monotonic send time of the first failed directory call of the current outage. */
   private unreachableSince?: number;
-  /** Milliseconds on a clock that keeps counting while the process is paused; tests drive it. */
-  monotonic: () => number = () => performance.now();
+  /**
+   * Milliseconds on a clock that keeps counting while the process is paused:
+   * the directory's, which stamps its connections with it; tests drive it.
+   */
+  get monotonic(): () => number {
+    return this.directory.monotonic;
+  }
+  set monotonic(clock: () => number) {
+    this.directory.monotonic = clock;
+  }
 
   constructor(
     private readonly directory: LeaseDirectory,
@@ -65,6 +74,26 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
   /** Serving, over a directory connection older than a lease (a Redis restarted empty has no live node's lease or heartbeat yet). */
   override mayClaimUnowned(): boolean {
     return this.node.listening && this.directory.connected && this.monotonic() - this.directory.connectedAt > this.settings.leaseMs;
+  }
+
+  /**
+   * True at the second of two lookups, a lease apart over one connection, that
+   * found no lease for the session: an owner alive renews (so re-creates an
+   * emptied Redis's lease) every third of a lease. The first finds false.
+   */
+  override async seenUnowned(sessionId: string): Promise<boolean> {
+    const sentAt = this.monotonic();
+    const epoch = this.directory.epoch;
+    const leased = await this.directory.leased(sessionId).catch(() => undefined);
+    const seen = this.unowned.get(sessionId);
+    this.unowned.delete(sessionId);
+    // Held, or unknown (unreachable, or the connection changed meanwhile): start over.
+    if (leased !== false || this.directory.epoch !== epoch) return false;
+    if (seen && seen.epoch === epoch && sentAt - seen.at >= this.settings.leaseMs) return true;
+    // A sighting stays until the next lookup; one older than two sweeps is of no use and is dropped.
+    for (const [id, { at }] of this.unowned) if (at < sentAt - 2 * this.unownedSweepMs) this.unowned.delete(id);
+    this.unowned.set(sessionId, seen && seen.epoch === epoch ? seen : { at: this.monotonic(), epoch });
+    return false;
   }
 
   /** True when this node holds the session's lease (fresh or not). */

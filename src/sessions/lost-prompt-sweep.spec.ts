@@ -5,6 +5,9 @@ import { startLedgerRuntime, type LedgerRuntime } from '../../test/support/ledge
 import { tempDir } from '../../test/support/test-daemon.js';
 import { idempotencyScope } from '../idempotency/idempotency-key.js';
 import { IdempotencyStore } from '../idempotency/idempotency-store.js';
+import { Logger } from '@nestjs/common';
+import { LedgerFiles } from '../ledger/ledger-files.js';
+import type { LedgerRecord } from '../ledger/ledger-record.js';
 import { PromptLedger } from '../ledger/prompt-ledger.js';
 import { chatsDir } from '../transcript/transcript-paths.js';
 import { LostPromptSweep } from './lost-prompt-sweep.js';
@@ -46,6 +49,7 @@ describe('LostPromptSweep and the keys of a crashed session', () => {
       .filter((record) => record.terminal);
 
   afterEach(async () => {
+    jest.useRealTimers();
     jest.restoreAllMocks();
     await rt?.module.close();
     rt = undefined;
@@ -99,5 +103,37 @@ describe('LostPromptSweep and the keys of a crashed session', () => {
       status: 202,
       body: { promptId: QUEUED, lastEventId: 3, eventEpoch: 'epoch-1' },
     });
+  });
+
+  it('a single daemon passes again a minute after a pass whose writes failed (warned), until a pass finds nothing', async () => {
+    const ledger = crashed();
+    let failing = true;
+    const append = LedgerFiles.prototype.append;
+    jest.spyOn(LedgerFiles.prototype, 'append').mockImplementation(function (this: LedgerFiles, id: string, record: LedgerRecord) {
+      if (!failing || !('terminal' in record)) return append.call(this, id, record);
+      const refused = Promise.reject(Object.assign(new Error('no space'), { name: 'ENOSPC' }));
+      refused.catch(() => undefined);
+      return refused;
+    });
+    const warned = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    // Only the timers are controlled: the passes' file reads run as usual.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'performance', 'hrtime', 'Date'] });
+    rt = await startLedgerRuntime(dir);
+    const sweep = rt.module.get(LostPromptSweep);
+    await sweep.sweep(); // the pass begun at start
+    await settle();
+    expect(terminals(ledger)).toEqual([]);
+    expect(jest.getTimerCount()).toBe(1);
+
+    failing = false;
+    jest.advanceTimersByTime(60_000);
+    await expect(sweep.sweep()).resolves.toBe(1); // the pass the timer began
+    expect(terminals(ledger)).toHaveLength(2);
+    expect(warned).toHaveBeenCalledWith(`session ${SESSION} still has lost prompts in flight: settling again`);
+    await settle();
+    jest.advanceTimersByTime(60_000);
+    await expect(sweep.sweep()).resolves.toBe(0);
+    await settle();
+    expect(jest.getTimerCount()).toBe(0);
   });
 });

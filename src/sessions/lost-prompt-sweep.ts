@@ -1,20 +1,28 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ApiException } from '../errors/api-exception.js';
 import { danglingLedgers } from '../ledger/dangling-ledgers.js';
+import { PromptLedger } from '../ledger/prompt-ledger.js';
 import { RuntimeSettings } from '../runtime/runtime-settings.js';
+import { ChatRecordingService } from '../transcript/chat-recording.service.js';
 import { chatsDir } from '../transcript/transcript-paths.js';
 import { SessionOwnership } from './session-ownership.js';
 import { SessionsService } from './sessions.service.js';
+import type { Workspace } from './workspace.js';
+
+/** A single daemon's next pass after one that settled something: a ledger write that failed is tried again. */
+const RETRY_MS = 60_000;
 
 /**
  * Settles the prompts that dead processes left `in_flight` in sessions nobody
  * loads again (SPEC §18): each ledger of the data dir whose tail has one gets
  * the reconciliation of a `load` — `daemon_lost` recorded and announced by
- * webhook — through {@link SessionsService.settleLost}, which claims the
- * session first. A single daemon owns every session, so one pass at start
- * settles them all; a cluster node passes every
- * {@link SessionOwnership.unownedSweepMs}, and a session another node holds is
- * skipped (its claim fails).
+ * webhook — with the session claimed and held off ({@link SessionsService.holdWhile}),
+ * never started. A single daemon owns every session, so a pass at start
+ * settles them all (and one more a minute after a pass that settled
+ * something, for a write that failed); a cluster node passes every
+ * {@link SessionOwnership.unownedSweepMs}, takes only a session it saw
+ * unowned twice ({@link SessionOwnership.seenUnowned}), and skips one another
+ * node holds (its claim fails).
  */
 @Injectable()
 export class LostPromptSweep implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -23,18 +31,22 @@ export class LostPromptSweep implements OnApplicationBootstrap, OnApplicationShu
   private running?: Promise<number>;
   /** Ledgers found with nothing in flight, by size and mtime: a pass reads again only those that changed. */
   private readonly settled = new Map<string, string>();
+  /** The sessions the last pass tried to settle: one found in flight again had a write fail. */
+  private tried = new Set<string>();
   private stopped = false;
 
   constructor(
     private readonly sessions: SessionsService,
     private readonly settings: RuntimeSettings,
     private readonly ownership: SessionOwnership,
+    private readonly recorder: ChatRecordingService,
+    private readonly ledger: PromptLedger,
   ) {}
 
   onApplicationBootstrap(): void {
     const every = this.ownership.unownedSweepMs;
     if (every === undefined) {
-      void this.sweep();
+      void this.sweep().then(() => this.retrySoon());
       return;
     }
     this.timer = setInterval(() => void this.sweep(), every);
@@ -44,6 +56,14 @@ export class LostPromptSweep implements OnApplicationBootstrap, OnApplicationShu
   onApplicationShutdown(): void {
     this.stopped = true;
     clearInterval(this.timer);
+    clearTimeout(this.timer);
+  }
+
+  /** A single daemon passes again a minute after a pass that tried to settle something, until one finds nothing. */
+  private retrySoon(): void {
+    if (this.tried.size === 0 || this.stopped) return;
+    this.timer = setTimeout(() => void this.sweep().then(() => this.retrySoon()), RETRY_MS);
+    this.timer.unref();
   }
 
   /** One pass (one at a time); resolves with how many sessions it settled. Never rejects. */
@@ -54,21 +74,55 @@ export class LostPromptSweep implements OnApplicationBootstrap, OnApplicationShu
 
   private async pass(): Promise<number> {
     let settled = 0;
+    const tried = new Set<string>();
     // Right after Redis restarted empty, live owners have not re-created their leases yet.
     if (!this.ownership.mayClaimUnowned()) return settled;
     for (const workspace of this.settings.workspaces) {
       for await (const sessionId of danglingLedgers(chatsDir(this.settings.dataDir, workspace.cwd), this.settled)) {
         if (this.stopped) return settled;
+        if (this.tried.has(sessionId)) this.logger.warn(`session ${sessionId} still has lost prompts in flight: settling again`);
         try {
-          if (await this.sessions.settleLost(sessionId, workspace)) settled += 1;
+          if (!(await this.settle(sessionId, workspace))) continue;
+          settled += 1;
+          tried.add(sessionId);
         } catch (error) {
           // Another node holds it: its owner settles what is its own.
           if (error instanceof ApiException && error.code === 'session_on_other_node') continue;
           this.logger.warn(`lost prompts of session ${sessionId} not settled: ${(error as Error)?.name ?? 'error'}`);
+          tried.add(sessionId);
         }
       }
     }
+    this.tried = tried;
     if (settled > 0) this.logger.log(`settled the lost prompts of ${settled} session(s) no node had loaded`);
     return settled;
+  }
+
+  /**
+   * Settles one session no node holds, as a `load` would, without starting it;
+   * false when it is held or live (here or, by the directory, elsewhere).
+   */
+  private async settle(sessionId: string, workspace: Workspace): Promise<boolean> {
+    if (!(await this.ownership.seenUnowned(sessionId))) return false;
+    // Again before each claim: a pass can outlast the directory connection it began on.
+    if (!this.ownership.mayClaimUnowned()) return false;
+    return this.sessions.holdWhile(sessionId, () => this.reconcileUnowned(sessionId, workspace));
+  }
+
+  private async reconcileUnowned(sessionId: string, workspace: Workspace): Promise<void> {
+    await this.ownership.claim(sessionId);
+    try {
+      await this.recorder.attach(sessionId, workspace.cwd);
+    } catch (error) {
+      await this.ownership.release(sessionId);
+      throw error;
+    }
+    try {
+      await this.ledger.reconcileAndReadTerminals(sessionId);
+    } finally {
+      await this.ledger.detach(sessionId);
+      await this.recorder.detach(sessionId);
+      await this.ownership.release(sessionId);
+    }
   }
 }

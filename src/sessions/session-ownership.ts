@@ -76,6 +76,16 @@ export abstract class SessionOwnership {
     return true;
   }
 
+  /**
+   * Whether the sweep may take the session for unowned: a cluster node must
+   * have found it without a lease at two lookups a lease apart (a live owner
+   * whose lease an emptied Redis lost re-creates it within a third of one).
+   * A single daemon owns every session: true.
+   */
+  seenUnowned(_sessionId: string): Promise<boolean> {
+    return Promise.resolve(true);
+  }
+
   /** The node's cluster view; `undefined` for a single daemon. */
   clusterState(): ClusterState | undefined {
     return undefined;

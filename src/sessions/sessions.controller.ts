@@ -33,6 +33,7 @@ const RESTORE_ERRORS = [
   'transcript_too_large',
   'too_many_sessions',
   'cluster_unavailable',
+  'ledger_unavailable',
 ] as const;
 
 @ApiTags('sessions')

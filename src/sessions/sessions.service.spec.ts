@@ -1,6 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { deferred, settle } from '../../test/support/deferred.js';
+import { startLedgerRuntime, text as ledgerText, type LedgerRuntime } from '../../test/support/ledger-runtime.js';
 import { startSessionsRuntime, type SessionsRuntime } from '../../test/support/sessions-runtime.js';
+import { idempotencyScope } from '../idempotency/idempotency-key.js';
+import { IdempotencyStore } from '../idempotency/idempotency-store.js';
+import { SessionRegistry } from './session-registry.js';
 
 const text = (t: string) => [{ type: 'text', text: t }];
 
@@ -136,5 +140,60 @@ describe('SessionsService: the one teardown of a session', () => {
     const { sessionId } = await creating;
     expect(await shutdown).toContain(`release ${sessionId}`);
     expect(() => rt.sessions.require(sessionId)).toThrow(expect.objectContaining({ code: 'session_not_found' }));
+  });
+});
+
+/**
+ * A load seeds the idempotency keys and client ids of the session's prompts
+ * before the session is live: a retry during the transcript and ledger read
+ * never meets a live session with an empty store (SPEC §13).
+ */
+describe('SessionsService: a load restores the keys before the session is live', () => {
+  let rt: LedgerRuntime;
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await rt.module.close();
+  });
+
+  /** A closed session whose one prompt was admitted with key K by a named client. */
+  async function keyedSession(): Promise<{ sessionId: string; clientId: string }> {
+    rt = await startLedgerRuntime();
+    const { sessionId, clientId } = await rt.sessions.create({ sessionScope: 'thread' });
+    rt.bridge.admit(sessionId, ledgerText('keyed'), clientId, undefined, { key: 'K', fingerprint: 'f' });
+    await rt.ledger.flush(sessionId);
+    await rt.sessions.close(sessionId);
+    return { sessionId, clientId };
+  }
+
+  it('while the ledger is read, the session is not live; once live, K replays and the client id is registered', async () => {
+    const { sessionId, clientId } = await keyedSession();
+    const [asked, read] = [deferred<void>(), deferred<void>()];
+    const keyedAdmissions = rt.ledger.keyedAdmissions.bind(rt.ledger);
+    jest.spyOn(rt.ledger, 'keyedAdmissions').mockImplementation(async (id) => (asked.resolve(), await read.promise, keyedAdmissions(id)));
+    const registry = rt.module.get(SessionRegistry);
+    const store = rt.module.get(IdempotencyStore);
+
+    const loading = rt.sessions.load(sessionId);
+    await asked.promise;
+    expect(registry.get(sessionId)).toBeUndefined();
+
+    read.resolve();
+    await loading;
+    expect(registry.isClientRegistered(sessionId, clientId)).toBe(true);
+    expect(store.begin(idempotencyScope.prompt(sessionId, clientId, 'K'), 'f')).toMatchObject({ status: 202 });
+  });
+
+  it('a ledger that cannot be read fails the load with 503 ledger_unavailable and a warn; a later load succeeds', async () => {
+    const { sessionId } = await keyedSession();
+    const keyedAdmissions = rt.ledger.keyedAdmissions.bind(rt.ledger);
+    jest.spyOn(rt.ledger, 'keyedAdmissions').mockRejectedValueOnce(Object.assign(new Error('EIO'), { name: 'EIO' }));
+    const warned = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+
+    await expect(rt.sessions.load(sessionId)).rejects.toMatchObject({ code: 'ledger_unavailable', status: 503 });
+    expect(warned).toHaveBeenCalledWith(expect.stringContaining(`session ${sessionId} not loaded`));
+    expect(rt.module.get(SessionRegistry).get(sessionId)).toBeUndefined();
+
+    jest.mocked(rt.ledger.keyedAdmissions).mockImplementation(keyedAdmissions);
+    await expect(rt.sessions.load(sessionId)).resolves.toMatchObject({ sessionId, attached: false });
   });
 });

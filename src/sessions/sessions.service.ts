@@ -1,4 +1,4 @@
-import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { RuntimeSettings } from '../runtime/runtime-settings.js';
 import { randomUUID } from 'node:crypto';
 import { apiError, sessionNotFound, tooManySessions } from '../errors/api-errors.js';
@@ -27,6 +27,7 @@ import { workspaceAt, type Workspace } from './workspace.js';
  */
 @Injectable()
 export class SessionsService implements OnApplicationShutdown {
+  private readonly logger = new Logger('SessionsService');
   private readonly starting = new Map<string, Promise<Session>>();
   /** Sessions a sweep holds (not live) while it settles their lost prompts: a start waits for it. */
   private readonly settling = new Map<string, Promise<void>>();
@@ -104,49 +105,41 @@ export class SessionsService implements OnApplicationShutdown {
         throw sessionNotFound(sessionId);
       }
       session = await this.start(sessionId, workspace, true);
-      await this.restoreIdempotencyKeys(sessionId);
     }
     return { session, attached };
   }
 
   /**
    * The keys the session's prompts were admitted with replay after the load
-   * (SPEC §13); the client ids they were scoped to were issued for this
-   * session, so they are registered on it again.
+   * (SPEC §13), seeded before the session is live (a retry during the read
+   * finds no live session rather than an empty store); resolves with the
+   * client ids they were scoped to, issued for this session. A ledger it
+   * cannot read fails the load with `503 ledger_unavailable`.
    */
-  private async restoreIdempotencyKeys(sessionId: string): Promise<void> {
+  private async restoreIdempotencyKeys(sessionId: string): Promise<Set<string>> {
+    // The ledger first: a prompt still queued when its node died has no transcript record, and a
+    // ledger that cannot be read leaves nothing seeded.
+    const admitted = await this.ledger.keyedAdmissions(sessionId).catch((error: unknown) => {
+      this.logger.warn(`session ${sessionId} not loaded: its ledger could not be read (${(error as Error)?.name ?? 'error'})`);
+      throw apiError('ledger_unavailable', { sessionId }, { message: 'The prompt ledger could not be read; the session was not loaded' });
+    });
     const clientIds = await this.idempotencyKeys.restore(sessionId, this.settings.scanLimits);
-    // The ledger's admissions too: a prompt still queued when its node died has no transcript record.
-    const admitted = await this.ledger.keyedAdmissions(sessionId).catch(() => []);
     for (const clientId of this.idempotencyKeys.seed(sessionId, admitted)) clientIds.add(clientId);
-    for (const clientId of clientIds) this.registry.restoreClientId(sessionId, clientId);
+    return clientIds;
   }
 
   /**
-   * Settles the prompts a dead process left in flight in a session that is
-   * live nowhere (SPEC §18, the sweep): claims it, reconciles its ledger as a
-   * `load` would — the lost ones announced by webhook — and gives it up again,
-   * without starting it. False when it is live or starting here; rejects as a
-   * claim does (another node owns it: `session_on_other_node`). A start that
-   * comes meanwhile waits, then starts as usual.
+   * Runs `work` (the sweep's settling of a session live nowhere, SPEC §18)
+   * while the session is held off: false, without running it, when the
+   * session is live, starting or held already. A start that comes meanwhile
+   * waits for it, then starts as usual; `work`'s rejection is the caller's.
    */
-  async settleLost(sessionId: string, workspace: Workspace): Promise<boolean> {
+  async holdWhile(sessionId: string, work: () => Promise<void>): Promise<boolean> {
     if (this.registry.get(sessionId) || this.starting.has(sessionId) || this.settling.has(sessionId)) return false;
-    const settling = this.reconcileUnowned(sessionId, workspace).finally(() => this.settling.delete(sessionId));
-    this.settling.set(sessionId, settling);
-    await settling;
+    const held = work().finally(() => this.settling.delete(sessionId));
+    this.settling.set(sessionId, held);
+    await held;
     return true;
-  }
-
-  private async reconcileUnowned(sessionId: string, workspace: Workspace): Promise<void> {
-    await this.claimed(sessionId, () => this.recorder.attach(sessionId, workspace.cwd));
-    try {
-      await this.ledger.reconcileAndReadTerminals(sessionId);
-    } finally {
-      await this.ledger.detach(sessionId);
-      await this.recorder.detach(sessionId);
-      await this.ownership.release(sessionId);
-    }
   }
 
   async close(sessionId: string): Promise<void> {
@@ -220,12 +213,25 @@ export class SessionsService implements OnApplicationShutdown {
     this.assertRoomForSession();
     let starting = this.starting.get(sessionId);
     if (!starting) {
-      starting = this.claimed(sessionId, () => this.recorder.attach(sessionId, workspace.cwd))
-        .then(() => this.addSession(sessionId, workspace, resume))
+      starting = this.claimed(sessionId, () => this.attachRestoring(sessionId, workspace, resume))
+        .then((clientIds) => this.addSession(sessionId, workspace, resume, clientIds))
         .finally(() => this.starting.delete(sessionId));
       this.starting.set(sessionId, starting);
     }
     return starting;
+  }
+
+  /** Attaches the transcript; a resume also restores the keys, detached again when that fails. */
+  private async attachRestoring(sessionId: string, workspace: Workspace, resume: boolean): Promise<Set<string>> {
+    await this.recorder.attach(sessionId, workspace.cwd);
+    if (!resume) return new Set();
+    try {
+      return await this.restoreIdempotencyKeys(sessionId);
+    } catch (error) {
+      await this.ledger.detach(sessionId);
+      await this.recorder.detach(sessionId);
+      throw error;
+    }
   }
 
   /** Claims the session for this node around `work`; a failed `work` gives the claim back. */
@@ -244,10 +250,12 @@ export class SessionsService implements OnApplicationShutdown {
     if (this.registry.size + this.starting.size >= this.settings.maxSessions) throw tooManySessions(this.settings.maxSessions);
   }
 
-  private addSession(sessionId: string, workspace: Workspace, resume: boolean): Session {
+  private addSession(sessionId: string, workspace: Workspace, resume: boolean, clientIds: Iterable<string> = []): Session {
     const parts = { engine: this.engine, recorder: this.recorder, events: this.events, clock: this.clock };
     const session = new Session(sessionId, workspace, this.clock.now(), parts, resume);
     this.registry.add(session);
+    // Registered with it, in the same turn: a named client is never refused for a restored id.
+    for (const clientId of clientIds) this.registry.restoreClientId(sessionId, clientId);
     return session;
   }
 
