@@ -212,8 +212,9 @@ const nextWithin = (receiver: WebhookReceiver, ms: number): Promise<ReceivedWebh
     await kill(a);
     await eventually(async () => ((await admin.exists('turns:node:node-a')) === 0 ? true : undefined));
     await admin.quit();
-    expect(await adoption.sweep()).toBe(1);
+    // This sweep or node b's own timer takes it (whichever comes first): what counts is that it moved, once.
+    await adoption.sweep();
     expect(readdirSync(join(dataDir, 'webhooks'))).not.toContain('outbox-node-a');
-    expect(pendingDeliveries(join(dataDir, 'webhooks', 'outbox-node-b'))).toHaveLength(1);
+    await eventually(() => (pendingDeliveries(join(dataDir, 'webhooks', 'outbox-node-b')).length === 1 ? true : undefined));
   });
 });
