@@ -106,7 +106,7 @@ export class PermissionBroker implements OnApplicationShutdown {
       this.held.set(requestId, entry);
       this.bySession.set(turn.sessionId, [...(this.bySession.get(turn.sessionId) ?? []), entry]);
       this.logger.log(requestLine(requestId, title, turn.promptId));
-      const options = request.options.map(({ optionId, name, kind }) => ({ optionId, ...(name !== undefined && { name }), kind }));
+      const options = item.options.map(({ optionId, label, kind }) => ({ optionId, ...(label !== undefined && { name: label }), kind }));
       this.events.publish(turn.sessionId, 'permission_request', {
         promptId: turn.promptId,
         data: { sessionId: turn.sessionId, requestId, toolCall: boundedToolCall(request.toolCall), options },
