@@ -1,4 +1,4 @@
-import { allowingOutcome, mayAnswer, refusingOutcome } from './permission-policy.js';
+import { allowingOutcome, mayAnswer, refusalOption, refusingOutcome } from './permission-policy.js';
 
 const OFFERED = [
   { kind: 'reject_always', optionId: 'never' },
@@ -19,6 +19,12 @@ describe('permission policy', () => {
     expect(refusingOutcome(OFFERED)).toEqual({ outcome: 'selected', optionId: 'no' });
     expect(refusingOutcome([OFFERED[0], OFFERED[3]])).toEqual({ outcome: 'selected', optionId: 'never' });
     expect(refusingOutcome(OFFERED.slice(2))).toEqual({ outcome: 'cancelled' });
+  });
+
+  it('picks the refusal, one rule for the deny policy, the time-out and the command line: once, else always, else none', () => {
+    expect(refusalOption(OFFERED)).toBe(OFFERED[1]);
+    expect(refusalOption([OFFERED[0], OFFERED[3]])).toBe(OFFERED[0]);
+    expect(refusalOption(OFFERED.slice(2))).toBeUndefined();
   });
 
   it('lets anyone answer first, or only the originator (an anonymous prompt: only an anonymous caller)', () => {

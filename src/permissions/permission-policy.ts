@@ -22,8 +22,13 @@ export function allowingOutcome(options: Options): EnginePermissionOutcome {
  * without it), else always; `cancelled` when the agent offers no refusal.
  */
 export function refusingOutcome(options: Options): EnginePermissionOutcome {
-  const reject = options.find((o) => o.kind === 'reject_once') ?? options.find((o) => o.kind === 'reject_always');
+  const reject = refusalOption(options);
   return reject ? selected(reject.optionId) : CANCELLED;
+}
+
+/** The option that refuses a tool call: `reject_once`, else `reject_always`; none offered, `undefined` (answer `cancelled`). */
+export function refusalOption<O extends { kind: string }>(options: readonly O[]): O | undefined {
+  return options.find((o) => o.kind === 'reject_once') ?? options.find((o) => o.kind === 'reject_always');
 }
 
 /** True when `clientId` may answer a request of a prompt admitted by `originatorClientId` (absent: anonymous). */
