@@ -72,6 +72,40 @@ describe('SessionQueueCore', () => {
     expect(core.overlay.get(S, 'a')?.status.state).toBe('error'); // a late settle changes no overlay
   });
 
+  it('settles a prompt whose id the overlay holds a transcript read-back for: published, emitted, released', () => {
+    core.overlay.writeBack(S, { sessionId: S, promptId: 'a', state: 'completed', resultText: 'read back', endedAt: 1 }, true);
+    const a = entry('a');
+    core.admit(S, a);
+    core.dispatch(S);
+    expect(core.settle(S, a, done('ours'))).toBe(true);
+    expect(seen.at(-1)).toMatchObject({ kind: 'settled', promptId: 'a', status: { resultText: 'ours' } });
+    expect(core.overlay.get(S, 'a')).toEqual({ status: expect.objectContaining({ resultText: 'ours' }), combined: false });
+    expect(core.getLive(S, 'a')).toBeUndefined();
+  });
+
+  it('ends a prompt whose reused id has a published terminal held: the overlay keeps the first, the prompt still settles', () => {
+    const first = entry('a');
+    core.admit(S, first);
+    core.dispatch(S);
+    core.settle(S, first, done('first'));
+    core.release(S, first);
+    const [again, next] = [entry('a'), entry('b')];
+    core.admit(S, again);
+    core.admit(S, next);
+    core.dispatch(S);
+    expect(core.settle(S, next, done('queued one ends'))).toBe(true); // a queued entry leaves the FIFO
+    expect(core.settle(S, again, done('second'))).toBe(true);
+    expect(core.settle(S, again, done('third'))).toBe(false);
+    expect(seen.filter((t) => t.kind === 'settled').map((t) => t.status.state === 'completed' && t.status.resultText)).toEqual([
+      'first',
+      'queued one ends',
+      'second',
+    ]);
+    expect(core.overlay.get(S, 'a')?.status).toMatchObject({ resultText: 'first' });
+    expect(core.release(S, again)).toBe(true);
+    expect(core.promptCounts()).toEqual({ queued: 0, running: 0 });
+  });
+
   it('lets the writer that settles first win, whichever started waiting first (controlled promises)', async () => {
     const a = entry('a');
     core.admit(S, a);

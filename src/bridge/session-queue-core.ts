@@ -104,11 +104,15 @@ export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
    * queued one leaves the FIFO; a running one keeps its slot until
    * {@link release}, hidden from live reads); later ones are dropped — the
    * entry remembers past the overlay's bound. True when this one won.
+   * The entry is the latch, not the overlay: were its id's terminal held
+   * already (an id a host reused), the overlay keeps that one, yet this
+   * prompt still ends — leaves the queue and emits `settled`, so its
+   * ledger record, webhooks and pending approvals end with it.
    */
   settle(sessionId: string, entry: E, terminal: TerminalFields): boolean {
     if (entry.published) return false;
     const status = settledStatus(sessionId, entry, terminal);
-    if (!this.overlay.publish(status)) return false;
+    this.overlay.publish(status);
     entry.published = true;
     clearTimeout(entry.activityTimer);
     const queue = this.queue(sessionId);

@@ -1,4 +1,5 @@
 import type { PendingInteraction, PendingInteractionOption } from '../client/index.js';
+import { refusingOutcome } from '../permissions/permission-policy.js';
 import { outcomeFor } from './permission-choice.js';
 
 const offering = (...options: PendingInteractionOption[]): PendingInteraction => ({
@@ -23,5 +24,13 @@ describe('outcomeFor', () => {
     expect(outcomeFor(offering(once, never, reject), 'deny')).toEqual({ outcome: 'selected', optionId: 'no' });
     expect(outcomeFor(offering(once, never), 'deny')).toEqual({ outcome: 'selected', optionId: 'never' });
     expect(outcomeFor(offering(once, { optionId: 'x', kind: 'something_else' }), 'deny')).toEqual({ outcome: 'cancelled' });
+  });
+
+  it('denies with the option the deny policy picks, for every set offered', () => {
+    const all = [always, once, reject, never];
+    for (let mask = 0; mask < 1 << all.length; mask += 1) {
+      const options = all.filter((_, i) => mask & (1 << i));
+      expect(outcomeFor(offering(...options), 'deny')).toEqual(refusingOutcome(options));
+    }
   });
 });

@@ -12,7 +12,7 @@ import type { PermissionOutcome } from '../wire/session-event.js';
 import { boundedToolCall, pendingInteractionOf } from './pending-interaction.js';
 import { decisionLine, outcomeKind, requestLine } from './permission-log.js';
 import { PERMISSION_OPTIONS, type PermissionOptions } from './permission-options.js';
-import { allowingOutcome, mayAnswer, refusingOutcome } from './permission-policy.js';
+import { allowingOutcome, isOffered, mayAnswer, refusingOutcome } from './permission-policy.js';
 import { RecentAnswers } from './recent-answers.js';
 
 /** The prompt a request for approval belongs to. */
@@ -106,7 +106,7 @@ export class PermissionBroker implements OnApplicationShutdown {
       this.held.set(requestId, entry);
       this.bySession.set(turn.sessionId, [...(this.bySession.get(turn.sessionId) ?? []), entry]);
       this.logger.log(requestLine(requestId, title, turn.promptId));
-      const options = request.options.map(({ optionId, name, kind }) => ({ optionId, ...(name !== undefined && { name }), kind }));
+      const options = item.options.map(({ optionId, label, kind }) => ({ optionId, ...(label !== undefined && { name: label }), kind }));
       this.events.publish(turn.sessionId, 'permission_request', {
         promptId: turn.promptId,
         data: { sessionId: turn.sessionId, requestId, toolCall: boundedToolCall(request.toolCall), options },
@@ -134,7 +134,7 @@ export class PermissionBroker implements OnApplicationShutdown {
       }
       throw apiError('permission_not_found', { requestId });
     }
-    if (outcome.outcome === 'selected' && !entry.item.options.some((option) => option.optionId === outcome.optionId)) {
+    if (outcome.outcome === 'selected' && !isOffered(entry.item, outcome)) {
       throw apiError('permission_option_not_offered', { requestId, optionId: outcome.optionId });
     }
     if (!mayAnswer(this.options.permissionResponder, entry.originatorClientId, clientId)) {

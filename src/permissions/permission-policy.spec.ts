@@ -1,4 +1,4 @@
-import { allowingOutcome, mayAnswer, refusingOutcome } from './permission-policy.js';
+import { allowingOutcome, isOffered, mayAnswer, refusalOption, refusingOutcome } from './permission-policy.js';
 
 const OFFERED = [
   { kind: 'reject_always', optionId: 'never' },
@@ -19,6 +19,19 @@ describe('permission policy', () => {
     expect(refusingOutcome(OFFERED)).toEqual({ outcome: 'selected', optionId: 'no' });
     expect(refusingOutcome([OFFERED[0], OFFERED[3]])).toEqual({ outcome: 'selected', optionId: 'never' });
     expect(refusingOutcome(OFFERED.slice(2))).toEqual({ outcome: 'cancelled' });
+  });
+
+  it('picks the refusal, one rule for the deny policy, the time-out and the command line: once, else always, else none', () => {
+    expect(refusalOption(OFFERED)).toBe(OFFERED[1]);
+    expect(refusalOption([OFFERED[0], OFFERED[3]])).toBe(OFFERED[0]);
+    expect(refusalOption(OFFERED.slice(2))).toBeUndefined();
+  });
+
+  it('takes a cancel, or an option the request offered, and nothing else', () => {
+    const item = { options: [{ optionId: 'once', kind: 'allow_once' }] };
+    expect(isOffered(item, { outcome: 'cancelled' })).toBe(true);
+    expect(isOffered(item, { outcome: 'selected', optionId: 'once' })).toBe(true);
+    expect(isOffered(item, { outcome: 'selected', optionId: 'always' })).toBe(false);
   });
 
   it('lets anyone answer first, or only the originator (an anonymous prompt: only an anonymous caller)', () => {

@@ -1,4 +1,6 @@
 import type { EnginePermissionOutcome, EnginePermissionRequest } from '../engines/agent-engine.js';
+import type { PendingInteraction } from '../turns/turn-status.js';
+import type { PermissionOutcome } from '../wire/session-event.js';
 
 type Options = EnginePermissionRequest['options'];
 
@@ -22,8 +24,18 @@ export function allowingOutcome(options: Options): EnginePermissionOutcome {
  * without it), else always; `cancelled` when the agent offers no refusal.
  */
 export function refusingOutcome(options: Options): EnginePermissionOutcome {
-  const reject = options.find((o) => o.kind === 'reject_once') ?? options.find((o) => o.kind === 'reject_always');
+  const reject = refusalOption(options);
   return reject ? selected(reject.optionId) : CANCELLED;
+}
+
+/** The option that refuses a tool call: `reject_once`, else `reject_always`; none offered, `undefined` (answer `cancelled`). */
+export function refusalOption<O extends { kind: string }>(options: readonly O[]): O | undefined {
+  return options.find((o) => o.kind === 'reject_once') ?? options.find((o) => o.kind === 'reject_always');
+}
+
+/** True when `outcome` is `cancelled` or selects one of the options `item` offers (anything else is `permission_option_not_offered`). */
+export function isOffered(item: Pick<PendingInteraction, 'options'>, outcome: PermissionOutcome): boolean {
+  return outcome.outcome === 'cancelled' || item.options.some((option) => option.optionId === outcome.optionId);
 }
 
 /** True when `clientId` may answer a request of a prompt admitted by `originatorClientId` (absent: anonymous). */

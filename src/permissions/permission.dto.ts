@@ -1,11 +1,12 @@
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '../common/swagger.js';
 import { ValidateBy } from 'class-validator';
 import type { PermissionAnswer, PermissionOutcome } from '../wire/session-event.js';
+import { OPTION_ID_LIMIT } from './pending-interaction.js';
 
 /** `{outcome:"selected", optionId}`: one of the options the request offered. */
 export class SelectedPermissionOutcomeDto {
   @ApiProperty({ enum: ['selected'] }) outcome!: 'selected';
-  @ApiProperty({ example: 'proceed_once', minLength: 1 }) optionId!: string;
+  @ApiProperty({ example: 'proceed_once', minLength: 1, maxLength: OPTION_ID_LIMIT }) optionId!: string;
 }
 
 /** `{outcome:"cancelled"}`: the agent is told the request was cancelled. */
@@ -18,7 +19,7 @@ export function isPermissionOutcome(value: unknown): value is PermissionOutcome 
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const { outcome, optionId } = value as { outcome?: unknown; optionId?: unknown };
   if (outcome === 'cancelled') return true;
-  return outcome === 'selected' && typeof optionId === 'string' && optionId.length > 0 && optionId.length <= 256;
+  return outcome === 'selected' && typeof optionId === 'string' && optionId.length > 0 && optionId.length <= OPTION_ID_LIMIT;
 }
 
 /** The body of both answer routes: the peer's `PermissionResponse` (its other fields are ignored). */
@@ -35,7 +36,7 @@ export class PermissionAnswerDto implements PermissionAnswer {
     name: 'isPermissionOutcome',
     validator: {
       validate: isPermissionOutcome,
-      defaultMessage: () => 'outcome must be {outcome:"selected", optionId} (1 to 256 characters) or {outcome:"cancelled"}',
+      defaultMessage: () => `outcome must be {outcome:"selected", optionId} (1 to ${OPTION_ID_LIMIT} characters) or {outcome:"cancelled"}`,
     },
   })
   outcome!: PermissionOutcome;

@@ -1,5 +1,6 @@
 import type { PendingInteraction, PendingInteractionOption } from '../turns/turn-status.js';
 import type { PermissionOutcome } from '../wire/session-event.js';
+import { isOffered } from '../permissions/permission-policy.js';
 
 /**
  * A request for approval raised with `InMemoryBridgeOverlay.askPermission`:
@@ -54,7 +55,7 @@ export class InMemoryPermissionRequests {
   answer(sessionId: string, requestId: string, outcome: PermissionOutcome): string | undefined {
     const held = this.held.get(requestId);
     if (held?.sessionId !== sessionId) return undefined;
-    if (outcome.outcome === 'selected' && !held.item.options.some((option) => option.optionId === outcome.optionId)) {
+    if (outcome.outcome === 'selected' && !isOffered(held.item, outcome)) {
       throw new Error(`request ${requestId} did not offer option ${outcome.optionId}`);
     }
     this.held.delete(requestId);

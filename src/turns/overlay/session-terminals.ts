@@ -28,6 +28,11 @@ export class SessionTerminals {
     return this.published.get(promptId) ?? this.readBack.get(promptId);
   }
 
+  /** True when the runtime published this prompt's terminal (a write-back over it keeps that). */
+  isPublished(promptId: string): boolean {
+    return this.published.has(promptId);
+  }
+
   /** The entry inserted last as newest (absent once evicted). */
   newest(): OverlayEntry | undefined {
     return this.newestKey === undefined ? undefined : this.get(this.newestKey);

@@ -29,6 +29,15 @@ describe('TerminalOverlay', () => {
     expect(overlay.get('s', 'a')).toEqual({ status: settled('s', 'a', { resultText: 'from the transcript' }), combined: true });
   });
 
+  it('lets the runtime’s terminal replace a result read back for a prompt it never published, and latches that one', () => {
+    const overlay = new TerminalOverlay();
+    overlay.writeBack('s', settled('s', 'a', { resultText: 'an older turn of the same id' }), true);
+    expect(overlay.publish(deadline('s', 'a'))).toBe(true);
+    expect(overlay.get('s', 'a')).toEqual({ status: deadline('s', 'a'), combined: false });
+    expect(overlay.newest('s')?.status).toEqual(deadline('s', 'a'));
+    expect(overlay.publish(settled('s', 'a'))).toBe(false);
+  });
+
   it('makes a write-back the newest only for a current answer', () => {
     const overlay = new TerminalOverlay();
     overlay.publish(settled('s', 'new'));

@@ -30,7 +30,7 @@ export interface TerminalOverlayOptions {
  * each successful rewind ({@link rewound}), each closed session
  * ({@link forget}) — and hands it to the module as
  * `BridgeOverlayProvider.overlay`; the rules are kept here, once, for every
- * runtime: the first terminal of a prompt wins, at most `capacity` statuses a
+ * runtime: the first published terminal of a prompt wins (over a read-back too), at most `capacity` statuses a
  * session (published ones outlive the transcript's read-backs), the newest
  * entry `current` reports, the poll's write-back, the rewind generation.
  *
@@ -59,13 +59,15 @@ export class TerminalOverlay {
    * terminal of a prompt wins: a later one (an agent answering after its
    * deadline's error, a close after a cancel) is refused — `false`, nothing
    * changes — for as long as the overlay holds the first (its `capacity`
-   * most recent). The winner becomes the session's newest entry. Publish in
-   * the same synchronous step as the prompt leaves the live view (so no poll
-   * sees neither), then wake the session's watchers.
+   * most recent). Only published terminals count: a result a poll read back
+   * from the transcript for an id no terminal was published for (a host's
+   * own ids may meet old ones) is replaced. The winner becomes the session's
+   * newest entry. Publish in the same synchronous step as the prompt leaves
+   * the live view (so no poll sees neither), then wake the session's watchers.
    */
   publish(status: SettledTurnStatus): boolean {
     const terminals = this.session(status.sessionId);
-    if (terminals.get(status.promptId)) return false;
+    if (terminals.isPublished(status.promptId)) return false;
     terminals.set(status.promptId, { status, combined: false });
     return true;
   }
