@@ -28,6 +28,8 @@ export type { TurnTransition } from './turn-transition.js';
  * What an admitted prompt waits on before it may run: its admission's record
  * (the ledger's synced `in_flight` line); `undefined` when there is none to
  * wait for. A rejection withdraws the prompt before it ever runs.
+ *
+ * @publicApi
  */
 export type AdmissionGate = (sessionId: string, promptId: string) => Promise<void> | undefined;
 

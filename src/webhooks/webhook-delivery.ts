@@ -32,11 +32,6 @@ export interface WebhookDelivery {
   lastError?: string;
 }
 
-/**
- * One row of `GET /session/:id/webhooks/:webhookId/deliveries`.
- *
- * @publicApi
- */
 /** One event to send to several receivers, as it was made. */
 export interface OutgoingEvent {
   /** What each delivery's id derives from, with the type and the receiver: the prompt's id, or a permission request's. */
@@ -66,6 +61,11 @@ export function deliveriesOf(event: OutgoingEvent, targets: readonly DeliveryTar
   }));
 }
 
+/**
+ * One row of `GET /session/:id/webhooks/:webhookId/deliveries`.
+ *
+ * @publicApi
+ */
 export interface DeliveryLogEntry {
   deliveryId: string;
   type: TurnWebhookEventType;
