@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { buildRef } from './support/build-ref.js';
-import { startProcess } from './support/daemon-process.js';
+import { startOnPort } from './support/daemon-process.js';
 import { json, percentile, post } from './support/held-requests.js';
 
 const REF = process.env.POLL_BASELINE_REF;
@@ -23,14 +23,14 @@ if (!REF) throw new Error('POLL_BASELINE_REF=<commit> names the build to compare
 async function start(bin, adapter) {
   const dataDir = mkdtempSync(join(tmpdir(), 'turns-admission-'));
   const env = {
-    TURNS_PORT: '0',
     TURNS_DATA_DIR: dataDir,
     TURNS_WORKSPACES: dataDir,
     TURNS_HTTP_ADAPTER: adapter,
     TURNS_LOG: 'warn',
     TURNS_MAX_PENDING_PROMPTS: '1000',
   };
-  const daemon = await startProcess([bin], env, { pin: false });
+  // Ready once /health answers: at TURNS_LOG=warn a daemon prints no address.
+  const daemon = await startOnPort([bin], env);
   const sessions = [];
   for (let i = 0; i < 20; i += 1) sessions.push((await json(daemon.url, '/session', post({ sessionScope: 'thread' }))).sessionId);
   return {
