@@ -1,6 +1,7 @@
 // @ts-check
 // Who owned each session when, as the clients saw it: a create or a load answered 2xx names its owner in
 // `X-Turns-Node` (a load that reached another node is forwarded to the owner, whose answer carries its own name).
+// A create answered from its key's record (`Idempotent-Replayed: true`) claims nothing: any node may replay it.
 import { isSuccess, opsOf } from './turn-observations.js';
 
 /** @typedef {import('./types.js').OpRecord} OpRecord */
@@ -13,6 +14,12 @@ export function servedBy(/** @type {OpRecord} */ op) {
   const headers = op.headers ?? {};
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === NODE_HEADER && value) return String(value);
   return undefined;
+}
+
+/** An answer replayed from an idempotency key's record: the handler did not run. */
+export function isReplay(/** @type {OpRecord} */ op) {
+  for (const [key, value] of Object.entries(op.headers ?? {})) if (key.toLowerCase() === 'idempotent-replayed') return value === 'true';
+  return false;
 }
 
 /** The session an op is about: its `sessionId`, else a create's answer. */
@@ -30,7 +37,7 @@ export function ownershipTimeline(history) {
   /** @type {Map<string, { node: string, since: number, op: OpRecord }[]>} */
   const owners = new Map();
   const claims = opsOf(history)
-    .filter((op) => (op.op === 'create' || op.op === 'load') && isSuccess(op))
+    .filter((op) => (op.op === 'create' || op.op === 'load') && isSuccess(op) && !isReplay(op))
     .sort((a, b) => a.end - b.end);
   for (const op of claims) {
     const sessionId = sessionOf(op);
