@@ -13,8 +13,10 @@ const NOTHING_TO_LOAD = 3;
 /**
  * The failover figure's probe (docs/reliability.md): after a node fault, for each
  * session the node owned, one unretried `GET /session/:id/turns/current` every
- * 200 ms through the front until one answers 2xx; a `404 session_not_found` gets
- * the session loaded (one load at a time). Its ops carry `canary: <the fault's t>`;
+ * 200 ms through the front until one answers 2xx; each `404 session_not_found`
+ * sends a load, unretried like the polls: one the front hands to a stopped node
+ * hangs, and must not hold back the next (the front's luck is not failover).
+ * Its ops carry `canary: <the fault's t>`;
  * a `canary-end` record closes each watch. A session whose loads found no
  * transcript three times is left alone: nothing was admitted to it.
  */
@@ -40,7 +42,6 @@ export class Canary {
     const sent = [];
     let answered = false;
     let watching = true;
-    let loading;
     let lost = 0;
     const deadline = fault.t + WATCH_MS;
     const load = async () => {
@@ -50,12 +51,9 @@ export class Canary {
     const poll = async () => {
       const res = await send(`${path}/turns/current`, { headers, signal: AbortSignal.timeout(TIMEOUT_MS) });
       if (res.ok) answered = true;
-      else if (res.status === 404 && !loading && !answered && watching) {
+      else if (res.status === 404 && !answered && watching) {
         const body = await res.json().catch(() => ({}));
-        if (body.code === 'session_not_found')
-          loading = load()
-            .catch(() => undefined)
-            .finally(() => (loading = undefined));
+        if (body.code === 'session_not_found') sent.push(load().catch(() => undefined));
       }
     };
     const nothingToLoad = () => lost >= NOTHING_TO_LOAD;
@@ -64,7 +62,12 @@ export class Canary {
       await sleep(EVERY_MS);
     }
     watching = false;
-    await Promise.allSettled([...sent, loading]);
+    // A poll may add its load while this waits: settle until nothing new came.
+    for (let settled = 0; settled < sent.length;) {
+      const batch = sent.slice(settled);
+      settled = sent.length;
+      await Promise.allSettled(batch);
+    }
     this.history.write({
       type: 'canary-end',
       t: Date.now(),

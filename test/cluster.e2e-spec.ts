@@ -391,6 +391,25 @@ const UI_ORIGIN = 'http://ui.example';
     expect((await call(`${a.url}/session/${sessionId}/turns/${after}`)).headers.get('x-turns-node')).toBe('node-b');
   });
 
+  it('a load looks the owner up afresh: a lease lost while another node had the owner cached is claimed at once', async () => {
+    const { sessionId } = await createSession(a);
+    // C caches A as the owner (for up to a second) ...
+    expect((await call(`${c.url}/session/${sessionId}/turns/current`)).headers.get('x-turns-node')).toBe('node-a');
+    a.daemon.child.kill('SIGSTOP');
+    try {
+      // ... then A freezes and its lease is lost (an eviction): a load through C must not be sent to the frozen A.
+      await admin.del(`turns:lease:${sessionId}`);
+      const loaded = await call(`${c.url}/session/${sessionId}/load`, { method: 'POST' });
+      expect(loaded.status).toBe(200);
+      expect(loaded.headers.get('x-turns-node')).toBe('node-c');
+    } finally {
+      a.daemon.child.kill('SIGCONT');
+    }
+    await eventually(async () =>
+      (await call(`${a.url}/session/${sessionId}/turns/current`)).headers.get('x-turns-node') === 'node-c' ? true : undefined,
+    );
+  });
+
   it('Redis down: sessions a node owns keep working, forwarding and claims answer 503, and all recovers when Redis returns', async () => {
     const { sessionId } = await createSession(b);
     const port = redis.port;

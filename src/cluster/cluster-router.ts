@@ -20,7 +20,8 @@ import { isLoadRequest } from '../http/session-path.js';
  *
  * - Not session-scoped (`/health`, `POST /session`, …): answered here.
  * - A session this node holds a fresh lease on: answered here, no Redis call.
- * - Otherwise one directory lookup (cached briefly): another node's → forwarded
+ * - Otherwise one directory lookup (cached briefly, never past the lease's
+ *   own expiry; a load always looks afresh): another node's → forwarded
  *   once; nobody's → answered here (`404`, or a load that claims it first, so
  *   two racing loads make one owner and the loser forwards to it).
  * - A forwarded request is never forwarded again: if this node is not the
@@ -63,10 +64,11 @@ export class ClusterRouter {
     const { req, res } = request;
     const forwarded = req.headers[FORWARDED_BY_HEADER] !== undefined;
     try {
-      // A forwarded request came here because the sender's view said so: check afresh.
-      let owner = forwarded ? undefined : this.owners.get(sessionId);
+      // A forwarded request came here because the sender's view said so, and a load may claim: both check afresh.
+      const load = isLoadRequest(req.method, request.path);
+      let owner = forwarded || load ? undefined : this.owners.get(sessionId);
       owner ??= await this.lookup(sessionId);
-      if ((!owner || owner.node === this.node.id) && isLoadRequest(req.method, request.path)) {
+      if ((!owner || owner.node === this.node.id) && load) {
         owner = await this.claimForLoad(sessionId);
       }
       if (!owner || owner.node === this.node.id) return local();
@@ -85,15 +87,15 @@ export class ClusterRouter {
 
   /** The owner in the directory; `503 cluster_unavailable` when it cannot be asked. */
   private async lookup(sessionId: string): Promise<Lease | undefined> {
-    let owner: Lease | undefined;
+    let found: { lease: Lease; ttlMs: number } | undefined;
     try {
-      owner = await this.directory.owner(sessionId);
+      found = await this.directory.lookup(sessionId);
     } catch {
       throw clusterUnavailable({ sessionId });
     }
-    if (owner) this.owners.set(sessionId, owner);
+    if (found) this.owners.set(sessionId, found.lease, found.ttlMs);
     else this.owners.delete(sessionId);
-    return owner;
+    return found?.lease;
   }
 
   /** Claims a session for a load: `undefined` when this node won, else the winner. */

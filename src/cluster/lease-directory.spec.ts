@@ -124,6 +124,19 @@ const LEASE_MS = 60_000;
       expect(await admin.exists(`turns:lease:${S2}`)).toBe(0);
     });
 
+    it('looks up the lease with the time Redis gives it left, and nothing once it is gone', async () => {
+      const a = await directory.claim(S1, A);
+      if (!a.won) throw new Error('claim should win');
+      const found = (await directory.lookup(S1))!;
+      expect(found.lease).toEqual({ ...A, fence: a.fence });
+      expect(found.ttlMs).toBeGreaterThan(0);
+      expect(found.ttlMs).toBeLessThanOrEqual(LEASE_MS);
+      await admin.pexpire(`turns:lease:${S1}`, 250);
+      expect((await directory.lookup(S1))!.ttlMs).toBeLessThanOrEqual(250);
+      await admin.del(`turns:lease:${S1}`);
+      expect(await directory.lookup(S1)).toBeUndefined();
+    });
+
     it('release deletes only the lease carrying the fence', async () => {
       const a = await directory.claim(S1, A);
       if (!a.won) throw new Error('claim should win');

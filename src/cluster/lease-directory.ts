@@ -182,8 +182,21 @@ export class LeaseDirectory {
 
   /** The current lease of a session, if any node holds one. */
   async owner(sessionId: string): Promise<Lease | undefined> {
-    const [node, url, fence] = await this.redis.hmget(this.leaseKey(sessionId), 'node', 'url', 'fence');
-    return node && url && fence ? { node, url, fence: Number(fence) } : undefined;
+    return (await this.lookup(sessionId))?.lease;
+  }
+
+  /**
+   * The current lease and the time (ms) Redis gives it before it expires,
+   * read together: a node that caches the owner must not outlive the lease.
+   */
+  async lookup(sessionId: string): Promise<{ lease: Lease; ttlMs: number } | undefined> {
+    const key = this.leaseKey(sessionId);
+    const replies = await this.redis.multi().hmget(key, 'node', 'url', 'fence').pttl(key).exec();
+    const [[fieldsError, fields], [ttlError, ttl]] = replies as [[Error | null, (string | null)[]], [Error | null, number]];
+    if (fieldsError || ttlError) throw fieldsError ?? ttlError;
+    const [node, url, fence] = fields;
+    // PTTL is -1 for a key without an expiry (never written so by a claim): no bound from Redis then.
+    return node && url && fence ? { lease: { node, url, fence: Number(fence) }, ttlMs: ttl >= 0 ? ttl : Infinity } : undefined;
   }
 
   /** Whether a node holds the session's lease (one key lookup, no fields read). */

@@ -38,6 +38,21 @@ describe('OwnerCache', () => {
     expect(cache.get('a')).toBeUndefined();
   });
 
+  it('never keeps an entry past the time it is given (the lease it names expires first)', () => {
+    const cache = new OwnerCache<string>(1_000, 10, clock);
+    cache.set('s', 'node-a', 300);
+    now += 299;
+    expect(cache.get('s')).toBe('node-a');
+    now += 1;
+    expect(cache.get('s')).toBeUndefined();
+    cache.set('s', 'node-a', 5_000);
+    now += 1_000;
+    expect(cache.get('s')).toBeUndefined();
+    cache.set('s', 'node-a');
+    cache.set('s', 'node-b', 0);
+    expect(cache.get('s')).toBeUndefined();
+  });
+
   it('deletes on demand', () => {
     const cache = new OwnerCache<number>(1_000, 2, clock);
     cache.set('a', 1);

@@ -20,11 +20,13 @@ export class OwnerCache<T> {
     return undefined;
   }
 
-  set(key: string, value: T): void {
-    if (this.ttlMs <= 0) return;
+  /** Keeps `value` for the cache's time, or for `maxMs` when that is shorter (the lease's own time left). */
+  set(key: string, value: T, maxMs = Infinity): void {
+    const ttlMs = Math.min(this.ttlMs, maxMs);
     this.entries.delete(key);
+    if (ttlMs <= 0) return;
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, { value, expiresAt: this.now() + this.ttlMs });
+    this.entries.set(key, { value, expiresAt: this.now() + ttlMs });
   }
 
   delete(key: string): void {

@@ -53,7 +53,11 @@ describe('chaos checker: fencing', () => {
     const replayed = claim(15, 'n3', 'create');
     replayed.headers = { ...replayed.headers, 'idempotent-replayed': 'true' };
     const served = exact(3_000, pid(1), 'running', { node: 'n1' });
-    expect(ownershipTimeline([claim(0, 'n1', 'create'), replayed]).get(SID)!.map((o) => o.node)).toEqual(['n1']);
+    expect(
+      ownershipTimeline([claim(0, 'n1', 'create'), replayed])
+        .get(SID)!
+        .map((o) => o.node),
+    ).toEqual(['n1']);
     expect(check(runOf([claim(0, 'n1', 'create'), replayed, prompt(10, pid(1), { node: 'n1' }), served]))).toEqual([]);
     // The same answer without the header is a claim by n3, and n1's answer after it is reported.
     expect(check(runOf([claim(0, 'n1', 'create'), claim(15, 'n3', 'create'), served]))).toHaveLength(1);
