@@ -115,6 +115,13 @@ describe('chaos checker: one writer a transcript', () => {
       expect(new Set(reported.map((line) => line.split(':')[0]))).toEqual(new Set(['two-writers', 'interleaved']));
     });
 
+    it("reports an old owner's line that landed before the claim's marker, continuing the parent the marker continues", () => {
+      // Not outranked (no higher fence before it), yet off the chain the new owner goes on from: a fork to show.
+      const records = [marker(3), { type: 'user', promptId: pid(1), fence: 3 }, { type: 'assistant', promptId: pid(1), fence: 3 }];
+      records.push(marker(5, 'u2'), { type: 'user', promptId: pid(2), fence: 5 });
+      expect(onDisk(records)).toEqual([expect.stringMatching(/^two-writers: .*lines 3 and 4 both continue u2/)]);
+    });
+
     it('reports a line whose parent only a stale owner wrote: what the reader walks must be whole', () => {
       const records = [...staleFork(3), { type: 'assistant', promptId: pid(2), parentUuid: 'u5', fence: 5 }];
       expect(onDisk(records)).toEqual([expect.stringMatching(/^unknown-parent: .*line 8 names parent u5, never written before it/)]);
