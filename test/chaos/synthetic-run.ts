@@ -1,4 +1,5 @@
-// Builders of synthetic chaos runs for the checker's specs: a history, a meta and a data dir view, all in memory.
+// Builders of synthetic chaos runs for the checker's specs: a history, a meta and a data dir view, in memory (or read
+// back from a temporary data dir by `dataDirView`).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
