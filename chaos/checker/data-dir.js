@@ -3,6 +3,7 @@
 // webhook outboxes (`<dataDir>/webhooks/outbox*/`). Formats: src/transcript, src/ledger, src/webhooks.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { believedLines } from './fence-order.js';
 
 /** @typedef {import('./types.js').DataRecord} DataRecord */
 /** @typedef {import('./types.js').DataDirView} DataDirView */
@@ -46,34 +47,21 @@ export function readJsonLines(type, file) {
   return { records, unparsed };
 }
 
-/**
- * The ledger records a reader believes, in file order — the fencing rule of src/transcript/fence-order.ts, as
- * `ledgerRecordsOf` applies it: a line (record or marker `{"v":1,"fence":N}`) whose fence is lower than one before it
- * is a stale owner's, written after a newer claim, and is skipped; a line without a fence is read and outranks
- * nothing. Markers are not records. Counting a skipped line as recorded would hide the very gap the checks look for.
- * @param {DataRecord[]} lines
- * @returns {DataRecord[]}
- */
-export function believedLedgerRecords(lines) {
-  let highest = 0;
-  return lines.filter(({ record }) => {
-    const fence = record.fence;
-    if (typeof fence === 'number' && Number.isSafeInteger(fence) && fence > 0) {
-      if (fence < highest) return false;
-      highest = fence;
-    }
-    return record.v === 1 && typeof record.promptId === 'string' && record.promptId !== '';
-  });
-}
+/** A ledger line that is a record: markers (`{"v":1,"fence":N}`) are not. */
+const isLedgerRecord = (/** @type {DataRecord} */ { record }) =>
+  record.v === 1 && typeof record.promptId === 'string' && record.promptId !== '';
 
 /**
- * Everything of interest in the given data dirs (each read once, also when several nodes share one).
+ * Everything of interest in the given data dirs (each read once, also when several nodes share one). Transcripts and
+ * ledgers as the daemon's readers believe them ({@link believedLines}): a stale owner's line that a newer claim's
+ * fence outranks is left out, so no property takes it for a second writer or counts it as recorded.
  * @param {string[]} dataDirs
  * @returns {DataDirView}
  */
 export function readDataDirs(dataDirs) {
+  const outranked = { transcript: 0, ledger: 0 };
   /** @type {DataDirView} */
-  const view = { transcripts: [], ledgers: new Map(), outbox: [] };
+  const view = { transcripts: [], ledgers: new Map(), outbox: [], outranked };
   for (const dataDir of new Set(dataDirs.map((dir) => resolve(dir)))) {
     if (!existsSync(dataDir) || !statSync(dataDir).isDirectory()) continue;
     for (const workspace of list(dataDir)) {
@@ -86,18 +74,17 @@ export function readDataDirs(dataDirs) {
         const ledger = LEDGER.exec(entry.name);
         if (transcript) {
           const { records, unparsed } = readJsonLines('transcript', file);
-          // A record without a uuid is not part of the chain (the scanner skips it too).
-          view.transcripts.push({
-            file,
-            sessionId: transcript[1] ?? '',
-            records: records.filter(({ record }) => typeof record.uuid === 'string'),
-            unparsed,
-          });
+          // A record without a uuid is not part of the chain (the scanner skips it too); fence markers are.
+          const chain = records.filter(({ record }) => typeof record.uuid === 'string');
+          const believed = believedLines(chain);
+          outranked.transcript += chain.length - believed.length;
+          view.transcripts.push({ file, sessionId: transcript[1] ?? '', records: believed, unparsed });
         } else if (ledger) {
           const sessionId = ledger[1] ?? '';
           const { records } = readJsonLines('ledger', file);
-          const valid = believedLedgerRecords(records);
-          view.ledgers.set(sessionId, [...(view.ledgers.get(sessionId) ?? []), ...valid]);
+          const believed = believedLines(records);
+          outranked.ledger += records.length - believed.length;
+          view.ledgers.set(sessionId, [...(view.ledgers.get(sessionId) ?? []), ...believed.filter(isLedgerRecord)]);
         }
       }
     }

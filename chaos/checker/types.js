@@ -58,9 +58,12 @@
 /**
  * What the data dirs hold after the run.
  * @typedef {object} DataDirView
- * @property {{ file: string, sessionId: string, records: DataRecord[], unparsed: number[] }[]} transcripts
+ * @property {{ file: string, sessionId: string, records: DataRecord[], unparsed: number[] }[]} transcripts each one's
+ *   chain records (fence markers too) in file order
  * @property {Map<string, DataRecord[]>} ledgers ledger records by session id (every data dir's, in file order)
  * @property {DataRecord[]} outbox deliveries still pending
+ * @property {{ transcript: number, ledger: number }} [outranked] the stale owners' lines left out of both, as the
+ *   daemon's readers leave them out (a newer claim's fence before them outranks theirs)
  */
 
 /**

@@ -1,5 +1,6 @@
 import { check } from '../../chaos/checker/idempotency.js';
-import { pid, prompt, runOf, SID, transcript } from './synthetic-run.js';
+import { check as checkKeys } from '../../chaos/checker/keys-unique.js';
+import { dataDirView, pid, prompt, runOf, SID, transcript } from './synthetic-run.js';
 
 describe('chaos checker: idempotency', () => {
   it('passes retries that got the same promptId back under one key', () => {
@@ -45,5 +46,24 @@ describe('chaos checker: idempotency', () => {
       { type: 'user', promptId: pid(2), idempotency: { key: 'k2', fingerprint: 'f' } },
     ]);
     expect(check(runOf([], { transcripts: [once] }))).toEqual([]);
+  });
+
+  it("reads the transcript as the daemon does: a stale owner's user record of the key after a newer marker is no second prompt", () => {
+    const idempotency = { key: 'k1', fingerprint: 'f', clientId: 'client_1' };
+    // n1 (fence 3) held prompt 1's user record between its fence check and its append; n2 claimed (marker 5) and ran
+    // prompt 2 under the same key; n1's record landed after n2's.
+    const lines = (staleFence: number) =>
+      transcript([
+        { type: 'system', subtype: 'fence', fence: 3 },
+        { type: 'system', subtype: 'fence', fence: 5 },
+        { type: 'user', promptId: pid(2), idempotency, fence: 5 },
+        { type: 'user', promptId: pid(1), idempotency, parentUuid: 'u2', fence: staleFence },
+      ]).records.map(({ record }) => record);
+    const kinds = (staleFence: number) => {
+      const { transcripts } = dataDirView({ [`${SID}.jsonl`]: lines(staleFence) });
+      return [...check(runOf([], { transcripts })), ...checkKeys(runOf([], { transcripts }))].map((v) => v.kind);
+    };
+    expect(kinds(3)).toEqual([]);
+    expect(kinds(5)).toEqual(['transcript-two-prompts', 'prompt-key-two-prompts']);
   });
 });

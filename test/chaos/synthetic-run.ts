@@ -1,5 +1,10 @@
-// Builders of synthetic chaos runs for the checker's specs: a history, a meta and a data dir view, all in memory.
+// Builders of synthetic chaos runs for the checker's specs: a history, a meta and a data dir view, in memory (or read
+// back from a temporary data dir by `dataDirView`).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
+import { readDataDirs } from '../../chaos/checker/data-dir.js';
 import type { DataDirView, DataRecord, HistoryRecord, OpRecord, Run, RunMeta } from '../../chaos/checker/types.js';
 
 export const SID = '11111111-1111-4111-8111-111111111111';
@@ -167,6 +172,23 @@ export function transcript(records: Array<Record<string, unknown>>, sessionId = 
       return { type: 'transcript' as const, file: `/data/ws/chats/${sessionId}.jsonl`, line: index + 1, record };
     }),
   };
+}
+
+/**
+ * What the checker reads of a data dir holding these files of one workspace's `chats/` (name → JSON lines): written
+ * to a temporary dir, read by `readDataDirs` as a run's are, then removed.
+ */
+export function dataDirView(files: Record<string, Array<Record<string, unknown>>>): DataDirView {
+  const dataDir = mkdtempSync(join(tmpdir(), 'chaos-data-'));
+  try {
+    const chats = join(dataDir, 'ws-0123456789ab', 'chats');
+    mkdirSync(chats, { recursive: true });
+    for (const [name, lines] of Object.entries(files))
+      writeFileSync(join(chats, name), lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+    return readDataDirs([dataDir]);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
 /** A run of the given history, with a meta whose last fault healed at T0 + 100 s and a settle time of 10 s. */
