@@ -14,15 +14,19 @@ const NOTHING_TO_LOAD = 3;
  * The failover figure's probe (docs/reliability.md): after a node fault, for each
  * session the node owned, one unretried `GET /session/:id/turns/current` every
  * 200 ms through the front until one answers 2xx; each `404 session_not_found`
- * sends a load, unretried like the polls: one the front hands to a stopped node
- * hangs, and must not hold back the next (the front's luck is not failover).
- * Its ops carry `canary: <the fault's t>`;
+ * sends a load, unretried like the polls, to the node that answered the 404
+ * (alive, and holding no lease on it). Through the front, round-robin hands
+ * the request after one node's answer to the next node: after a 404 from the
+ * node before a stopped one, every load hung there (SEED=7717 schedule 1: seven
+ * in a row, 2.6 s past the lease). Its ops carry `canary: <the fault's t>`;
  * a `canary-end` record closes each watch. A session whose loads found no
  * transcript three times is left alone: nothing was admitted to it.
  */
 export class Canary {
-  constructor({ front, history }) {
+  constructor({ front, nodes = [], history }) {
     Object.assign(this, { front, history });
+    /** Each node's own address, by the name it answers with in `X-Turns-Node`. */
+    this.nodeUrls = new Map(nodes.map((node) => [node.name, node.url]));
     this.watches = [];
   }
 
@@ -38,14 +42,17 @@ export class Canary {
   async follow(fault, sessionId) {
     const send = recordingFetch(this.history, 'canary', { extra: { canary: fault.t } });
     const headers = { authorization: `Bearer ${TOKEN}` };
-    const path = `${this.front}/session/${encodeURIComponent(sessionId)}`;
+    const session = `/session/${encodeURIComponent(sessionId)}`;
+    const path = `${this.front}${session}`;
     const sent = [];
     let answered = false;
     let watching = true;
     let lost = 0;
     const deadline = fault.t + WATCH_MS;
-    const load = async () => {
-      const res = await send(`${path}/load`, { method: 'POST', headers, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    const load = async (node) => {
+      const url = this.nodeUrls.get(node);
+      const sendTo = url ? recordingFetch(this.history, 'canary', { via: node, extra: { canary: fault.t } }) : send;
+      const res = await sendTo(`${url ?? this.front}${session}/load`, { method: 'POST', headers, signal: AbortSignal.timeout(TIMEOUT_MS) });
       if (res.status === 404) lost += 1;
     };
     const poll = async () => {
@@ -53,7 +60,7 @@ export class Canary {
       if (res.ok) answered = true;
       else if (res.status === 404 && !answered && watching) {
         const body = await res.json().catch(() => ({}));
-        if (body.code === 'session_not_found') sent.push(load().catch(() => undefined));
+        if (body.code === 'session_not_found') sent.push(load(res.headers.get('x-turns-node')).catch(() => undefined));
       }
     };
     const nothingToLoad = () => lost >= NOTHING_TO_LOAD;

@@ -89,7 +89,7 @@ export async function runSchedule({ seed, index, durationMs, root, track, log, f
       stopAt: t0 + durationMs,
       leaseMs: LEASE_MS,
     });
-    const canary = new Canary({ front: cluster.front, history });
+    const canary = new Canary({ front: cluster.front, nodes: cluster.nodes, history });
     sampling = true;
     const sampler = sampleFences({ cluster, history, until: () => !sampling });
     log(`schedule ${seed}-${index}: ${episodes.length} fault episodes over ${durationMs / 1000} s`);
