@@ -64,7 +64,7 @@ const LEASE_MS = 60_000;
 
     it('renewal extends a lease only while it carries this node and its fence (a fence another node drew after a reset is not ours)', async () => {
       await admin.hset(`turns:lease:${S1}`, 'node', B.node, 'url', B.url, 'fence', '1');
-      expect(await directory.renew([{ sessionId: S1, fence: 1 }], A)).toEqual([false]);
+      expect(await directory.renew([{ sessionId: S1, fence: 1 }], A)).toEqual(['lost']);
       expect(await directory.owner(S1)).toEqual({ ...B, fence: 1 });
     });
 
@@ -97,12 +97,12 @@ const LEASE_MS = 60_000;
           ],
           A,
         ),
-      ).toEqual([false, true]);
+      ).toEqual(['lost', 'extended']);
       expect((await directory.owner(S1))!.node).toBe('node-b');
 
       // Redis lost its data (a restart without persistence): the holder takes its lease back, and fences keep growing.
       await admin.flushall();
-      expect(await directory.renew([{ sessionId: S2, fence: a2.fence }], A)).toEqual([true]);
+      expect(await directory.renew([{ sessionId: S2, fence: a2.fence }], A)).toEqual(['recreated']);
       expect(await directory.owner(S2)).toEqual({ ...A, fence: a2.fence });
       const next = await directory.claim(S1, B);
       expect(next.won && next.fence).toBeGreaterThan(a2.fence);
@@ -120,7 +120,7 @@ const LEASE_MS = 60_000;
           ],
           A,
         ),
-      ).toEqual([true, false]);
+      ).toEqual(['extended', 'lost']);
       expect(await admin.exists(`turns:lease:${S2}`)).toBe(0);
     });
 
@@ -369,6 +369,19 @@ const LEASE_MS = 60_000;
         expect(lost).toEqual([S1]);
         // And released at once, not left to expire.
         expect(await admin.exists(`turns:lease:${S1}`)).toBe(0);
+      });
+
+      it('a lease the renewal re-creates over the same connection (FLUSHALL, connections up) is given up when a higher fence was recorded', async () => {
+        const own = client();
+        const { a, b } = await takeOverAfterReset(own);
+        // node-b's claim is lost with Redis's data again; node-a's connection never dropped (chaos SEED=7717 schedule 1).
+        await admin.flushall();
+        now = 100;
+        await a.tick();
+        expect(a.holds(S1)).toBe(false);
+        expect(lost).toEqual([S1]);
+        expect(await admin.exists(`turns:lease:${S1}`)).toBe(0);
+        expect(b.holds(S1)).toBe(true);
       });
 
       it('a paused owner waking to an unreachable Redis writes nothing once another node recorded a higher fence', async () => {

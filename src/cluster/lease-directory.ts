@@ -22,6 +22,15 @@ export interface NodeRecord {
   heartbeatAt: number;
 }
 
+/**
+ * Outcome of renewing one lease: still this node's and extended; gone and
+ * re-created for it (a claim another node made may have been lost with it);
+ * or taken by another node. @publicApi
+ */
+export type Renewal = 'extended' | 'recreated' | 'lost';
+
+const RENEWALS: readonly Renewal[] = ['lost', 'extended', 'recreated'];
+
 /** Outcome of a claim: this node's fence, or the lease another node holds. @publicApi */
 export type ClaimResult = { won: true; fence: number } | { won: false; owner: Lease };
 
@@ -50,9 +59,9 @@ return {1, ARGV[1], ARGV[2], tostring(fence)}
 
 /**
  * KEYS: fence counter, lease 1..n. ARGV: node, url, ttl, fence 1..n.
- * Extends each lease still carrying this node's name and fence; re-creates one that is
+ * Extends each lease still carrying this node's name and fence (1); re-creates one that is
  * gone (expired while nobody claimed it, or Redis lost its data) and keeps
- * the counter at least that high; reports 0 for a lease another claim took.
+ * the counter at least that high (2); reports 0 for a lease another claim took.
  * A fence written `x<fence>` is only extended, never re-created: a lease
  * that went stale while Redis was unreachable may have been claimed by
  * another node just before, and that claim lost with Redis's data.
@@ -71,7 +80,7 @@ for i = 2, #KEYS do
     redis.call('HSET', KEYS[i], 'node', ARGV[1], 'url', ARGV[2], 'fence', fence)
     redis.call('PEXPIRE', KEYS[i], ARGV[3])
     if tonumber(redis.call('GET', KEYS[1]) or '0') < tonumber(fence) then redis.call('SET', KEYS[1], fence) end
-    out[i - 1] = 1
+    out[i - 1] = 2
   else
     out[i - 1] = 0
   end
@@ -162,18 +171,18 @@ export class LeaseDirectory {
   }
 
   /**
-   * Extends this node's leases; `false` at the index of each one another node
-   * took (or, with `extendOnly`, that is gone).
+   * Extends this node's leases, re-creating those that are gone; `lost` at the
+   * index of each one another node took (or, with `extendOnly`, that is gone).
    */
   async renew(
     leases: ReadonlyArray<{ sessionId: string; fence: number; extendOnly?: boolean }>,
     self: { node: string; url: string },
-  ): Promise<boolean[]> {
+  ): Promise<Renewal[]> {
     if (leases.length === 0) return [];
     const keys = leases.map((lease) => this.leaseKey(lease.sessionId));
     const fences = leases.map((lease) => `${lease.extendOnly ? 'x' : ''}${lease.fence}`);
-    const kept = await this.redis.turnsRenew(1 + keys.length, this.counterKey, ...keys, self.node, self.url, this.leaseMs, ...fences);
-    return kept.map((flag) => flag === 1);
+    const outcomes = await this.redis.turnsRenew(1 + keys.length, this.counterKey, ...keys, self.node, self.url, this.leaseMs, ...fences);
+    return outcomes.map((outcome) => RENEWALS[outcome] ?? 'lost');
   }
 
   async release(sessionId: string, fence: number): Promise<void> {

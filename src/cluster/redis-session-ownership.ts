@@ -5,7 +5,7 @@ import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
 import { ClusterNode } from './cluster-node.js';
 import { freshUntil, staleInOutage, usable, type HeldLease } from './lease-clock.js';
-import { LeaseDirectory } from './lease-directory.js';
+import { LeaseDirectory, type Renewal } from './lease-directory.js';
 import { SessionFences } from './session-fences.js';
 
 /** Leases between two sweeps for sessions no node holds. */
@@ -267,9 +267,9 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     if (leases.length === 0) return;
     const sentAt = this.monotonic();
     const epoch = this.directory.epoch;
-    let kept: boolean[];
+    let renewals: Renewal[];
     try {
-      kept = await this.directory.renew(
+      renewals = await this.directory.renew(
         leases.map(({ sessionId, lease }) => ({
           sessionId,
           fence: lease.fence,
@@ -287,20 +287,19 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
       return;
     }
     const trust = (lease: HeldLease) => Object.assign(lease, { validUntil: freshUntil(sentAt, this.settings.leaseMs), epoch });
-    // Over a new connection the renewal may have re-created a lease an emptied Redis lost: the recorded fence decides.
-    const reconnected: string[] = [];
+    // A lease re-created (Redis lost it, a FLUSHALL with this connection up too) or renewed over a new connection may
+    // have had another node's claim in between, lost with Redis's data: the recorded fence decides.
+    const unsure: string[] = [];
     leases.forEach(({ sessionId, lease }, index) => {
       if (this.held.get(sessionId) !== lease) return;
-      if (!kept[index]) this.drop(sessionId, 'lost its lease to another node');
-      else if (lease.epoch === epoch) trust(lease);
-      else reconnected.push(sessionId);
+      if (renewals[index] === 'lost') this.drop(sessionId, 'lost its lease to another node');
+      else if (renewals[index] === 'extended' && lease.epoch === epoch) trust(lease);
+      else unsure.push(sessionId);
     });
     await Promise.all(
-      reconnected.map(async (sessionId) => (await this.unfenced(sessionId).catch(() => false)) && trust(this.held.get(sessionId)!)),
+      unsure.map(async (sessionId) => (await this.unfenced(sessionId).catch(() => false)) && trust(this.held.get(sessionId)!)),
     );
-    TURNS_CHANNELS.clusterLeaseRenewal.publish({
-      renewed: leases.length - kept.filter((k) => !k).length,
-      lost: kept.filter((k) => !k).length,
-    });
+    const lost = renewals.filter((renewal) => renewal === 'lost').length;
+    TURNS_CHANNELS.clusterLeaseRenewal.publish({ renewed: leases.length - lost, lost });
   }
 }
