@@ -123,14 +123,14 @@ describe('PromptLedger (SPEC §18)', () => {
     await cancelled;
     void turn;
 
-    // Its record's write is held past its deadline: it expires queued, never having run.
+    // Its record's write may be held past its deadline: the error waits for the record; it expires queued, never having run.
     const check = deferred<boolean>();
     jest.spyOn(rt.module.get(SessionOwnership), 'mayWrite').mockReturnValueOnce(check.promise);
     let late = '';
     const expired = settledOf(rt.bridge, () => late);
     late = rt.bridge.admit(sessionId, text('late'), undefined, 1).promptId;
-    await expired;
     check.resolve(true);
+    await expired;
 
     let failing = '';
     const failed = settledOf(rt.bridge, () => failing);
