@@ -141,6 +141,13 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
     const queue = this.core.existing(sessionId);
     const entry = queue?.find(promptId);
     if (!queue || !entry || entry.removed) return false;
+    if (entry.held) {
+      // Its admission may yet be refused: the removal is announced once it is acknowledged (unless a deadline came first).
+      if (entry.heldTerminal) return false;
+      entry.removed = true;
+      entry.heldTerminal = { state: 'cancelled', stopReason: 'cancelled', endedAt: this.clock.now() };
+      return true;
+    }
     entry.removed = true;
     // A cancel of the running prompt announced it already: one prompt_cancelled a prompt.
     if (entry !== queue.running || !entry.abort.signal.aborted) this.cancelled(sessionId, entry);
@@ -162,7 +169,25 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
     this.cancelled(sessionId, entry);
   }
 
-  /** Every queued or running prompt gets an `error` terminal (`session_closed`). */
+  /**
+   * Resolves once no prompt of the session waits on its admission's record:
+   * each was acknowledged or withdrawn. A teardown waits for it before
+   * {@link closeSession}, so a prompt whose admission is refused gets no
+   * `session_closed`, and one acknowledged gets it with all its records.
+   */
+  async admissionsDecided(sessionId: string): Promise<void> {
+    await Promise.all(
+      this.core
+        .existing(sessionId)
+        ?.pending()
+        .map((entry) => entry.decided) ?? [],
+    );
+  }
+
+  /**
+   * Every queued or running prompt gets an `error` terminal (`session_closed`)
+   * — one still held too: await {@link admissionsDecided} first.
+   */
   closeSession(sessionId: string): void {
     for (const entry of this.core.existing(sessionId)?.pending() ?? []) {
       entry.abort.abort();
@@ -252,23 +277,39 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
   /**
    * An agent must not start a prompt whose admission may yet be refused (a
    * 503 the client retries): the entry is held until its gate resolves, and
-   * withdrawn, never having run, when it rejects.
+   * withdrawn, never having run nor been announced, when it rejects. A removal
+   * or deadline meanwhile is published only once it resolves.
    */
   private hold(sessionId: string, entry: LiveEntry): void {
     const gate = this.admissionGate?.(sessionId, entry.promptId);
     if (!gate) return;
     entry.held = true;
-    gate.then(
+    entry.decided = gate.then(
       () => {
         entry.held = false;
+        const terminal = entry.heldTerminal;
+        if (terminal) {
+          if (entry.removed) this.cancelled(sessionId, entry);
+          this.publish(sessionId, entry, terminal);
+        }
         this.pump(sessionId);
       },
-      () => this.remove(sessionId, entry.promptId),
+      // Never acknowledged (its client is answered 503): no terminal, no event, no webhook, no ledger record.
+      () => {
+        clearTimeout(entry.deadline);
+        if (this.core.withdraw(sessionId, entry)) this.pump(sessionId);
+      },
     );
   }
 
   private expire(sessionId: string, entry: LiveEntry): void {
-    if (!this.publish(sessionId, entry, { state: 'error', error: DEADLINE_EXCEEDED, endedAt: this.clock.now() })) return;
+    const terminal: TerminalFields = { state: 'error', error: DEADLINE_EXCEEDED, endedAt: this.clock.now() };
+    // Its admission is still being recorded: the deadline's error waits for it (and is dropped if it is refused).
+    if (entry.held) {
+      entry.heldTerminal ??= terminal;
+      return;
+    }
+    if (!this.publish(sessionId, entry, terminal)) return;
     // Release the FIFO and cancel best effort; the agent may still settle, and
     // its persisted outcome then supersedes this error on the poll surface.
     entry.abort.abort();

@@ -2,6 +2,7 @@ import type { PromptBlock } from '../turns/rules/turn-fields.js';
 import type { RecordedIdempotency } from '../transcript/transcript-record.js';
 import type { LiveTurnStatus } from '../turns/turn-status.js';
 import type { TurnActivityCounter } from './turn-activity.js';
+import type { TerminalFields } from './turn-status-projection.js';
 
 /** An admitted prompt while it is queued or running, as the queue core keeps it. */
 export interface QueuedPrompt {
@@ -33,6 +34,10 @@ export interface LiveEntry extends QueuedPrompt {
   /** Removal was requested; a running entry stays running until the Session settles. */
   removed: boolean;
   deadline?: NodeJS.Timeout;
+  /** Settles once its admission is decided (acknowledged or withdrawn), its gate's handlers run; set while it is held. */
+  decided?: Promise<void>;
+  /** A removal or deadline that came while it was held: published once its admission is acknowledged, dropped if withdrawn. */
+  heldTerminal?: TerminalFields;
 }
 
 /** One session's FIFO, its running prompt and whether a rewind is being written. */

@@ -43,6 +43,25 @@ describe('SessionQueueCore', () => {
     expect(core.existing(S)!.pendingCount).toBe(0);
   });
 
+  it('withdraws a held prompt through the latch: out of the FIFO, no terminal in the overlay, `withdrawn` and never `settled`', () => {
+    const [a, b] = ['a', 'b'].map(entry);
+    a!.held = true;
+    core.admit(S, a!);
+    core.admit(S, b!);
+    let woken = 0;
+    core.watch(S, () => (woken += 1));
+    expect(core.withdraw(S, a!)).toBe(true);
+    expect(woken).toBe(1);
+    expect(core.getLive(S, 'a')).toBeUndefined();
+    expect(core.overlay.get(S, 'a')).toBeUndefined();
+    expect(core.dispatch(S)).toBe(b);
+    expect(core.withdraw(S, a!)).toBe(false);
+    // Ended once: a close that comes later neither settles it nor announces it again.
+    core.close(S, { state: 'error', error: { message: 'Session closed', code: 'session_closed' }, endedAt: time });
+    expect(kinds()).toEqual(['admitted a', 'admitted b', 'withdrawn a', 'started b', 'settled b']);
+    expect(seen.find((t) => t.kind === 'withdrawn')!.status).toMatchObject({ promptId: 'a', state: 'queued' });
+  });
+
   it('runs one prompt at a time, in FIFO order, and marks only the ones that waited', () => {
     const [a, b, c] = ['a', 'b', 'c'].map(entry);
     for (const e of [a!, b!, c!]) core.admit(S, e);

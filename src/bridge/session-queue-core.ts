@@ -121,6 +121,21 @@ export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
     return true;
   }
 
+  /**
+   * Takes back a prompt whose admission was refused before it was
+   * acknowledged (it never ran): it leaves the FIFO through the latch, with no
+   * terminal — the overlay never answers for it — and observers see
+   * `withdrawn`, not `settled`. False when it had ended already.
+   */
+  withdraw(sessionId: string, entry: E): boolean {
+    if (entry.published) return false;
+    entry.published = true;
+    clearTimeout(entry.activityTimer);
+    this.queues.get(sessionId)?.release(entry);
+    this.emit('withdrawn', sessionId, entry, liveStatus(sessionId, entry));
+    return true;
+  }
+
   /** The Session settled a prompt whose terminal was published already (a deadline): its outcome may supersede it. */
   settleLate(sessionId: string, entry: E, terminal: TerminalFields): void {
     this.emit('settled_late', sessionId, entry, settledStatus(sessionId, entry, terminal));

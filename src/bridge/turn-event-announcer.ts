@@ -6,7 +6,7 @@ import type { TurnObserver, TurnTransition } from './turn-transition.js';
 /**
  * The session events of the stream (SPEC §19): a terminal's `turn_complete`
  * or `turn_error`, and the `pending_prompt_*` events of a prompt that waited
- * behind another.
+ * behind another (a withdrawn one leaves as `removed`, with no turn event).
  */
 export function announceTurnEvents(events: SessionEventBus): TurnObserver {
   const announce = <T extends SessionEventKind>(transition: TurnTransition, type: T, data: SessionEventData[T]) => {
@@ -20,6 +20,9 @@ export function announceTurnEvents(events: SessionEventBus): TurnObserver {
       announce(transition, 'pending_prompt_added', pendingPromptAdded(sessionId, prompt));
     } else if (kind === 'started' && waited) {
       announce(transition, 'pending_prompt_started', pendingPromptStarted(sessionId, prompt));
+    } else if (kind === 'withdrawn' && waited) {
+      // Its admission was refused: it leaves the pending list, with no turn event.
+      announce(transition, 'pending_prompt_completed', pendingPromptCompleted(sessionId, promptId, false));
     } else if (kind === 'settled' && status.state !== 'queued' && status.state !== 'running') {
       const wire = terminalEvent(status);
       announce(transition, wire.type, wire.data);

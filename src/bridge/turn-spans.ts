@@ -22,7 +22,7 @@ export class TurnSpans {
       if (!span) return;
       span.setAttributes({ 'turns.session_id': sessionId, 'turns.prompt_id': promptId });
       this.spans.set(promptId, span);
-    } else if (kind === 'settled') {
+    } else if (kind === 'settled' || kind === 'withdrawn') {
       this.admittedIn.delete(promptId);
       const span = this.spans.get(promptId);
       if (!span) return;

@@ -5,17 +5,18 @@ import type { LiveTurnStatus, SettledTurnStatus } from '../turns/turn-status.js'
  * A prompt's move, on the one stream every observer hangs on (events, held
  * waiters, webhooks, metrics, spans, the prompt ledger): it was admitted
  * (queued); it started running; its terminal was published (once: the
- * latch's winner); or the Session settled it after the bridge had already
+ * latch's winner); the Session settled it after the bridge had already
  * published an error for it (a deadline), so its persisted outcome may now
- * supersede that error.
+ * supersede that error; or its admission was refused before it was
+ * acknowledged (`withdrawn`: never run, no terminal, nothing to announce).
  *
  * @publicApi
  */
 export interface TurnTransition {
-  kind: 'admitted' | 'started' | 'settled' | 'settled_late';
+  kind: 'admitted' | 'started' | 'settled' | 'settled_late' | 'withdrawn';
   sessionId: string;
   promptId: string;
-  /** The status as the bridge knows it at that moment (for `settled_late`, the Session's outcome). */
+  /** The status as the bridge knows it at that moment (for `settled_late`, the Session's outcome; for `withdrawn`, `queued`). */
   status: LiveTurnStatus | SettledTurnStatus;
   /** It was admitted behind another prompt, so its queue events are sent (SPEC §19). */
   waited: boolean;

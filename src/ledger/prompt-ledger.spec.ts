@@ -73,15 +73,24 @@ describe('PromptLedger (SPEC §18)', () => {
     expect((await turn).request.prompt).toEqual(text('held'));
   });
 
+  /** The transitions the bridge emits from now on, as `kind promptId`. */
+  function transitions(): string[] {
+    const seen: string[] = [];
+    rt.bridge.onTransition((t) => seen.push(`${t.kind} ${t.promptId}`));
+    return seen;
+  }
+
   it("an admission's record that cannot be written: 503 ledger_unavailable, a warn, and the prompt withdrawn before the agent saw it", async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     mkdirSync(path, { recursive: true }); // a directory where the ledger goes: every write fails
     const { started } = agentStarted();
-    let promptId = '';
-    const settled = settledOf(rt.bridge, () => promptId);
-    ({ promptId } = rt.bridge.admit(sessionId, text('lost')));
+    const seen = transitions();
+    const { promptId } = rt.bridge.admit(sessionId, text('lost'));
     await expect(rt.ledger.admitted(sessionId, promptId)).rejects.toMatchObject({ code: 'ledger_unavailable', status: 503 });
-    expect((await settled).status).toMatchObject({ state: 'cancelled' });
+    await rt.bridge.admissionsDecided(sessionId);
+    // Withdrawn, never settled: no terminal to announce or record, and no poll answers for it.
+    expect(seen).toEqual([`admitted ${promptId}`, `withdrawn ${promptId}`]);
+    await expect(rt.polls.getTurn(sessionId, promptId)).rejects.toMatchObject({ code: 'prompt_not_found' });
     await settle();
     expect(started()).toBe(false);
     expect(warn).toHaveBeenCalledWith(
@@ -92,12 +101,12 @@ describe('PromptLedger (SPEC §18)', () => {
   it("an admission's record refused because this node was fenced: 503 session_fenced, the prompt withdrawn", async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     jest.spyOn(rt.module.get(SessionOwnership), 'mayWrite').mockReturnValue(false);
-    let promptId = '';
-    const settled = settledOf(rt.bridge, () => promptId);
+    const seen = transitions();
     const { started } = agentStarted();
-    ({ promptId } = rt.bridge.admit(sessionId, text('fenced')));
+    const { promptId } = rt.bridge.admit(sessionId, text('fenced'));
     await expect(rt.ledger.admitted(sessionId, promptId)).rejects.toMatchObject({ code: 'session_fenced', status: 503 });
-    expect((await settled).status).toMatchObject({ state: 'cancelled' });
+    await rt.bridge.admissionsDecided(sessionId);
+    expect(seen).toEqual([`admitted ${promptId}`, `withdrawn ${promptId}`]);
     await settle();
     expect(started()).toBe(false);
     expect(warn).toHaveBeenCalledWith(expect.stringContaining('not admitted: this node lost the session'));
@@ -114,14 +123,14 @@ describe('PromptLedger (SPEC §18)', () => {
     await cancelled;
     void turn;
 
-    // Its record's write is held past its deadline: it expires queued, never having run.
+    // Its record's write may be held past its deadline: the error waits for the record; it expires queued, never having run.
     const check = deferred<boolean>();
     jest.spyOn(rt.module.get(SessionOwnership), 'mayWrite').mockReturnValueOnce(check.promise);
     let late = '';
     const expired = settledOf(rt.bridge, () => late);
     late = rt.bridge.admit(sessionId, text('late'), undefined, 1).promptId;
-    await expired;
     check.resolve(true);
+    await expired;
 
     let failing = '';
     const failed = settledOf(rt.bridge, () => failing);

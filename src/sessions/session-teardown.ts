@@ -49,10 +49,11 @@ export class SessionTeardown {
   }
 
   /**
-   * In one order: out of the registry (nothing more is admitted), the bridge ends its prompts
-   * (`session_closed`) and wakes their waiters, its streams end (after those terminals), the engine
-   * stops, the transcript is flushed, and ownership goes last (another node loads the session only
-   * after its last record). A `lost` session writes nothing more (another node may be writing its
+   * In one order: out of the registry (nothing more is admitted), the admissions still being recorded
+   * are decided (one refused — a `lost` session's, fenced — is withdrawn unannounced), the bridge ends
+   * its prompts (`session_closed`) and wakes their waiters, its streams end (after those terminals), the
+   * engine stops, the transcript is flushed, and ownership goes last (another node loads the session
+   * only after its last record). A `lost` session writes nothing more (another node may be writing its
    * transcript) and has nothing to release.
    */
   private async tearDown(session: Session, end: SessionEnd): Promise<void> {
@@ -61,6 +62,8 @@ export class SessionTeardown {
     try {
       if (!owned) recorder.abandon(session.id);
       registry.remove(session.id);
+      // Bounded by the ledger's write under way, which the detach below waits for anyway.
+      await bridge.admissionsDecided(session.id);
       bridge.closeSession(session.id);
       events.close(session.id);
       await session.close();

@@ -16,7 +16,8 @@ import { WebhookSubscriptions } from './webhook-subscriptions.service.js';
  * Turns the bridge's transitions into webhook deliveries (SPEC §12): one per
  * published terminal and subscription that wants it, `turn.started` for
  * `turn.*`, and one more when a persisted outcome supersedes a
- * bridge-made error. `data` is what the exact poll answers at that moment —
+ * bridge-made error. Nothing for a prompt never acknowledged: one whose
+ * admission was refused (its client answered 503) is `withdrawn`, never settled. `data` is what the exact poll answers at that moment —
  * asked of `TurnStatusService` itself, so it cannot differ — or, once the
  * session is gone (close), the status the bridge published. `TurnsModule`
  * (global) is mounted beside the runtime; without it the bridge's status is
@@ -53,6 +54,8 @@ export class TurnWebhookEvents implements OnModuleInit, OnModuleDestroy {
         this.queued.begin(sessionId, this.queued.fileOf(sessionId)).catch((error: unknown) => this.failed('not started', error));
         return;
       }
+      // Its admission was refused, its client answered 503: nothing is owed for a prompt never acknowledged.
+      if (transition.kind === 'withdrawn') return;
       const marks = transition.kind === 'settled' ? this.queued.fileOf(sessionId) : undefined;
       this.handle(transition, this.subscriptions.fileOf(sessionId))
         .then(() => this.queued.mark(sessionId, marks, transition.promptId, eventTypeOf(transition.status.state)!))

@@ -4,6 +4,7 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { PromptBridge, type TurnTransition } from '../../src/bridge/prompt-bridge.js';
 import { PromptLedger } from '../../src/ledger/prompt-ledger.js';
 import { RuntimeModule } from '../../src/runtime/runtime.module.js';
+import type { RuntimeModuleOptions } from '../../src/runtime/runtime.module-definition.js';
 import { SessionsService } from '../../src/sessions/sessions.service.js';
 import { SessionRewindService } from '../../src/sessions/session-rewind.service.js';
 import { ScriptedEngine } from '../../src/testing/scripted-engine.js';
@@ -27,9 +28,19 @@ export interface LedgerRuntime {
   dir: string;
 }
 
-export async function startLedgerRuntime(dir = tempDir(), workspace = dir): Promise<LedgerRuntime> {
+export async function startLedgerRuntime(
+  dir = tempDir(),
+  workspace = dir,
+  options: Partial<RuntimeModuleOptions> = {},
+): Promise<LedgerRuntime> {
   const engine = new ScriptedEngine();
-  const runtime = RuntimeModule.forRoot({ workspaces: [workspace], dataDir: dir, engine: { useValue: engine }, promptDeadlineMs: 60_000 });
+  const runtime = RuntimeModule.forRoot({
+    workspaces: [workspace],
+    dataDir: dir,
+    engine: { useValue: engine },
+    promptDeadlineMs: 60_000,
+    ...options,
+  });
   const module = await Test.createTestingModule({ imports: [runtime, TurnsModule.forRoot({ imports: [runtime] })] }).compile();
   await module.init();
   return {
