@@ -9,6 +9,8 @@ const TIMEOUT_MS = 2_000;
 export const WATCH_MS = 30_000;
 /** Loads that found no transcript before the watch gives up on a session nothing can serve (censored). */
 const NOTHING_TO_LOAD = 3;
+/** Faults that leave the node's process alive but stopped: its socket accepts a request and never answers it. */
+const STOPPED = new Set(['sigstop', 'pause-append']);
 
 /**
  * The failover figure's probe (docs/reliability.md): after a node fault, for each
@@ -18,7 +20,12 @@ const NOTHING_TO_LOAD = 3;
  * (alive, and holding no lease on it). Through the front, round-robin hands
  * the request after one node's answer to the next node: after a 404 from the
  * node before a stopped one, every load hung there (SEED=7717 schedule 1: seven
- * in a row, 2.6 s past the lease). Its ops carry `canary: <the fault's t>`;
+ * in a row, 2.6 s past the lease). While the faulted node is stopped, the polls
+ * go to the other nodes in turn, as through a front whose health check took the
+ * node out: nginx has none, and a third of the polls hung on the stopped node
+ * (the system's failover is the figure, not the demo front's rotation; see
+ * docs/reliability.md). A load that answers 2xx is followed by a poll at once.
+ * Its ops carry `canary: <the fault's t>`;
  * a `canary-end` record closes each watch. A session whose loads found no
  * transcript three times is left alone: nothing was admitted to it.
  */
@@ -41,9 +48,12 @@ export class Canary {
 
   async follow(fault, sessionId) {
     const send = recordingFetch(this.history, 'canary', { extra: { canary: fault.t } });
+    /** A fetch straight to one node, recorded as sent `via` it. */
+    const sendTo = (node) => recordingFetch(this.history, 'canary', { via: node, extra: { canary: fault.t } });
     const headers = { authorization: `Bearer ${TOKEN}` };
     const session = `/session/${encodeURIComponent(sessionId)}`;
-    const path = `${this.front}${session}`;
+    const live = STOPPED.has(fault.fault) ? [...this.nodeUrls.keys()].filter((node) => node !== fault.target) : [];
+    let polls = 0;
     const sent = [];
     let answered = false;
     let watching = true;
@@ -51,12 +61,21 @@ export class Canary {
     const deadline = fault.t + WATCH_MS;
     const load = async (node) => {
       const url = this.nodeUrls.get(node);
-      const sendTo = url ? recordingFetch(this.history, 'canary', { via: node, extra: { canary: fault.t } }) : send;
-      const res = await sendTo(`${url ?? this.front}${session}/load`, { method: 'POST', headers, signal: AbortSignal.timeout(TIMEOUT_MS) });
+      const res = await (url ? sendTo(node) : send)(`${url ?? this.front}${session}/load`, {
+        method: 'POST',
+        headers,
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
       if (res.status === 404) lost += 1;
+      // Served from here on, if the system works: asked at once, so the figure is not the 200 ms tick's.
+      else if (res.ok && !answered && watching) sent.push(poll().catch(() => undefined));
     };
     const poll = async () => {
-      const res = await send(`${path}/turns/current`, { headers, signal: AbortSignal.timeout(TIMEOUT_MS) });
+      const node = live.length > 0 ? live[polls++ % live.length] : undefined;
+      const res = await (node ? sendTo(node) : send)(`${node ? this.nodeUrls.get(node) : this.front}${session}/turns/current`, {
+        headers,
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
       if (res.ok) answered = true;
       else if (res.status === 404 && !answered && watching) {
         const body = await res.json().catch(() => ({}));
