@@ -7,6 +7,7 @@ import { HAS_REDIS, startRedis, type RedisProcess } from '../../test/support/red
 import type { ClusterNode } from './cluster-node.js';
 import { clusterSettings } from './cluster-options.js';
 import { LeaseDirectory } from './lease-directory.js';
+import { LeaseHandover } from './lease-handover.js';
 import { RedisSessionOwnership } from './redis-session-ownership.js';
 import { SessionFences } from './session-fences.js';
 
@@ -49,17 +50,36 @@ const LEASE_MS = 60_000;
   describe('LeaseDirectory', () => {
     it('the first claim wins; another node gets the holder; the holder may claim again with a larger fence', async () => {
       const first = await directory.claim(S1, A);
-      expect(first).toEqual({ won: true, fence: 1 });
+      expect(first).toEqual({ won: true, fence: 1, reset: false, previousAlive: false });
       expect(await directory.claim(S1, B)).toEqual({ won: false, owner: { ...A, fence: 1 } });
-      expect(await directory.claim(S1, A)).toEqual({ won: true, fence: 2 });
+      expect(await directory.claim(S1, A)).toMatchObject({ won: true, fence: 2 });
       expect(await directory.owner(S1)).toEqual({ ...A, fence: 2 });
       expect(await admin.pttl(`turns:lease:${S1}`)).toBeGreaterThan(LEASE_MS - 5_000);
     });
 
     it('a claim after Redis lost its counter still gets a fence above the floor it is given, and the counter follows', async () => {
-      expect(await directory.claim(S1, A, 41)).toEqual({ won: true, fence: 42 });
-      expect(await directory.claim(S2, B)).toEqual({ won: true, fence: 43 });
-      expect(await directory.claim(S2, B, 10)).toEqual({ won: true, fence: 44 });
+      expect(await directory.claim(S1, A, 41)).toEqual({ won: true, fence: 42, reset: true, previousAlive: false });
+      expect(await directory.claim(S2, B)).toEqual({ won: true, fence: 43, reset: false, previousAlive: false });
+      expect(await directory.claim(S2, B, 10)).toEqual({ won: true, fence: 44, reset: false, previousAlive: false });
+    });
+
+    it('a won claim says whether the previous owner heartbeats, looked at in the same step', async () => {
+      await directory.heartbeat({ nodeId: 'node-b', url: B.url, sessions: 1, startedAt: 1, heartbeatAt: 2 });
+      expect(await directory.claim(S1, A, 0, 'node-b')).toMatchObject({ won: true, reset: false, previousAlive: true });
+      expect(await directory.claim(S2, A, 0, 'node-c')).toMatchObject({ won: true, previousAlive: false });
+      // Not asked about: not looked at.
+      expect(await directory.claim(S2, A)).toMatchObject({ won: true, previousAlive: false });
+    });
+
+    it('a refreshing heartbeat keeps the expiry of the one there, and writes nothing when none is', async () => {
+      const record = { nodeId: 'node-a', url: A.url, sessions: 1, startedAt: 1, heartbeatAt: 2 };
+      await directory.heartbeat(record, true);
+      expect(await admin.exists('turns:node:node-a')).toBe(0);
+      await directory.heartbeat(record);
+      await admin.pexpire('turns:node:node-a', 5_000);
+      await directory.heartbeat({ ...record, sessions: 2 }, true);
+      expect(await admin.pttl('turns:node:node-a')).toBeLessThanOrEqual(5_000);
+      expect((await directory.nodes())[0]?.sessions).toBe(2);
     });
 
     it('renewal extends a lease only while it carries this node and its fence (a fence another node drew after a reset is not ours)', async () => {
@@ -175,7 +195,7 @@ const LEASE_MS = 60_000;
     const ownershipOf = (self: typeof A, dir = directory) => {
       const node = { id: self.node, url: self.url, listening: true, startedAt: 0 } as ClusterNode;
       const settings = clusterSettings({ redisUrl: redis.url, nodeId: self.node, leaseMs: 1_000, dataDir });
-      const ownership = new RedisSessionOwnership(dir, node, settings, new SessionFences(dataDir));
+      const ownership = new RedisSessionOwnership(dir, node, settings, new SessionFences(dataDir), new LeaseHandover(dir, settings));
       ownership.monotonic = () => now;
       ownership.onLoss((sessionId) => lost.push(sessionId));
       created.push(ownership);
@@ -442,6 +462,8 @@ const LEASE_MS = 60_000;
       expect(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1] ?? /cmdstat_eval:calls=(\d+)/.exec(stats)?.[1]).toBe('1');
       expect(lost).toEqual([S2]);
       expect([a.holds(S1), a.holds(S2)]).toEqual([true, false]);
+      // Its heartbeat went before the renewal (2 sessions); the next one counts what is left.
+      await a.tick();
       expect((await directory.nodes()).find((n) => n.nodeId === 'node-a')?.sessions).toBe(1);
     });
   });

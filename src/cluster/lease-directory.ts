@@ -22,16 +22,26 @@ export interface NodeRecord {
   heartbeatAt: number;
 }
 
-/** Outcome of a claim: this node's fence, or the lease another node holds. @publicApi */
-export type ClaimResult = { won: true; fence: number } | { won: false; owner: Lease };
+/**
+ * Outcome of a claim: this node's fence, or the lease another node holds.
+ * A won claim also says whether Redis had lost its fence counter (`reset`:
+ * it was below the recorded floor, so Redis lost its data and with it every
+ * heartbeat) and whether the node named as `previous` heartbeats
+ * (`previousAlive`): what decides that the previous owner is asked to let go.
+ *
+ * @publicApi
+ */
+export type ClaimResult = { won: true; fence: number; reset: boolean; previousAlive: boolean } | { won: false; owner: Lease };
 
 // Each script reads and writes in one step, so two nodes never both win.
 // A lease is a hash {node, url, fence} with a TTL.
 
 /**
- * KEYS: lease, fence counter. ARGV: node, url, ttl, floor. Wins when absent or
+ * KEYS: lease, fence counter, the previous owner's heartbeat. ARGV: node, url,
+ * ttl, floor, whether to look at that heartbeat ('1'). Wins when absent or
  * already this node's; the fence is above `floor` (the highest one recorded
- * outside Redis) even when Redis lost its counter.
+ * outside Redis) even when Redis lost its counter — which it reports as a
+ * reset — and whether the heartbeat is there.
  */
 const CLAIM = `
 local node = redis.call('HGET', KEYS[1], 'node')
@@ -39,13 +49,17 @@ if node and node ~= ARGV[1] then
   return {0, node, redis.call('HGET', KEYS[1], 'url'), redis.call('HGET', KEYS[1], 'fence')}
 end
 local fence = redis.call('INCR', KEYS[2])
+local reset = 0
 if fence <= tonumber(ARGV[4]) then
   fence = tonumber(ARGV[4]) + 1
+  reset = 1
   redis.call('SET', KEYS[2], fence)
 end
 redis.call('HSET', KEYS[1], 'node', ARGV[1], 'url', ARGV[2], 'fence', fence)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return {1, ARGV[1], ARGV[2], tostring(fence)}
+local alive = 0
+if ARGV[5] == '1' then alive = redis.call('EXISTS', KEYS[3]) end
+return {1, ARGV[1], ARGV[2], tostring(fence), reset, alive}
 `;
 
 /**
@@ -85,10 +99,19 @@ if redis.call('HGET', KEYS[1], 'fence') == ARGV[1] then return redis.call('DEL',
 return 0
 `;
 
-type Reply = [number, string, string, string];
+type Reply = [number, string, string, string, number?, number?];
 
 interface ScriptedRedis extends Redis {
-  turnsClaim(lease: string, counter: string, node: string, url: string, ttl: number, floor: number): Promise<Reply>;
+  turnsClaim(
+    lease: string,
+    counter: string,
+    heartbeat: string,
+    node: string,
+    url: string,
+    ttl: number,
+    floor: number,
+    lookAtPrevious: '0' | '1',
+  ): Promise<Reply>;
   turnsRenew(...args: Array<string | number>): Promise<number[]>;
   turnsRelease(lease: string, fence: number): Promise<number>;
 }
@@ -109,7 +132,7 @@ export class LeaseDirectory {
     private readonly leaseMs: number,
     private readonly prefix = 'turns:',
   ) {
-    redis.defineCommand('turnsClaim', { numberOfKeys: 2, lua: CLAIM });
+    redis.defineCommand('turnsClaim', { numberOfKeys: 3, lua: CLAIM });
     redis.defineCommand('turnsRenew', { lua: RENEW });
     redis.defineCommand('turnsRelease', { numberOfKeys: 1, lua: RELEASE });
     this.redis = redis as ScriptedRedis;
@@ -148,17 +171,25 @@ export class LeaseDirectory {
     return `${this.prefix}fence`;
   }
 
-  /** Claims the lease; a won fence is above `floor`, the highest fence the session had (recorded by `SessionFences`). */
-  async claim(sessionId: string, self: { node: string; url: string }, floor = 0): Promise<ClaimResult> {
-    const [won, node, url, fence] = await this.redis.turnsClaim(
+  /**
+   * Claims the lease; a won fence is above `floor`, the highest fence the
+   * session had (recorded by `SessionFences`). `previous`: the node that
+   * claimed it before, whose heartbeat the same step looks at.
+   */
+  async claim(sessionId: string, self: { node: string; url: string }, floor = 0, previous?: string): Promise<ClaimResult> {
+    const [won, node, url, fence, reset, alive] = await this.redis.turnsClaim(
       this.leaseKey(sessionId),
       this.counterKey,
+      this.nodeKey(previous ?? self.node),
       self.node,
       self.url,
       this.leaseMs,
       floor,
+      previous === undefined ? '0' : '1',
     );
-    return won === 1 ? { won: true, fence: Number(fence) } : { won: false, owner: { node, url, fence: Number(fence) } };
+    return won === 1
+      ? { won: true, fence: Number(fence), reset: reset === 1, previousAlive: alive === 1 }
+      : { won: false, owner: { node, url, fence: Number(fence) } };
   }
 
   /**
@@ -228,8 +259,20 @@ export class LeaseDirectory {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 
-  async heartbeat(node: NodeRecord): Promise<void> {
-    await this.redis.set(`${this.prefix}node:${node.nodeId}`, JSON.stringify(node), 'PX', this.leaseMs);
+  /**
+   * Announces the node for a lease; `refreshOnly` updates the record of a
+   * heartbeat that is there and keeps its expiry, so only a heartbeat sent
+   * with the lease renewals (before them) makes it live longer: it never
+   * outlives this node's leases, and a claimer that finds it gone asks nobody.
+   */
+  async heartbeat(node: NodeRecord, refreshOnly = false): Promise<void> {
+    const key = this.nodeKey(node.nodeId);
+    if (refreshOnly) await this.redis.call('SET', key, JSON.stringify(node), 'XX', 'KEEPTTL');
+    else await this.redis.set(key, JSON.stringify(node), 'PX', this.leaseMs);
+  }
+
+  private nodeKey(nodeId: string): string {
+    return `${this.prefix}node:${nodeId}`;
   }
 
   /** Takes the right, for `ms`, to adopt a dead node's webhook outbox: one live node does it, not all. */
@@ -238,7 +281,7 @@ export class LeaseDirectory {
   }
 
   async forgetNode(nodeId: string): Promise<void> {
-    await this.redis.del(`${this.prefix}node:${nodeId}`);
+    await this.redis.del(this.nodeKey(nodeId));
   }
 
   /** Nodes whose heartbeat is younger than a lease. */
