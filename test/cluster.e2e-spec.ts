@@ -355,9 +355,14 @@ const UI_ORIGIN = 'http://ui.example';
       expect(stuck.headers.get('retry-after')).toBe('1');
       expect(await stuck.json()).toMatchObject({ code: 'cluster_unavailable', sessionId, node: 'node-a' });
       await eventually(async () => ((await admin.exists(`turns:lease:${sessionId}`)) === 0 ? true : undefined), 10_000);
+      // Its heartbeat went with it (written before each renewal, it never outlives the leases): the claim asks nobody.
+      expect(await admin.exists('turns:node:node-a')).toBe(0);
+      const started = Date.now();
       const loaded = await call(`${b.url}/session/${sessionId}/load`, { method: 'POST' });
       expect(loaded.status).toBe(200);
       expect(loaded.headers.get('x-turns-node')).toBe('node-b');
+      // No wait for the frozen owner: a claim that waited it out would answer a lease later at the earliest.
+      expect(Date.now() - started).toBeLessThan(LEASE_MS);
     } finally {
       a.daemon.child.kill('SIGCONT');
     }
@@ -391,13 +396,14 @@ const UI_ORIGIN = 'http://ui.example';
     expect((await call(`${a.url}/session/${sessionId}/turns/${after}`)).headers.get('x-turns-node')).toBe('node-b');
   });
 
-  it('a load looks the owner up afresh: a lease lost while another node had the owner cached is claimed at once', async () => {
+  it('a load looks the owner up afresh: a lease lost while another node had the owner cached is claimed, not forwarded', async () => {
     const { sessionId } = await createSession(a);
     // C caches A as the owner (for up to a second) ...
     expect((await call(`${c.url}/session/${sessionId}/turns/current`)).headers.get('x-turns-node')).toBe('node-a');
     a.daemon.child.kill('SIGSTOP');
     try {
-      // ... then A freezes and its lease is lost (an eviction): a load through C must not be sent to the frozen A.
+      // ... then A freezes and its lease is lost (an eviction): a load through C must not be sent to the frozen A. (Its
+      // heartbeat is still there, so C asks it to let go; frozen, it does not answer, and C waits out its lease.)
       await admin.del(`turns:lease:${sessionId}`);
       const loaded = await call(`${c.url}/session/${sessionId}/load`, { method: 'POST' });
       expect(loaded.status).toBe(200);
@@ -408,6 +414,29 @@ const UI_ORIGIN = 'http://ui.example';
     await eventually(async () =>
       (await call(`${a.url}/session/${sessionId}/turns/current`)).headers.get('x-turns-node') === 'node-c' ? true : undefined,
     );
+  });
+
+  describe.each([
+    ['DEL of its lease', (sessionId: string) => admin.del(`turns:lease:${sessionId}`)],
+    ['FLUSHALL', () => admin.flushall()],
+  ])('Redis loses an owner’s lease with every connection up (%s)', (_fault, lose) => {
+    it('the load through another node has the old owner let go first: a request sent straight to it is the new owner’s', async () => {
+      const { sessionId } = await createSession(a);
+      await completedPrompt(a, sessionId, 'before the loss');
+      // A renewal of A's landing between the loss and the claim re-creates A's lease (the load then goes to A): again.
+      await eventually(async () => {
+        await lose(sessionId);
+        const res = await call(`${b.url}/session/${sessionId}/load`, { method: 'POST' });
+        return res.status === 200 && res.headers.get('x-turns-node') === 'node-b' ? true : undefined;
+      });
+      // At once: before A's next renewal would have found B's lease.
+      const viaA = await call(`${a.url}/session/${sessionId}/turns/current`);
+      expect(viaA.status).toBe(200);
+      expect(viaA.headers.get('x-turns-node')).toBe('node-b');
+      expect(viaA.headers.get('x-turns-via')).toBe('node-a');
+      const after = await completedPrompt(a, sessionId, 'after the loss');
+      expect((await call(`${c.url}/session/${sessionId}/turns/${after}`)).headers.get('x-turns-node')).toBe('node-b');
+    });
   });
 
   it('Redis down: sessions a node owns keep working, forwarding and claims answer 503, and all recovers when Redis returns', async () => {
