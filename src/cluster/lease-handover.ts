@@ -60,6 +60,8 @@ export class LeaseHandover {
         signal: AbortSignal.timeout(timeout),
         headersTimeout: timeout,
         bodyTimeout: timeout,
+        // A rare call: no keep-alive socket left open to the peer.
+        reset: true,
       });
       await body.dump();
       // Anything but a 2xx (an earlier version without the route, a refused token) says nothing of its lease.
