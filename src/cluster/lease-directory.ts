@@ -23,6 +23,15 @@ export interface NodeRecord {
 }
 
 /**
+ * What a renewal did to one lease: extended it, re-created it (it was gone:
+ * another node may have claimed and released it meanwhile, so the recorded
+ * fence decides), or found it another node's. @publicApi
+ */
+export type RenewOutcome = 'extended' | 'recreated' | 'lost';
+
+const RENEW_OUTCOMES: readonly RenewOutcome[] = ['lost', 'extended', 'recreated'];
+
+/**
  * Outcome of a claim: this node's fence, or the lease another node holds.
  * A won claim also says whether Redis had lost its fence counter (`reset`:
  * it was below the recorded floor, so Redis lost its data and with it every
@@ -64,9 +73,9 @@ return {1, ARGV[1], ARGV[2], tostring(fence), reset, alive}
 
 /**
  * KEYS: fence counter, lease 1..n. ARGV: node, url, ttl, fence 1..n.
- * Extends each lease still carrying this node's name and fence; re-creates one that is
+ * Extends each lease still carrying this node's name and fence (1); re-creates one that is
  * gone (expired while nobody claimed it, or Redis lost its data) and keeps
- * the counter at least that high; reports 0 for a lease another claim took.
+ * the counter at least that high (2); reports 0 for a lease another claim took.
  * A fence written `x<fence>` is only extended, never re-created: a lease
  * that went stale while Redis was unreachable may have been claimed by
  * another node just before, and that claim lost with Redis's data.
@@ -85,7 +94,7 @@ for i = 2, #KEYS do
     redis.call('HSET', KEYS[i], 'node', ARGV[1], 'url', ARGV[2], 'fence', fence)
     redis.call('PEXPIRE', KEYS[i], ARGV[3])
     if tonumber(redis.call('GET', KEYS[1]) or '0') < tonumber(fence) then redis.call('SET', KEYS[1], fence) end
-    out[i - 1] = 1
+    out[i - 1] = 2
   else
     out[i - 1] = 0
   end
@@ -193,18 +202,18 @@ export class LeaseDirectory {
   }
 
   /**
-   * Extends this node's leases; `false` at the index of each one another node
-   * took (or, with `extendOnly`, that is gone).
+   * Extends this node's leases (re-creating one that is gone); `lost` at the
+   * index of each one another node took (or, with `extendOnly`, that is gone).
    */
   async renew(
     leases: ReadonlyArray<{ sessionId: string; fence: number; extendOnly?: boolean }>,
     self: { node: string; url: string },
-  ): Promise<boolean[]> {
+  ): Promise<RenewOutcome[]> {
     if (leases.length === 0) return [];
     const keys = leases.map((lease) => this.leaseKey(lease.sessionId));
     const fences = leases.map((lease) => `${lease.extendOnly ? 'x' : ''}${lease.fence}`);
     const kept = await this.redis.turnsRenew(1 + keys.length, this.counterKey, ...keys, self.node, self.url, this.leaseMs, ...fences);
-    return kept.map((flag) => flag === 1);
+    return kept.map((flag) => RENEW_OUTCOMES[flag] ?? 'lost');
   }
 
   async release(sessionId: string, fence: number): Promise<void> {

@@ -6,7 +6,7 @@ import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
 import { ClusterNode } from './cluster-node.js';
 import { mustAskPrevious, previousTrustEndsBy } from './handover-rule.js';
 import { freshUntil, staleInOutage, usable, type HeldLease } from './lease-clock.js';
-import { LeaseDirectory } from './lease-directory.js';
+import { LeaseDirectory, type RenewOutcome } from './lease-directory.js';
 import { LeaseHandover } from './lease-handover.js';
 import { SessionFences } from './session-fences.js';
 
@@ -304,9 +304,9 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     if (leases.length === 0) return;
     const sentAt = this.monotonic();
     const epoch = this.directory.epoch;
-    let kept: boolean[];
+    let outcomes: RenewOutcome[];
     try {
-      kept = await this.directory.renew(
+      outcomes = await this.directory.renew(
         leases.map(({ sessionId, lease }) => ({
           sessionId,
           fence: lease.fence,
@@ -324,20 +324,19 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
       return;
     }
     const trust = (lease: HeldLease) => Object.assign(lease, { validUntil: freshUntil(sentAt, this.settings.leaseMs), epoch });
-    // Over a new connection the renewal may have re-created a lease an emptied Redis lost: the recorded fence decides.
-    const reconnected: string[] = [];
+    // A lease the renewal re-created was gone: another node may have claimed it and let it go meanwhile (this node
+    // paused), or an emptied Redis lost it (over a new connection, whatever the reply): the recorded fence decides.
+    const recheck: string[] = [];
     leases.forEach(({ sessionId, lease }, index) => {
       if (this.held.get(sessionId) !== lease) return;
-      if (!kept[index]) this.drop(sessionId, 'lost its lease to another node');
-      else if (lease.epoch === epoch) trust(lease);
-      else reconnected.push(sessionId);
+      if (outcomes[index] === 'lost') this.drop(sessionId, 'lost its lease to another node');
+      else if (lease.epoch === epoch && outcomes[index] === 'extended') trust(lease);
+      else recheck.push(sessionId);
     });
     await Promise.all(
-      reconnected.map(async (sessionId) => (await this.unfenced(sessionId).catch(() => false)) && trust(this.held.get(sessionId)!)),
+      recheck.map(async (sessionId) => (await this.unfenced(sessionId).catch(() => false)) && trust(this.held.get(sessionId)!)),
     );
-    TURNS_CHANNELS.clusterLeaseRenewal.publish({
-      renewed: leases.length - kept.filter((k) => !k).length,
-      lost: kept.filter((k) => !k).length,
-    });
+    const lost = outcomes.filter((outcome) => outcome === 'lost').length;
+    TURNS_CHANNELS.clusterLeaseRenewal.publish({ renewed: leases.length - lost, lost });
   }
 }
