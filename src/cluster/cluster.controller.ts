@@ -33,7 +33,7 @@ export class ClusterController {
 
   /**
    * A peer's claim asks this node to let go of a session whose lease Redis
-   * lost while this node still trusted it (docs/cluster.md, *Fencing*);
+   * lost while this node still trusted it (docs/cluster.md, *Lease handover*);
    * answered once the session is closed here. Its path is not session-scoped,
    * so it is answered by the node asked, never forwarded.
    */

@@ -19,7 +19,7 @@ const LEASE_MS = 1_000;
 const TOKEN = 'peer-secret';
 
 /**
- * The lease handover (docs/cluster.md, *Fencing*): Redis loses node-a's lease
+ * The lease handover (docs/cluster.md, *Lease handover*): Redis loses node-a's lease
  * with node-a's connection up, node-b claims the session, and asks node-a to
  * let go before its claim resolves. node-a's peer route is a real HTTP server
  * answering as the cluster controller does.

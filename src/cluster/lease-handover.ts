@@ -12,7 +12,7 @@ export type HandoverAnswer = 'released' | 'gone' | 'unanswered';
 export const releasePath = (sessionId: string) => `/cluster/sessions/${sessionId}/release`;
 
 /**
- * The claimer's side of a lease handover (docs/cluster.md, *Fencing*): a node
+ * The claimer's side of a lease handover (docs/cluster.md, *Lease handover*): a node
  * that won a session whose previous owner may still trust its lease in memory
  * (Redis lost the key while the owner's connection stayed up) asks that owner,
  * over HTTP, to let go before the claim resolves; one that cannot be asked in
