@@ -8,6 +8,12 @@ export interface PreviousClaim {
   reset: boolean;
   /** The previous holder's heartbeat was there when the claim was made. */
   previousAlive: boolean;
+  /**
+   * This node's own heartbeat was there: when not, Redis lost keys since its
+   * last tick (a restart, `FLUSHALL`, an eviction), and another node's
+   * missing heartbeat says nothing either.
+   */
+  selfAlive: boolean;
 }
 
 /**
@@ -15,12 +21,15 @@ export interface PreviousClaim {
  * from a lease it trusts in memory, so the claimer asks it to let go before
  * it serves: another node, heartbeating (its lease was lost, not expired:
  * a node writes its heartbeat before it renews, so a heartbeat never
- * outlives its leases), or of unknown state because Redis lost its data.
+ * outlives its leases), or of unknown state because Redis lost its data (its
+ * fence counter fell behind, or this node's own heartbeat is gone).
  * A node that died, was paused past its lease or cut off from Redis has no
  * heartbeat left, and its successor waits for nothing.
  */
 export function mustAskPrevious(self: string, previous: PreviousClaim): previous is PreviousClaim & { holder: FenceHolder } {
-  return previous.holder !== undefined && previous.holder.node !== self && (previous.previousAlive || previous.reset);
+  return (
+    previous.holder !== undefined && previous.holder.node !== self && (previous.previousAlive || previous.reset || !previous.selfAlive)
+  );
 }
 
 /**

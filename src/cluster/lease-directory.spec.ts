@@ -50,7 +50,7 @@ const LEASE_MS = 60_000;
   describe('LeaseDirectory', () => {
     it('the first claim wins; another node gets the holder; the holder may claim again with a larger fence', async () => {
       const first = await directory.claim(S1, A);
-      expect(first).toEqual({ won: true, fence: 1, reset: false, previousAlive: false });
+      expect(first).toEqual({ won: true, fence: 1, reset: false, previousAlive: false, selfAlive: false });
       expect(await directory.claim(S1, B)).toEqual({ won: false, owner: { ...A, fence: 1 } });
       expect(await directory.claim(S1, A)).toMatchObject({ won: true, fence: 2 });
       expect(await directory.owner(S1)).toEqual({ ...A, fence: 2 });
@@ -58,17 +58,19 @@ const LEASE_MS = 60_000;
     });
 
     it('a claim after Redis lost its counter still gets a fence above the floor it is given, and the counter follows', async () => {
-      expect(await directory.claim(S1, A, 41)).toEqual({ won: true, fence: 42, reset: true, previousAlive: false });
-      expect(await directory.claim(S2, B)).toEqual({ won: true, fence: 43, reset: false, previousAlive: false });
-      expect(await directory.claim(S2, B, 10)).toEqual({ won: true, fence: 44, reset: false, previousAlive: false });
+      expect(await directory.claim(S1, A, 41)).toMatchObject({ won: true, fence: 42, reset: true });
+      expect(await directory.claim(S2, B)).toMatchObject({ won: true, fence: 43, reset: false });
+      expect(await directory.claim(S2, B, 10)).toMatchObject({ won: true, fence: 44, reset: false });
     });
 
-    it('a won claim says whether the previous owner heartbeats, looked at in the same step', async () => {
+    it('a won claim says whether the previous owner and this node heartbeat, looked at in the same step', async () => {
       await directory.heartbeat({ nodeId: 'node-b', url: B.url, sessions: 1, startedAt: 1, heartbeatAt: 2 });
-      expect(await directory.claim(S1, A, 0, 'node-b')).toMatchObject({ won: true, reset: false, previousAlive: true });
+      expect(await directory.claim(S1, A, 0, 'node-b')).toMatchObject({ won: true, reset: false, previousAlive: true, selfAlive: false });
       expect(await directory.claim(S2, A, 0, 'node-c')).toMatchObject({ won: true, previousAlive: false });
       // Not asked about: not looked at.
       expect(await directory.claim(S2, A)).toMatchObject({ won: true, previousAlive: false });
+      await directory.heartbeat({ nodeId: 'node-a', url: A.url, sessions: 1, startedAt: 1, heartbeatAt: 2 });
+      expect(await directory.claim(S2, A)).toMatchObject({ won: true, selfAlive: true });
     });
 
     it('a refreshing heartbeat keeps the expiry of the one there, and writes nothing when none is', async () => {

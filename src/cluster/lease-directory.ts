@@ -35,22 +35,26 @@ const RENEW_OUTCOMES: readonly RenewOutcome[] = ['lost', 'extended', 'recreated'
  * Outcome of a claim: this node's fence, or the lease another node holds.
  * A won claim also says whether Redis had lost its fence counter (`reset`:
  * it was below the recorded floor, so Redis lost its data and with it every
- * heartbeat) and whether the node named as `previous` heartbeats
- * (`previousAlive`): what decides that the previous owner is asked to let go.
+ * heartbeat), whether the node named as `previous` heartbeats
+ * (`previousAlive`), and whether this node's own heartbeat was there
+ * (`selfAlive`: when not, Redis lost keys since this node's last tick, and
+ * a missing heartbeat proves nothing): what decides that the previous owner
+ * is asked to let go.
  *
  * @publicApi
  */
-export type ClaimResult = { won: true; fence: number; reset: boolean; previousAlive: boolean } | { won: false; owner: Lease };
+export type ClaimResult =
+  { won: true; fence: number; reset: boolean; previousAlive: boolean; selfAlive: boolean } | { won: false; owner: Lease };
 
 // Each script reads and writes in one step, so two nodes never both win.
 // A lease is a hash {node, url, fence} with a TTL.
 
 /**
- * KEYS: lease, fence counter, the previous owner's heartbeat. ARGV: node, url,
- * ttl, floor, whether to look at that heartbeat ('1'). Wins when absent or
- * already this node's; the fence is above `floor` (the highest one recorded
- * outside Redis) even when Redis lost its counter — which it reports as a
- * reset — and whether the heartbeat is there.
+ * KEYS: lease, fence counter, the previous owner's heartbeat, this node's.
+ * ARGV: node, url, ttl, floor, whether to look at the previous owner's
+ * heartbeat ('1'). Wins when absent or already this node's; the fence is
+ * above `floor` (the highest one recorded outside Redis) even when Redis lost
+ * its counter — which it reports as a reset — and whether each heartbeat is there.
  */
 const CLAIM = `
 local node = redis.call('HGET', KEYS[1], 'node')
@@ -68,7 +72,7 @@ redis.call('HSET', KEYS[1], 'node', ARGV[1], 'url', ARGV[2], 'fence', fence)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 local alive = 0
 if ARGV[5] == '1' then alive = redis.call('EXISTS', KEYS[3]) end
-return {1, ARGV[1], ARGV[2], tostring(fence), reset, alive}
+return {1, ARGV[1], ARGV[2], tostring(fence), reset, alive, redis.call('EXISTS', KEYS[4])}
 `;
 
 /**
@@ -108,13 +112,14 @@ if redis.call('HGET', KEYS[1], 'fence') == ARGV[1] then return redis.call('DEL',
 return 0
 `;
 
-type Reply = [number, string, string, string, number?, number?];
+type Reply = [number, string, string, string, number?, number?, number?];
 
 interface ScriptedRedis extends Redis {
   turnsClaim(
     lease: string,
     counter: string,
     heartbeat: string,
+    ownHeartbeat: string,
     node: string,
     url: string,
     ttl: number,
@@ -141,7 +146,7 @@ export class LeaseDirectory {
     private readonly leaseMs: number,
     private readonly prefix = 'turns:',
   ) {
-    redis.defineCommand('turnsClaim', { numberOfKeys: 3, lua: CLAIM });
+    redis.defineCommand('turnsClaim', { numberOfKeys: 4, lua: CLAIM });
     redis.defineCommand('turnsRenew', { lua: RENEW });
     redis.defineCommand('turnsRelease', { numberOfKeys: 1, lua: RELEASE });
     this.redis = redis as ScriptedRedis;
@@ -186,10 +191,11 @@ export class LeaseDirectory {
    * claimed it before, whose heartbeat the same step looks at.
    */
   async claim(sessionId: string, self: { node: string; url: string }, floor = 0, previous?: string): Promise<ClaimResult> {
-    const [won, node, url, fence, reset, alive] = await this.redis.turnsClaim(
+    const [won, node, url, fence, reset, alive, selfAlive] = await this.redis.turnsClaim(
       this.leaseKey(sessionId),
       this.counterKey,
       this.nodeKey(previous ?? self.node),
+      this.nodeKey(self.node),
       self.node,
       self.url,
       this.leaseMs,
@@ -197,7 +203,7 @@ export class LeaseDirectory {
       previous === undefined ? '0' : '1',
     );
     return won === 1
-      ? { won: true, fence: Number(fence), reset: reset === 1, previousAlive: alive === 1 }
+      ? { won: true, fence: Number(fence), reset: reset === 1, previousAlive: alive === 1, selfAlive: selfAlive === 1 }
       : { won: false, owner: { node, url, fence: Number(fence) } };
   }
 

@@ -118,10 +118,22 @@ const TOKEN = 'peer-secret';
   it('asks nobody when the owner has no heartbeat (it died or was paused past its lease): nothing waits', async () => {
     await admin.del(`turns:lease:${S1}`);
     const b = await ownershipOf('node-b', 'http://127.0.0.1:2');
+    await b.tick();
     // The clock stands still: a claim that waited would never resolve.
     await b.claim(S1);
     expect(asked).toEqual([]);
     expect(b.holds(S1)).toBe(true);
+  });
+
+  it('asks the owner whose heartbeat is gone when this node’s own is gone too: Redis lost keys since its last tick', async () => {
+    await a.tick();
+    const b = await ownershipOf('node-b', 'http://127.0.0.1:2');
+    await b.tick();
+    // A claim after the loss may already have taken the counter past this session's fence: only the heartbeats tell.
+    await admin.del(`turns:lease:${S1}`, 'turns:node:node-a', 'turns:node:node-b');
+    await b.claim(S1);
+    expect(asked.map((request) => request.body)).toEqual(['{"fence":2}']);
+    expect(lost).toEqual([`node-a ${S1}`]);
   });
 
   it('asks the owner after Redis lost its data (the counter was below the recorded fence), though no heartbeat is left', async () => {

@@ -263,7 +263,7 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     const lease: HeldLease = { fence: result.fence, epoch, validUntil: freshUntil(sentAt, this.settings.leaseMs) };
     this.held.set(sessionId, lease);
     this.announceSoon();
-    const before = { holder: previous, reset: result.reset, previousAlive: result.previousAlive };
+    const before = { holder: previous, reset: result.reset, previousAlive: result.previousAlive, selfAlive: result.selfAlive };
     if (mustAskPrevious(self.node, before)) {
       await this.handover.handOver(sessionId, result.fence, before.holder, previousTrustEndsBy(repliedAt, this.settings.leaseMs));
       // Released (shutdown) or lost meanwhile: not ours to serve.
