@@ -252,6 +252,24 @@ const UI_ORIGIN = 'http://ui.example';
     expect(await lookups()).toBe(0);
   });
 
+  it('the peer route a claim asks a previous owner on: behind the token, answered by the node asked, its body validated, not in the API document', async () => {
+    const { sessionId } = await createSession(a);
+    const release = (node: Node, body: string, headers: Record<string, string> = {}) =>
+      call(`${node.url}/cluster/sessions/${sessionId}/release`, { method: 'POST', headers: { ...json, ...headers }, body });
+    expect((await release(b, '{"fence":1}', { authorization: 'Bearer wrong' })).status).toBe(401);
+    const invalid = await release(b, '{"fence":"x"}');
+    expect(invalid.status).toBe(400);
+    expect(await invalid.json()).toMatchObject({ code: 'invalid_request' });
+    // B does not hold it, and it is never forwarded to A, which does.
+    const elsewhere = await release(b, '{"fence":99}');
+    expect([elsewhere.status, elsewhere.headers.get('x-turns-node'), await elsewhere.json()]).toEqual([200, 'node-b', { released: false }]);
+    // A fence no higher than the owner's own lets nothing go.
+    expect(await (await release(a, '{"fence":1}')).json()).toEqual({ released: false });
+    expect((await call(`${c.url}/session/${sessionId}/turns/current`)).headers.get('x-turns-node')).toBe('node-a');
+    const document = (await (await call(`${a.url}/docs-json`)).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(document.paths).filter((path) => path.startsWith('/cluster/'))).toEqual(['/cluster/nodes']);
+  });
+
   it('a request the owner serves costs no Redis call; a forwarded one costs a cached lookup', async () => {
     const { sessionId } = await createSession(a);
     // Counted on MONITOR, not commandstats: a lease renewal's script runs an HMGET inside Redis (source `lua`), which
