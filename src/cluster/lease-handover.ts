@@ -9,7 +9,7 @@ import type { FenceHolder } from './session-fences.js';
 export type HandoverAnswer = 'released' | 'gone' | 'unanswered';
 
 /** The peer route a claimer asks a previous owner to let go on (never forwarded, not in the API document). */
-export const releasePath = (sessionId: string) => `/cluster/sessions/${sessionId}/release`;
+const releasePath = (sessionId: string) => `/cluster/sessions/${sessionId}/release`;
 
 /**
  * The claimer's side of a lease handover (docs/cluster.md, *Lease handover*): a node
