@@ -252,6 +252,24 @@ const UI_ORIGIN = 'http://ui.example';
     expect(await lookups()).toBe(0);
   });
 
+  it('the peer route a claim asks a previous owner on: behind the token, answered by the node asked, its body validated, not in the API document', async () => {
+    const { sessionId } = await createSession(a);
+    const release = (node: Node, body: string, headers: Record<string, string> = {}) =>
+      call(`${node.url}/cluster/sessions/${sessionId}/release`, { method: 'POST', headers: { ...json, ...headers }, body });
+    expect((await release(b, '{"fence":1}', { authorization: 'Bearer wrong' })).status).toBe(401);
+    const invalid = await release(b, '{"fence":"x"}');
+    expect(invalid.status).toBe(400);
+    expect(await invalid.json()).toMatchObject({ code: 'invalid_request' });
+    // B does not hold it, and it is never forwarded to A, which does.
+    const elsewhere = await release(b, '{"fence":99}');
+    expect([elsewhere.status, elsewhere.headers.get('x-turns-node'), await elsewhere.json()]).toEqual([200, 'node-b', { released: false }]);
+    // A fence no higher than the owner's own lets nothing go.
+    expect(await (await release(a, '{"fence":1}')).json()).toEqual({ released: false });
+    expect((await call(`${c.url}/session/${sessionId}/turns/current`)).headers.get('x-turns-node')).toBe('node-a');
+    const document = (await (await call(`${a.url}/docs-json`)).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(document.paths).filter((path) => path.startsWith('/cluster/'))).toEqual(['/cluster/nodes']);
+  });
+
   it('a request the owner serves costs no Redis call; a forwarded one costs a cached lookup', async () => {
     const { sessionId } = await createSession(a);
     // Counted on MONITOR, not commandstats: a lease renewal's script runs an HMGET inside Redis (source `lua`), which
@@ -355,9 +373,14 @@ const UI_ORIGIN = 'http://ui.example';
       expect(stuck.headers.get('retry-after')).toBe('1');
       expect(await stuck.json()).toMatchObject({ code: 'cluster_unavailable', sessionId, node: 'node-a' });
       await eventually(async () => ((await admin.exists(`turns:lease:${sessionId}`)) === 0 ? true : undefined), 10_000);
+      // Its heartbeat went with it (written before each renewal, it never outlives the leases): the claim asks nobody.
+      expect(await admin.exists('turns:node:node-a')).toBe(0);
+      const started = Date.now();
       const loaded = await call(`${b.url}/session/${sessionId}/load`, { method: 'POST' });
       expect(loaded.status).toBe(200);
       expect(loaded.headers.get('x-turns-node')).toBe('node-b');
+      // No wait for the frozen owner: a claim that waited it out would answer a lease later at the earliest.
+      expect(Date.now() - started).toBeLessThan(LEASE_MS);
     } finally {
       a.daemon.child.kill('SIGCONT');
     }
@@ -391,13 +414,14 @@ const UI_ORIGIN = 'http://ui.example';
     expect((await call(`${a.url}/session/${sessionId}/turns/${after}`)).headers.get('x-turns-node')).toBe('node-b');
   });
 
-  it('a load looks the owner up afresh: a lease lost while another node had the owner cached is claimed at once', async () => {
+  it('a load looks the owner up afresh: a lease lost while another node had the owner cached is claimed, not forwarded', async () => {
     const { sessionId } = await createSession(a);
     // C caches A as the owner (for up to a second) ...
     expect((await call(`${c.url}/session/${sessionId}/turns/current`)).headers.get('x-turns-node')).toBe('node-a');
     a.daemon.child.kill('SIGSTOP');
     try {
-      // ... then A freezes and its lease is lost (an eviction): a load through C must not be sent to the frozen A.
+      // ... then A freezes and its lease is lost (an eviction): a load through C must not be sent to the frozen A. (Its
+      // heartbeat is still there, so C asks it to let go; frozen, it does not answer, and C waits out its lease.)
       await admin.del(`turns:lease:${sessionId}`);
       const loaded = await call(`${c.url}/session/${sessionId}/load`, { method: 'POST' });
       expect(loaded.status).toBe(200);
@@ -408,6 +432,29 @@ const UI_ORIGIN = 'http://ui.example';
     await eventually(async () =>
       (await call(`${a.url}/session/${sessionId}/turns/current`)).headers.get('x-turns-node') === 'node-c' ? true : undefined,
     );
+  });
+
+  describe.each([
+    ['DEL of its lease', (sessionId: string) => admin.del(`turns:lease:${sessionId}`)],
+    ['FLUSHALL', () => admin.flushall()],
+  ])('Redis loses an owner’s lease with every connection up (%s)', (_fault, lose) => {
+    it('the load through another node has the old owner let go first: a request sent straight to it is the new owner’s', async () => {
+      const { sessionId } = await createSession(a);
+      await completedPrompt(a, sessionId, 'before the loss');
+      // A renewal of A's landing between the loss and the claim re-creates A's lease (the load then goes to A): again.
+      await eventually(async () => {
+        await lose(sessionId);
+        const res = await call(`${b.url}/session/${sessionId}/load`, { method: 'POST' });
+        return res.status === 200 && res.headers.get('x-turns-node') === 'node-b' ? true : undefined;
+      });
+      // At once: before A's next renewal would have found B's lease.
+      const viaA = await call(`${a.url}/session/${sessionId}/turns/current`);
+      expect(viaA.status).toBe(200);
+      expect(viaA.headers.get('x-turns-node')).toBe('node-b');
+      expect(viaA.headers.get('x-turns-via')).toBe('node-a');
+      const after = await completedPrompt(a, sessionId, 'after the loss');
+      expect((await call(`${c.url}/session/${sessionId}/turns/${after}`)).headers.get('x-turns-node')).toBe('node-b');
+    });
   });
 
   it('Redis down: sessions a node owns keep working, forwarding and claims answer 503, and all recovers when Redis returns', async () => {

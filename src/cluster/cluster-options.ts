@@ -26,10 +26,17 @@ export interface ClusterOptions extends SettingOptions<typeof CLUSTER_MODE_SETTI
    * @default none (fences live in Redis only)
    */
   dataDir?: string;
+  /**
+   * The bearer token the nodes share (the daemon's `TURNS_TOKEN`): a node
+   * presents it when it asks a previous owner to let go of a session.
+   * @default none (the nodes' routes are open)
+   */
+  peerToken?: string;
 }
 
 /** {@link ClusterOptions} with the defaults applied. */
-export type ClusterSettings = Required<Omit<ClusterOptions, 'nodeUrl' | 'dataDir'>> & Pick<ClusterOptions, 'nodeUrl' | 'dataDir'>;
+export type ClusterSettings = Required<Omit<ClusterOptions, 'nodeUrl' | 'dataDir' | 'peerToken'>> &
+  Pick<ClusterOptions, 'nodeUrl' | 'dataDir' | 'peerToken'>;
 
 export const CLUSTER_SETTINGS = Symbol('CLUSTER_SETTINGS');
 /** The cluster's one Redis connection (the lease directory's and the shared idempotency keys'). */

@@ -1,10 +1,12 @@
-import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '../common/swagger.js';
+import { Body, Controller, Get, HttpCode, Param, Post, UsePipes } from '@nestjs/common';
+import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '../common/swagger.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import { clusterUnavailable } from '../errors/api-errors.js';
 import { ClusterNode } from './cluster-node.js';
-import { ClusterNodesDto } from './cluster.dto.js';
+import { ClusterNodesDto, ReleaseSessionDto } from './cluster.dto.js';
+import { createValidationPipe } from '../validation/validation.pipe.js';
 import { LeaseDirectory, type NodeRecord } from './lease-directory.js';
+import { RedisSessionOwnership } from './redis-session-ownership.js';
 
 @ApiTags('cluster')
 @Controller('cluster')
@@ -12,6 +14,7 @@ export class ClusterController {
   constructor(
     private readonly directory: LeaseDirectory,
     private readonly node: ClusterNode,
+    private readonly ownership: RedisSessionOwnership,
   ) {}
 
   @Get('nodes')
@@ -26,5 +29,19 @@ export class ClusterController {
       throw clusterUnavailable();
     }
     return { nodeId: this.node.id, nodes: nodes.map((node) => ({ ...node, self: node.nodeId === this.node.id })) };
+  }
+
+  /**
+   * A peer's claim asks this node to let go of a session whose lease Redis
+   * lost while this node still trusted it (docs/cluster.md, *Lease handover*);
+   * answered once the session is closed here. Its path is not session-scoped,
+   * so it is answered by the node asked, never forwarded.
+   */
+  @Post('sessions/:sessionId/release')
+  @HttpCode(200)
+  @ApiExcludeEndpoint()
+  @UsePipes(createValidationPipe())
+  release(@Param('sessionId') sessionId: string, @Body() body: ReleaseSessionDto): { released: boolean } {
+    return { released: this.ownership.yieldTo(sessionId, body.fence) };
   }
 }

@@ -1,3 +1,4 @@
+import { IsInt, Min } from 'class-validator';
 import { ApiProperty } from '../common/swagger.js';
 
 export class ClusterNodeDto {
@@ -13,4 +14,12 @@ export class ClusterNodeDto {
 export class ClusterNodesDto {
   @ApiProperty({ example: 'node-a', description: 'The node that answered.' }) nodeId!: string;
   @ApiProperty({ type: [ClusterNodeDto] }) nodes!: ClusterNodeDto[];
+}
+
+/** A claimer's request to a previous owner to let go of a session (a peer route, not in the API document). */
+export class ReleaseSessionDto {
+  /** The fence the claimer won: the session is let go only when held here with a lower one. */
+  @IsInt()
+  @Min(1)
+  fence!: number;
 }

@@ -5,6 +5,7 @@ import { CLUSTER_REDIS, CLUSTER_SETTINGS, clusterSettings, type ClusterOptions, 
 import { ClusterRouter } from './cluster-router.js';
 import { ClusterController } from './cluster.controller.js';
 import { LeaseDirectory } from './lease-directory.js';
+import { LeaseHandover } from './lease-handover.js';
 import { RedisSessionOwnership } from './redis-session-ownership.js';
 import { RequestForwarder } from './request-forwarder.js';
 import { SessionFences } from './session-fences.js';
@@ -72,6 +73,7 @@ export class ClusterModule {
             return new SessionFences(settings.dataDir);
           },
         },
+        LeaseHandover,
         RedisSessionOwnership,
         RequestForwarder,
         ClusterRouter,

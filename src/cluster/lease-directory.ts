@@ -23,24 +23,38 @@ export interface NodeRecord {
 }
 
 /**
- * Outcome of renewing one lease: still this node's and extended; gone and
- * re-created for it (a claim another node made may have been lost with it);
- * or taken by another node. @publicApi
+ * What a renewal did to one lease: extended it, re-created it (it was gone:
+ * another node may have claimed and released it meanwhile, so the recorded
+ * fence decides), or found it another node's. @publicApi
  */
-export type Renewal = 'extended' | 'recreated' | 'lost';
+export type RenewOutcome = 'extended' | 'recreated' | 'lost';
 
-const RENEWALS: readonly Renewal[] = ['lost', 'extended', 'recreated'];
+const RENEW_OUTCOMES: readonly RenewOutcome[] = ['lost', 'extended', 'recreated'];
 
-/** Outcome of a claim: this node's fence, or the lease another node holds. @publicApi */
-export type ClaimResult = { won: true; fence: number } | { won: false; owner: Lease };
+/**
+ * Outcome of a claim: this node's fence, or the lease another node holds.
+ * A won claim also says whether Redis had lost its fence counter (`reset`:
+ * it was below the recorded floor, so Redis lost its data and with it every
+ * heartbeat), whether the node named as `previous` heartbeats
+ * (`previousAlive`), and whether this node's own heartbeat was there
+ * (`selfAlive`: when not, Redis lost keys since this node's last tick, and
+ * a missing heartbeat proves nothing): what decides that the previous owner
+ * is asked to let go.
+ *
+ * @publicApi
+ */
+export type ClaimResult =
+  { won: true; fence: number; reset: boolean; previousAlive: boolean; selfAlive: boolean } | { won: false; owner: Lease };
 
 // Each script reads and writes in one step, so two nodes never both win.
 // A lease is a hash {node, url, fence} with a TTL.
 
 /**
- * KEYS: lease, fence counter. ARGV: node, url, ttl, floor. Wins when absent or
- * already this node's; the fence is above `floor` (the highest one recorded
- * outside Redis) even when Redis lost its counter.
+ * KEYS: lease, fence counter, the previous owner's heartbeat, this node's.
+ * ARGV: node, url, ttl, floor, whether to look at the previous owner's
+ * heartbeat ('1'). Wins when absent or already this node's; the fence is
+ * above `floor` (the highest one recorded outside Redis) even when Redis lost
+ * its counter — which it reports as a reset — and whether each heartbeat is there.
  */
 const CLAIM = `
 local node = redis.call('HGET', KEYS[1], 'node')
@@ -48,13 +62,17 @@ if node and node ~= ARGV[1] then
   return {0, node, redis.call('HGET', KEYS[1], 'url'), redis.call('HGET', KEYS[1], 'fence')}
 end
 local fence = redis.call('INCR', KEYS[2])
+local reset = 0
 if fence <= tonumber(ARGV[4]) then
   fence = tonumber(ARGV[4]) + 1
+  reset = 1
   redis.call('SET', KEYS[2], fence)
 end
 redis.call('HSET', KEYS[1], 'node', ARGV[1], 'url', ARGV[2], 'fence', fence)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return {1, ARGV[1], ARGV[2], tostring(fence)}
+local alive = 0
+if ARGV[5] == '1' then alive = redis.call('EXISTS', KEYS[3]) end
+return {1, ARGV[1], ARGV[2], tostring(fence), reset, alive, redis.call('EXISTS', KEYS[4])}
 `;
 
 /**
@@ -94,10 +112,20 @@ if redis.call('HGET', KEYS[1], 'fence') == ARGV[1] then return redis.call('DEL',
 return 0
 `;
 
-type Reply = [number, string, string, string];
+type Reply = [number, string, string, string, number?, number?, number?];
 
 interface ScriptedRedis extends Redis {
-  turnsClaim(lease: string, counter: string, node: string, url: string, ttl: number, floor: number): Promise<Reply>;
+  turnsClaim(
+    lease: string,
+    counter: string,
+    heartbeat: string,
+    ownHeartbeat: string,
+    node: string,
+    url: string,
+    ttl: number,
+    floor: number,
+    lookAtPrevious: '0' | '1',
+  ): Promise<Reply>;
   turnsRenew(...args: Array<string | number>): Promise<number[]>;
   turnsRelease(lease: string, fence: number): Promise<number>;
 }
@@ -118,7 +146,7 @@ export class LeaseDirectory {
     private readonly leaseMs: number,
     private readonly prefix = 'turns:',
   ) {
-    redis.defineCommand('turnsClaim', { numberOfKeys: 2, lua: CLAIM });
+    redis.defineCommand('turnsClaim', { numberOfKeys: 4, lua: CLAIM });
     redis.defineCommand('turnsRenew', { lua: RENEW });
     redis.defineCommand('turnsRelease', { numberOfKeys: 1, lua: RELEASE });
     this.redis = redis as ScriptedRedis;
@@ -157,32 +185,41 @@ export class LeaseDirectory {
     return `${this.prefix}fence`;
   }
 
-  /** Claims the lease; a won fence is above `floor`, the highest fence the session had (recorded by `SessionFences`). */
-  async claim(sessionId: string, self: { node: string; url: string }, floor = 0): Promise<ClaimResult> {
-    const [won, node, url, fence] = await this.redis.turnsClaim(
+  /**
+   * Claims the lease; a won fence is above `floor`, the highest fence the
+   * session had (recorded by `SessionFences`). `previous`: the node that
+   * claimed it before, whose heartbeat the same step looks at.
+   */
+  async claim(sessionId: string, self: { node: string; url: string }, floor = 0, previous?: string): Promise<ClaimResult> {
+    const [won, node, url, fence, reset, alive, selfAlive] = await this.redis.turnsClaim(
       this.leaseKey(sessionId),
       this.counterKey,
+      this.nodeKey(previous ?? self.node),
+      this.nodeKey(self.node),
       self.node,
       self.url,
       this.leaseMs,
       floor,
+      previous === undefined ? '0' : '1',
     );
-    return won === 1 ? { won: true, fence: Number(fence) } : { won: false, owner: { node, url, fence: Number(fence) } };
+    return won === 1
+      ? { won: true, fence: Number(fence), reset: reset === 1, previousAlive: alive === 1, selfAlive: selfAlive === 1 }
+      : { won: false, owner: { node, url, fence: Number(fence) } };
   }
 
   /**
-   * Extends this node's leases, re-creating those that are gone; `lost` at the
+   * Extends this node's leases (re-creating one that is gone); `lost` at the
    * index of each one another node took (or, with `extendOnly`, that is gone).
    */
   async renew(
     leases: ReadonlyArray<{ sessionId: string; fence: number; extendOnly?: boolean }>,
     self: { node: string; url: string },
-  ): Promise<Renewal[]> {
+  ): Promise<RenewOutcome[]> {
     if (leases.length === 0) return [];
     const keys = leases.map((lease) => this.leaseKey(lease.sessionId));
     const fences = leases.map((lease) => `${lease.extendOnly ? 'x' : ''}${lease.fence}`);
-    const outcomes = await this.redis.turnsRenew(1 + keys.length, this.counterKey, ...keys, self.node, self.url, this.leaseMs, ...fences);
-    return outcomes.map((outcome) => RENEWALS[outcome] ?? 'lost');
+    const kept = await this.redis.turnsRenew(1 + keys.length, this.counterKey, ...keys, self.node, self.url, this.leaseMs, ...fences);
+    return kept.map((flag) => RENEW_OUTCOMES[flag] ?? 'lost');
   }
 
   async release(sessionId: string, fence: number): Promise<void> {
@@ -237,8 +274,20 @@ export class LeaseDirectory {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 
-  async heartbeat(node: NodeRecord): Promise<void> {
-    await this.redis.set(`${this.prefix}node:${node.nodeId}`, JSON.stringify(node), 'PX', this.leaseMs);
+  /**
+   * Announces the node for a lease; `refreshOnly` updates the record of a
+   * heartbeat that is there and keeps its expiry, so only a heartbeat sent
+   * with the lease renewals (before them) makes it live longer: it never
+   * outlives this node's leases, and a claimer that finds it gone asks nobody.
+   */
+  async heartbeat(node: NodeRecord, refreshOnly = false): Promise<void> {
+    const key = this.nodeKey(node.nodeId);
+    if (refreshOnly) await this.redis.call('SET', key, JSON.stringify(node), 'XX', 'KEEPTTL');
+    else await this.redis.set(key, JSON.stringify(node), 'PX', this.leaseMs);
+  }
+
+  private nodeKey(nodeId: string): string {
+    return `${this.prefix}node:${nodeId}`;
   }
 
   /** Takes the right, for `ms`, to adopt a dead node's webhook outbox: one live node does it, not all. */
@@ -247,7 +296,7 @@ export class LeaseDirectory {
   }
 
   async forgetNode(nodeId: string): Promise<void> {
-    await this.redis.del(`${this.prefix}node:${nodeId}`);
+    await this.redis.del(this.nodeKey(nodeId));
   }
 
   /** Nodes whose heartbeat is younger than a lease. */

@@ -4,8 +4,10 @@ import { SessionOwnership, type ClusterState } from '../sessions/session-ownersh
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
 import { ClusterNode } from './cluster-node.js';
+import { mustAskPrevious, previousTrustEndsBy } from './handover-rule.js';
 import { freshUntil, staleInOutage, usable, type HeldLease } from './lease-clock.js';
-import { LeaseDirectory, type Renewal } from './lease-directory.js';
+import { LeaseDirectory, type RenewOutcome } from './lease-directory.js';
+import { LeaseHandover } from './lease-handover.js';
 import { SessionFences } from './session-fences.js';
 
 /** Leases between two sweeps for sessions no node holds. */
@@ -24,6 +26,9 @@ const UNOWNED_SWEEP_LEASES = 5;
  * `503` until Redis answers. Each claim records its fence on the shared data
  * dir ({@link SessionFences}), and a higher one recorded there closes the
  * session here: checked before every write and whenever Redis cannot be asked.
+ * A claim whose previous owner may still trust its lease (Redis lost the key,
+ * the owner's heartbeat is there) asks it to let go before it resolves
+ * ({@link LeaseHandover}).
  *
  * @publicApi
  */
@@ -58,6 +63,7 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     private readonly node: ClusterNode,
     @Inject(CLUSTER_SETTINGS) private readonly settings: ClusterSettings,
     private readonly fences: SessionFences,
+    private readonly handover: LeaseHandover,
   ) {
     super();
   }
@@ -96,18 +102,31 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     return false;
   }
 
-  /** True when this node holds the session's lease (fresh or not). */
+  /** True when this node holds the session's lease (fresh or not) and its claim has resolved. */
   holds(sessionId: string): boolean {
-    return this.held.has(sessionId);
+    return this.held.has(sessionId) && !this.claiming.has(sessionId);
+  }
+
+  /**
+   * A claim of `fence` asks this node to let go of the session (it won the
+   * lease Redis lost for this node): the session is closed here when its
+   * lease is of a lower fence, as when a renewal finds it taken. True when
+   * it was held.
+   */
+  yieldTo(sessionId: string, fence: number): boolean {
+    const lease = this.held.get(sessionId);
+    if (!lease || lease.fence >= fence) return false;
+    this.drop(sessionId, `was claimed by another node (fence ${fence} > ${lease.fence}), which asked it to let go`);
+    return true;
   }
 
   claim(sessionId: string): Promise<void> {
-    if (this.held.has(sessionId)) return Promise.resolve();
+    // A claim under way holds the lease already, but resolves only once the previous owner let go.
     let claiming = this.claiming.get(sessionId);
-    if (!claiming) {
-      claiming = this.claimOnce(sessionId).finally(() => this.claiming.delete(sessionId));
-      this.claiming.set(sessionId, claiming);
-    }
+    if (claiming) return claiming;
+    if (this.held.has(sessionId)) return Promise.resolve();
+    claiming = this.claimOnce(sessionId).finally(() => this.claiming.delete(sessionId));
+    this.claiming.set(sessionId, claiming);
     return claiming;
   }
 
@@ -179,8 +198,11 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
   /** Renews every lease and heartbeats. Exposed for tests that drive time themselves. */
   async tick(): Promise<void> {
     if (this.stopping || !this.node.listening) return;
+    // Sent before the renewal, on the same connection: the heartbeat never outlives the leases, so a claimer that
+    // finds a lease gone and no heartbeat knows the owner stopped trusting it, and asks nobody.
+    const beat = this.heartbeat();
     await this.renew([...this.held.keys()]);
-    await this.heartbeat();
+    await beat;
   }
 
   /** A changed session count reaches `GET /cluster/nodes` within 100 ms, at most one write per 100 ms. */
@@ -188,26 +210,30 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     if (this.announcing || this.stopping) return;
     this.announcing = setTimeout(() => {
       this.announcing = undefined;
-      void this.heartbeat();
+      void this.heartbeat(true);
     }, 100);
     this.announcing.unref();
   }
 
-  private async heartbeat(): Promise<void> {
+  /** `refreshOnly`: a new session count, without making the heartbeat live longer (only a tick does, before it renews). */
+  private async heartbeat(refreshOnly = false): Promise<void> {
     if (!this.node.listening) return;
     await this.directory
-      .heartbeat({
-        nodeId: this.node.id,
-        url: this.node.url,
-        sessions: this.held.size,
-        startedAt: this.node.startedAt,
-        heartbeatAt: Date.now(),
-      })
+      .heartbeat(
+        {
+          nodeId: this.node.id,
+          url: this.node.url,
+          sessions: this.held.size,
+          startedAt: this.node.startedAt,
+          heartbeatAt: Date.now(),
+        },
+        refreshOnly,
+      )
       .catch(() => undefined);
   }
 
   private async claimOnce(sessionId: string): Promise<void> {
-    const floor = await this.fences.highest(sessionId).catch((error: unknown) => {
+    const recorded = await this.fences.latest(sessionId).catch((error: unknown) => {
       // Never guessed around (it may be the highest): the session stays unclaimable until an operator mends it (docs/cluster.md).
       this.logger.error(
         `session ${sessionId} cannot be claimed: its recorded fence cannot be read (${(error as Error)?.message ?? 'error'})`,
@@ -216,22 +242,33 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     });
     const sentAt = this.monotonic();
     const epoch = this.directory.epoch;
+    const self = { node: this.node.id, url: this.node.url };
+    const previous = recorded.holder?.node === self.node ? undefined : recorded.holder;
     let result;
     try {
-      result = await this.directory.claim(sessionId, { node: this.node.id, url: this.node.url }, floor);
+      result = await this.directory.claim(sessionId, self, recorded.fence, previous?.node);
     } catch {
       throw clusterUnavailable({ sessionId });
     }
+    const repliedAt = this.monotonic();
     if (!result.won) throw apiError('session_on_other_node', { sessionId, node: result.owner.node });
     try {
       // Recorded before the session is read or served: from here a previous owner's next write is refused.
-      await this.fences.record(sessionId, result.fence);
+      await this.fences.record(sessionId, result.fence, self);
     } catch {
       await this.directory.release(sessionId, result.fence).catch(() => undefined);
       throw clusterUnavailable({ sessionId });
     }
-    this.held.set(sessionId, { fence: result.fence, epoch, validUntil: freshUntil(sentAt, this.settings.leaseMs) });
+    // Held (so renewed) from here, but not served until the claim resolves (`holds`).
+    const lease: HeldLease = { fence: result.fence, epoch, validUntil: freshUntil(sentAt, this.settings.leaseMs) };
+    this.held.set(sessionId, lease);
     this.announceSoon();
+    const before = { holder: previous, reset: result.reset, previousAlive: result.previousAlive, selfAlive: result.selfAlive };
+    if (mustAskPrevious(self.node, before)) {
+      await this.handover.handOver(sessionId, result.fence, before.holder, previousTrustEndsBy(repliedAt, this.settings.leaseMs));
+      // Released (shutdown) or lost meanwhile: not ours to serve.
+      if (this.held.get(sessionId) !== lease) throw clusterUnavailable({ sessionId });
+    }
   }
 
   /**
@@ -267,9 +304,9 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     if (leases.length === 0) return;
     const sentAt = this.monotonic();
     const epoch = this.directory.epoch;
-    let renewals: Renewal[];
+    let outcomes: RenewOutcome[];
     try {
-      renewals = await this.directory.renew(
+      outcomes = await this.directory.renew(
         leases.map(({ sessionId, lease }) => ({
           sessionId,
           fence: lease.fence,
@@ -287,19 +324,19 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
       return;
     }
     const trust = (lease: HeldLease) => Object.assign(lease, { validUntil: freshUntil(sentAt, this.settings.leaseMs), epoch });
-    // A lease re-created (Redis lost it, a FLUSHALL with this connection up too) or renewed over a new connection may
-    // have had another node's claim in between, lost with Redis's data: the recorded fence decides.
-    const unsure: string[] = [];
+    // A lease the renewal re-created was gone: another node may have claimed it and let it go meanwhile (this node
+    // paused), or an emptied Redis lost it (over a new connection, whatever the reply): the recorded fence decides.
+    const recheck: string[] = [];
     leases.forEach(({ sessionId, lease }, index) => {
       if (this.held.get(sessionId) !== lease) return;
-      if (renewals[index] === 'lost') this.drop(sessionId, 'lost its lease to another node');
-      else if (renewals[index] === 'extended' && lease.epoch === epoch) trust(lease);
-      else unsure.push(sessionId);
+      if (outcomes[index] === 'lost') this.drop(sessionId, 'lost its lease to another node');
+      else if (lease.epoch === epoch && outcomes[index] === 'extended') trust(lease);
+      else recheck.push(sessionId);
     });
     await Promise.all(
-      unsure.map(async (sessionId) => (await this.unfenced(sessionId).catch(() => false)) && trust(this.held.get(sessionId)!)),
+      recheck.map(async (sessionId) => (await this.unfenced(sessionId).catch(() => false)) && trust(this.held.get(sessionId)!)),
     );
-    const lost = renewals.filter((renewal) => renewal === 'lost').length;
+    const lost = outcomes.filter((outcome) => outcome === 'lost').length;
     TURNS_CHANNELS.clusterLeaseRenewal.publish({ renewed: leases.length - lost, lost });
   }
 }

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { syncDirectory } from '../common/sync-directory.js';
-import { highestFenceOf, SessionFences } from './session-fences.js';
+import { highestFenceOf, holderOf, SessionFences } from './session-fences.js';
 
 // Every directory sync is seen (the real one runs).
 jest.mock('../common/sync-directory.js', () => {
@@ -104,6 +104,24 @@ describe('SessionFences', () => {
   it('refuses an id that could escape the directory, and a fence that is not a positive integer', async () => {
     await expect(new SessionFences(dataDir).record('../../etc/passwd', 1)).rejects.toThrow('invalid session id');
     await expect(new SessionFences(dataDir).record(S1, 0)).rejects.toThrow('invalid fence');
+  });
+
+  it('names the claiming node and its URL in the fence file, synced with it; the latest record reads it back', async () => {
+    const fences = new SessionFences(dataDir);
+    expect(await fences.latest(S1)).toEqual({ fence: 0 });
+    await fences.record(S1, 4, { node: 'node-a', url: 'http://10.0.0.5:4170' });
+    expect(await fences.latest(S1)).toEqual({ fence: 4, holder: { node: 'node-a', url: 'http://10.0.0.5:4170' } });
+    await fences.record(S1, 6);
+    // A file without a holder (an earlier version's): the fence counts, the holder is unknown.
+    expect(await fences.latest(S1)).toEqual({ fence: 6, holder: undefined });
+  });
+
+  it('reads a holder only from a whole record: empty, torn or foreign text names nobody', () => {
+    expect(holderOf('{"node":"node-a","url":"http://a"}')).toEqual({ node: 'node-a', url: 'http://a' });
+    expect(holderOf('')).toBeUndefined();
+    expect(holderOf('{"node":"node-a","ur')).toBeUndefined();
+    expect(holderOf('{"node":1,"url":"http://a"}')).toBeUndefined();
+    expect(holderOf('null')).toBeUndefined();
   });
 
   it('without a data dir records nothing and reports 0', async () => {

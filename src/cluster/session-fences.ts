@@ -7,6 +7,32 @@ import { isSessionId } from '../transcript/transcript-paths.js';
 /** A fence's file name: the fence in 15 digits, so names sort as numbers. */
 const FENCE_NAME = /^\d{15}$/;
 
+/** Who made a claim, as its fence file records it: the node a later claimer asks to let go (docs/cluster.md). */
+export interface FenceHolder {
+  node: string;
+  url: string;
+}
+
+/** The highest fence recorded, with its holder when the file names one (files of earlier versions are empty). */
+export interface RecordedFence {
+  fence: number;
+  holder?: FenceHolder;
+}
+
+/** The holder a fence file's text names; `undefined` for an empty (earlier version's) or torn one. */
+export function holderOf(text: string): FenceHolder | undefined {
+  try {
+    const { node, url } = JSON.parse(text) as Partial<FenceHolder>;
+    return typeof node === 'string' && typeof url === 'string' ? { node, url } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function fenceName(fence: number): string {
+  return String(fence).padStart(15, '0');
+}
+
 /** The highest fence among a directory's names (0 when none is a fence's). */
 export function highestFenceOf(names: readonly string[]): number {
   let highest = 0;
@@ -18,7 +44,8 @@ export function highestFenceOf(names: readonly string[]): number {
  * The highest lease fence each session has had, kept on the shared data dir:
  * one file per fence, `<dataDir>/cluster/fence-files/<sessionId>/<fence>`,
  * created with `O_EXCL` and synced with its directory (and a directory made
- * for it, in its parent), the highest name winning. A record only ever adds a
+ * for it, in its parent), the highest name winning; the file holds the claiming
+ * node and its URL (`{"node","url"}`). A record only ever adds a
  * name, so two racing records can never lower the fence, and a crash leaves a
  * fence recorded or not, never torn.
  * Redis's fence counter starts over when Redis loses its data; this record
@@ -52,11 +79,24 @@ export class SessionFences {
   }
 
   /**
-   * Records `fence` unless a higher one is already recorded: its own file,
-   * synced, and the directory synced, before this resolves. Lower fences'
-   * files are removed afterwards (best effort; the highest stays).
+   * The highest fence recorded and the node that claimed it (none for a file
+   * of an earlier version, or one just created and not yet written). Throws
+   * when the fence cannot be read, as {@link highest} does.
    */
-  async record(sessionId: string, fence: number): Promise<void> {
+  async latest(sessionId: string): Promise<RecordedFence> {
+    const fence = await this.highest(sessionId);
+    if (fence === 0 || !this.dir) return { fence };
+    const text = await readFile(join(this.dirOf(sessionId), fenceName(fence)), 'utf8').catch(() => '');
+    return { fence, holder: holderOf(text) };
+  }
+
+  /**
+   * Records `fence` unless a higher one is already recorded: its own file
+   * (naming `holder`), synced, and the directory synced, before this
+   * resolves. Lower fences' files are removed afterwards (best effort; the
+   * highest stays).
+   */
+  async record(sessionId: string, fence: number, holder?: FenceHolder): Promise<void> {
     if (!this.dir) return;
     if (!Number.isSafeInteger(fence) || fence <= 0) throw new Error('invalid fence');
     const dir = this.dirOf(sessionId);
@@ -67,10 +107,11 @@ export class SessionFences {
       await syncDirectory(dirname(entry));
       if (entry === made) break;
     }
-    const name = String(fence).padStart(15, '0');
+    const name = fenceName(fence);
     try {
       const handle = await open(join(dir, name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
       try {
+        if (holder) await handle.writeFile(JSON.stringify({ node: holder.node, url: holder.url }));
         await handle.sync();
       } finally {
         await handle.close();

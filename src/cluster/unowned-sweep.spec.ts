@@ -13,6 +13,7 @@ import { TurnsModule } from '../turns/turns.module.js';
 import type { ClusterNode } from './cluster-node.js';
 import { clusterSettings } from './cluster-options.js';
 import { LeaseDirectory } from './lease-directory.js';
+import { LeaseHandover } from './lease-handover.js';
 import { RedisSessionOwnership } from './redis-session-ownership.js';
 import { SessionFences } from './session-fences.js';
 
@@ -42,7 +43,13 @@ const LEASE_MS = 60_000;
     await directory.ready(5_000);
     const node = { id: nodeId, url: `http://127.0.0.1:1/${nodeId}`, listening: true, startedAt: 0, whenListening: () => undefined };
     const settings = clusterSettings({ redisUrl: redis.url, nodeId, leaseMs: LEASE_MS, dataDir: dir });
-    const ownership = new RedisSessionOwnership(directory, node as unknown as ClusterNode, settings, new SessionFences(dir));
+    const ownership = new RedisSessionOwnership(
+      directory,
+      node as unknown as ClusterNode,
+      settings,
+      new SessionFences(dir),
+      new LeaseHandover(directory, settings),
+    );
     ownership.monotonic = () => now;
     ownerships.push(ownership);
     return { ownership, directory };

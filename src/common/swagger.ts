@@ -10,6 +10,7 @@ export type SwaggerDecorators = Pick<
   typeof Swagger,
   | 'ApiAcceptedResponse'
   | 'ApiCreatedResponse'
+  | 'ApiExcludeEndpoint'
   | 'ApiExtraModels'
   | 'ApiHeader'
   | 'ApiNoContentResponse'
@@ -33,6 +34,7 @@ const recordsNothing = () => () => undefined;
 const STUBS = {
   ApiAcceptedResponse: recordsNothing,
   ApiCreatedResponse: recordsNothing,
+  ApiExcludeEndpoint: recordsNothing,
   ApiExtraModels: recordsNothing,
   ApiHeader: recordsNothing,
   ApiNoContentResponse: recordsNothing,
@@ -75,6 +77,7 @@ export function loadSwaggerDecorators(load: (name: string) => unknown): SwaggerD
 export const {
   ApiAcceptedResponse,
   ApiCreatedResponse,
+  ApiExcludeEndpoint,
   ApiExtraModels,
   ApiHeader,
   ApiNoContentResponse,

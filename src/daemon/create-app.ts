@@ -45,6 +45,7 @@ async function loadCluster(config: LoadedDaemonConfig): Promise<DaemonCluster | 
       nodeId: config.nodeId!,
       maxWaitMs: config.maxWaitMs,
       dataDir: config.dataDir,
+      peerToken: config.token,
     }),
     ownership: RedisSessionOwnership,
     router: ClusterRouter,

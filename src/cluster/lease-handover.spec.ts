@@ -1,0 +1,213 @@
+import { Logger } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { deferred, settle } from '../../test/support/deferred.js';
+import { HAS_REDIS, startRedis, type RedisProcess } from '../../test/support/redis-server.js';
+import type { ClusterNode } from './cluster-node.js';
+import { clusterSettings } from './cluster-options.js';
+import { LeaseDirectory } from './lease-directory.js';
+import { LeaseHandover } from './lease-handover.js';
+import { RedisSessionOwnership } from './redis-session-ownership.js';
+import { SessionFences } from './session-fences.js';
+
+const S1 = '11111111-1111-4111-8111-111111111111';
+const LEASE_MS = 1_000;
+const TOKEN = 'peer-secret';
+
+/**
+ * The lease handover (docs/cluster.md, *Lease handover*): Redis loses node-a's lease
+ * with node-a's connection up, node-b claims the session, and asks node-a to
+ * let go before its claim resolves. node-a's peer route is a real HTTP server
+ * answering as the cluster controller does.
+ */
+(HAS_REDIS ? describe : describe.skip)('lease handover (real redis-server)', () => {
+  let redis: RedisProcess;
+  let admin: Redis;
+  let dataDir: string;
+  let now: number;
+  let lost: string[];
+  const created: Array<{ ownership: RedisSessionOwnership; client: Redis }> = [];
+  /** node-a's peer route: what it was asked, and how it answers (`hang`: never). */
+  let asked: Array<{ url?: string; authorization?: string; body: string }>;
+  let hang: boolean;
+  let peer: Server;
+  let peerUrl: string;
+  let a: RedisSessionOwnership;
+
+  const ownershipOf = async (node: string, url: string) => {
+    const client = new Redis(redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+    client.on('error', () => undefined);
+    const directory = new LeaseDirectory(client, LEASE_MS);
+    await directory.ready(5_000);
+    const settings = clusterSettings({ redisUrl: redis.url, nodeId: node, leaseMs: LEASE_MS, dataDir, peerToken: TOKEN });
+    const self = { id: node, url, listening: true, startedAt: 0 } as ClusterNode;
+    const ownership = new RedisSessionOwnership(
+      directory,
+      self,
+      settings,
+      new SessionFences(dataDir),
+      new LeaseHandover(directory, settings),
+    );
+    ownership.monotonic = () => now;
+    ownership.onLoss((sessionId) => lost.push(`${node} ${sessionId}`));
+    created.push({ ownership, client });
+    return ownership;
+  };
+
+  beforeAll(async () => {
+    Logger.overrideLogger(false);
+    redis = await startRedis();
+    admin = new Redis(redis.url);
+    peer = createServer((req: IncomingMessage, res: ServerResponse) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        asked.push({ url: req.url, authorization: req.headers.authorization, body });
+        if (hang) return;
+        const released = a.yieldTo(req.url!.split('/')[3]!, (JSON.parse(body) as { fence: number }).fence);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ released }));
+      });
+    });
+    await new Promise<void>((resolve) => peer.listen(0, '127.0.0.1', resolve));
+    peerUrl = `http://127.0.0.1:${(peer.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    peer.closeAllConnections();
+    await new Promise((resolve) => peer.close(resolve));
+    admin.disconnect();
+    await redis.kill();
+  });
+  beforeEach(async () => {
+    await admin.flushall();
+    dataDir = mkdtempSync(join(tmpdir(), 'handover-'));
+    now = 0;
+    lost = [];
+    asked = [];
+    hang = false;
+    a = await ownershipOf('node-a', peerUrl);
+    await a.claim(S1);
+  });
+  afterEach(async () => {
+    for (const { ownership, client } of created.splice(0)) {
+      await ownership.onApplicationShutdown();
+      await ownership.release(S1);
+      client.disconnect();
+    }
+    peer.closeAllConnections();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('records the claiming node and its URL in the fence file', async () => {
+    expect(await new SessionFences(dataDir).latest(S1)).toEqual({ fence: 1, holder: { node: 'node-a', url: peerUrl } });
+  });
+
+  it('a lease Redis lost while its owner heartbeats: the claimer asks the owner to let go before its claim resolves', async () => {
+    await a.tick();
+    await admin.del(`turns:lease:${S1}`);
+    const b = await ownershipOf('node-b', 'http://127.0.0.1:2');
+    await b.claim(S1);
+    expect(asked).toEqual([{ url: `/cluster/sessions/${S1}/release`, authorization: `Bearer ${TOKEN}`, body: '{"fence":2}' }]);
+    expect(lost).toEqual([`node-a ${S1}`]);
+    expect([a.holds(S1), b.holds(S1)]).toEqual([false, true]);
+  });
+
+  it('asks nobody when the owner has no heartbeat (it died or was paused past its lease): nothing waits', async () => {
+    await admin.del(`turns:lease:${S1}`);
+    const b = await ownershipOf('node-b', 'http://127.0.0.1:2');
+    await b.tick();
+    // The clock stands still: a claim that waited would never resolve.
+    await b.claim(S1);
+    expect(asked).toEqual([]);
+    expect(b.holds(S1)).toBe(true);
+  });
+
+  it('asks the owner whose heartbeat is gone when this node’s own is gone too: Redis lost keys since its last tick', async () => {
+    await a.tick();
+    const b = await ownershipOf('node-b', 'http://127.0.0.1:2');
+    await b.tick();
+    // A claim after the loss may already have taken the counter past this session's fence: only the heartbeats tell.
+    await admin.del(`turns:lease:${S1}`, 'turns:node:node-a', 'turns:node:node-b');
+    await b.claim(S1);
+    expect(asked.map((request) => request.body)).toEqual(['{"fence":2}']);
+    expect(lost).toEqual([`node-a ${S1}`]);
+  });
+
+  it('asks the owner after Redis lost its data (the counter was below the recorded fence), though no heartbeat is left', async () => {
+    await admin.flushall();
+    const b = await ownershipOf('node-b', 'http://127.0.0.1:2');
+    await b.claim(S1);
+    expect(asked.map((request) => request.body)).toEqual(['{"fence":2}']);
+    expect(lost).toEqual([`node-a ${S1}`]);
+  });
+
+  it('a previous owner nothing listens for (connection refused) is not waited for', async () => {
+    // node-a's process is gone, its heartbeat not yet.
+    const gone = await ownershipOf('node-c', 'http://127.0.0.1:1');
+    await a.release(S1);
+    await gone.claim(S1);
+    await gone.tick();
+    await admin.del(`turns:lease:${S1}`);
+    const b = await ownershipOf('node-b', 'http://127.0.0.1:2');
+    await b.claim(S1);
+    expect(b.holds(S1)).toBe(true);
+  });
+
+  it('a previous owner that does not answer is waited out: the claim resolves a lease after Redis answered it, not before', async () => {
+    hang = true;
+    await a.tick();
+    await admin.del(`turns:lease:${S1}`);
+    const warned = deferred<void>();
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => {
+      if (String(message).includes('did not answer')) warned.resolve();
+    });
+    try {
+      const b = await ownershipOf('node-b', 'http://127.0.0.1:2');
+      now = 100;
+      let resolved = false;
+      const claimed = b.claim(S1).then(() => (resolved = true));
+      await warned.promise;
+      expect(asked).toHaveLength(1);
+      // Held (and renewed) but not served while it waits.
+      now = 1_099;
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      await settle();
+      expect([resolved, b.holds(S1)]).toEqual([false, false]);
+      now = 1_100;
+      await claimed;
+      expect(b.holds(S1)).toBe(true);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('the tick sends its heartbeat before the renewal, so the heartbeat never outlives the leases', async () => {
+    const monitor = await admin.monitor();
+    const commands: string[] = [];
+    const marked = deferred<void>();
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === 'echo' && args[1] === 'tick-done') marked.resolve();
+      else commands.push(`${args[0]?.toLowerCase()} ${args[1] ?? ''}`);
+    });
+    try {
+      await a.tick();
+      await admin.echo('tick-done');
+      await marked.promise;
+      const beat = commands.findIndex((command) => command.startsWith('set turns:node:node-a'));
+      const renewal = commands.findIndex((command) => /^evalsha |^eval /.test(command));
+      expect(beat).toBeGreaterThanOrEqual(0);
+      expect(renewal).toBeGreaterThan(beat);
+    } finally {
+      monitor.disconnect();
+    }
+  });
+
+  it('a peer asked for a session it no longer holds, or holds under a higher fence, keeps what it has', () => {
+    expect(a.yieldTo(S1, 1)).toBe(false);
+    expect(a.holds(S1)).toBe(true);
+    expect(a.yieldTo('22222222-2222-4222-8222-222222222222', 5)).toBe(false);
+  });
+});
