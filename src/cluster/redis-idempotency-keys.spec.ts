@@ -8,6 +8,16 @@ import { clusterSettings } from './cluster-options.js';
 import { CreateKeyRecords } from './create-key-records.js';
 import { RedisIdempotencyKeys } from './redis-idempotency-keys.js';
 
+/** Runs `test` with the timers held (a hold runs only when the test advances them); Redis's and the files' clocks stay real. */
+async function withTimersHeld(test: () => Promise<void>): Promise<void> {
+  jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'performance', 'hrtime', 'Date'] });
+  try {
+    await test();
+  } finally {
+    jest.useRealTimers();
+  }
+}
+
 /** Waits (bounded) until the hold's touch, sent in the background, set the mark's time to `nowMs`. */
 async function eventuallyTouched(path: string, nowMs: number): Promise<void> {
   for (let i = 0; i < 200; i++) {
@@ -92,8 +102,7 @@ const STORED = `turns:idempotency:${createHash('sha256').update('k').digest('hex
   });
 
   it('holds the in-flight mark while the create runs: extended every third of a lease, so a create slower than a lease keeps its key', async () => {
-    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'performance', 'hrtime', 'Date'] });
-    try {
+    await withTimersHeld(async () => {
       const [a, b] = [node(), node()];
       await ready();
       await a.begin('k', 'f1');
@@ -105,9 +114,7 @@ const STORED = `turns:idempotency:${createHash('sha256').update('k').digest('hex
       await expect(b.begin('k', 'f1')).rejects.toMatchObject({ code: 'idempotency_key_in_flight' });
       await a.complete('k', 'f1', ANSWER, 60_000);
       expect(jest.getTimerCount()).toBe(0);
-    } finally {
-      jest.useRealTimers();
-    }
+    });
   });
 
   it('without a data dir, completes only while the key is still its own mark: a record another node made after the mark was lost is kept', async () => {
@@ -206,8 +213,7 @@ const STORED = `turns:idempotency:${createHash('sha256').update('k').digest('hex
   });
 
   it('a mark its node stopped touching is taken over two leases later; the first answer recorded is the one both give', async () => {
-    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'performance', 'hrtime', 'Date'] });
-    try {
+    await withTimersHeld(async () => {
       const [a, b] = [node(), node()];
       await ready();
       await a.begin('k', 'f1');
@@ -223,14 +229,11 @@ const STORED = `turns:idempotency:${createHash('sha256').update('k').digest('hex
       await expect(a.complete('k', 'f1', ANSWER, 60_000)).resolves.toEqual(second);
       await flushall();
       await expect(a.begin('k', 'f1')).resolves.toEqual(second);
-    } finally {
-      jest.useRealTimers();
-    }
+    });
   });
 
   it('a running create touches its mark on the data dir, so it is not taken over however long it runs', async () => {
-    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'performance', 'hrtime', 'Date'] });
-    try {
+    await withTimersHeld(async () => {
       const [a, b] = [node(), node()];
       await ready();
       await a.begin('k', 'f1');
@@ -241,9 +244,7 @@ const STORED = `turns:idempotency:${createHash('sha256').update('k').digest('hex
       await eventuallyTouched(mark, now);
       await expect(b.begin('k', 'f1')).rejects.toMatchObject({ code: 'idempotency_key_in_flight' });
       await a.complete('k', 'f1', ANSWER, 60_000);
-    } finally {
-      jest.useRealTimers();
-    }
+    });
   });
 
   it('503 cluster_unavailable when Redis cannot be asked', async () => {
