@@ -65,6 +65,16 @@ describe('CreateKeyRecords (a real directory)', () => {
     await expect(records().write(NAME, record('s1', 20_000))).rejects.toMatchObject({ code: 'EEXIST' });
   });
 
+  it('a sweep looks at a bounded batch a pass, going on where the last one stopped', async () => {
+    const store = records();
+    for (let i = 0; i < 1_001; i++) await store.write(i.toString(16).padStart(64, '0'), record('s', 20_000));
+    expect(await store.sweep(now)).toBe(0); // all live: the first thousand looked at
+    now = 30_000;
+    expect(await store.sweep(now)).toBe(1); // the one left, not the first thousand again
+    expect(await store.sweep(now)).toBe(1_000);
+    expect(readdirSync(dir())).toEqual([]);
+  });
+
   it('a sweep removes records expired a sweep ago and temp files and marks left as long, nothing live', async () => {
     const store = records();
     await store.write('b'.repeat(64), record('old', 5_000));

@@ -51,6 +51,7 @@ export class CreateKeyRecords {
   readonly dir: string;
   private made = false;
   private lastSweep: number;
+  private sweepFrom = 0;
 
   constructor(
     dataDir: string,
@@ -107,10 +108,11 @@ export class CreateKeyRecords {
         await link(temp, path);
         return undefined;
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        const first = await this.read(name);
+        if (first) return first;
+        if (attempt > 0) throw error;
       }
-      const first = await this.read(name);
-      if (first) return first;
       await this.removeIfExpired(path, 0);
     }
   }
@@ -150,7 +152,11 @@ export class CreateKeyRecords {
 
   /** One bounded pass; what it removed. */
   async sweep(now = this.now()): Promise<number> {
-    const names = (await readdir(this.dir).catch(() => [] as string[])).slice(0, SWEEP_BATCH);
+    const all = await readdir(this.dir).catch(() => [] as string[]);
+    // A batch a pass, the next pass going on from there: every name is looked at in turn.
+    if (this.sweepFrom >= all.length) this.sweepFrom = 0;
+    const names = all.slice(this.sweepFrom, this.sweepFrom + SWEEP_BATCH);
+    this.sweepFrom += SWEEP_BATCH;
     let removed = 0;
     for (const name of names) {
       const path = join(this.dir, name);
