@@ -127,6 +127,24 @@ const nextWithin = (receiver: WebhookReceiver, ms: number): Promise<ReceivedWebh
     expect(prompt.status).toBe(202);
   });
 
+  it('3: a create key answered by one node replays on another after Redis lost its data (FLUSHALL)', async () => {
+    const [a, b] = [await start('node-a'), await start('node-b')];
+    const payload = JSON.stringify({ sessionScope: 'thread' });
+    const first = await post(`${a.url}/session`, payload, { 'Idempotency-Key': 'create-2' });
+    expect(first.status).toBe(200);
+    const created = (await first.json()) as { sessionId: string; clientId: string };
+    const admin = new Redis(redis.url);
+    await admin.flushall();
+    await admin.quit();
+
+    const second = await post(`${b.url}/session`, payload, { 'Idempotency-Key': 'create-2' });
+    expect(second.status).toBe(200);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(await second.json()).toEqual(created);
+    const other = await post(`${b.url}/session`, JSON.stringify({ sessionScope: 'single' }), { 'Idempotency-Key': 'create-2' });
+    expect(other.status).toBe(422);
+  });
+
   it('4: prompts lost with a node that nobody loads again are settled by a live node and announced as turn.error daemon_lost', async () => {
     receiver = await WebhookReceiver.start();
     const [a] = [await start('node-a', operator()), await start('node-b', operator())];

@@ -21,9 +21,10 @@ export interface ClusterOptions extends SettingOptions<typeof CLUSTER_MODE_SETTI
   /** The longest wait a turn request may ask for (sizes the forwarding time-out). @default `TurnsModule`'s */
   maxWaitMs?: number;
   /**
-   * The runtime's shared `dataDir`: each claim's fence is recorded under it, so
-   * a claim made after Redis lost its data still fences the owner before it.
-   * @default none (fences live in Redis only)
+   * The runtime's shared `dataDir`: each claim's fence and each create key's
+   * answer are recorded under it, so a claim made after Redis lost its data
+   * still fences the owner before it, and a create key still replays.
+   * @default none (fences and create keys live in Redis only)
    */
   dataDir?: string;
   /**

@@ -13,6 +13,7 @@ import { OutboxClaims } from '../webhooks/outbox-claims.js';
 import { RedisOutboxClaims } from './redis-outbox-claims.js';
 import { SharedIdempotencyKeys } from '../idempotency/shared-idempotency-keys.js';
 import { RedisIdempotencyKeys } from './redis-idempotency-keys.js';
+import { CreateKeyRecords } from './create-key-records.js';
 
 /** How long start-up waits for the first Redis connection before serving anyway. */
 const FIRST_CONNECT_MS = 2_000;
@@ -80,7 +81,12 @@ export class ClusterModule {
         // The runtime's webhook outbox adoption asks these which dead node's outbox it may take.
         { provide: OutboxClaims, useClass: RedisOutboxClaims },
         // And the idempotency interceptor, whether a create's key was used on another node.
-        { provide: SharedIdempotencyKeys, useClass: RedisIdempotencyKeys },
+        {
+          provide: SharedIdempotencyKeys,
+          inject: [CLUSTER_REDIS, CLUSTER_SETTINGS],
+          useFactory: (redis: Redis, settings: ClusterSettings) =>
+            new RedisIdempotencyKeys(redis, settings, settings.dataDir === undefined ? undefined : new CreateKeyRecords(settings.dataDir)),
+        },
       ],
       exports: [RedisSessionOwnership, ClusterNode, ClusterRouter, CLUSTER_SETTINGS, OutboxClaims, SharedIdempotencyKeys],
     };

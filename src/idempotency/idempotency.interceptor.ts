@@ -1,4 +1,4 @@
-import { Injectable, Logger, Optional, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { Injectable, Optional, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { HttpAdapterHost, Reflector } from '@nestjs/core';
 import { defer, from, lastValueFrom, type Observable } from 'rxjs';
 import { CLIENT_ID_REQUEST_KEY, type GuardedRequest } from '../client-id/client-id.guard.js';
@@ -36,7 +36,6 @@ type IdempotentRequest = GuardedRequest & { body?: unknown; [IDEMPOTENCY_REQUEST
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  private readonly logger = new Logger('IdempotencyInterceptor');
   private readonly clientIdHeader: string;
 
   constructor(
@@ -97,11 +96,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
       await shared.abandon(scoped, fingerprint).catch(() => undefined);
       throw error;
     }
-    // Done is done: the create answers; a key not recorded only loses its replay (its in-flight mark expires).
-    await shared
-      .complete(scoped, fingerprint, { status: route.status, body }, this.store.ttlMs)
-      .catch((error: unknown) => this.logger.warn(`idempotency key not shared: ${(error as Error)?.name ?? 'error'}`));
-    return body;
+    // Answered only once recorded where every node reads it: a record that fails is an error (the create's session stays unannounced).
+    const answer = await shared.complete(scoped, fingerprint, { status: route.status, body }, this.store.ttlMs);
+    // Another node's create of this key was recorded first (it took this one's in-flight mark over): its answer is the key's.
+    return answer.body === body ? body : replayed(answer);
   }
 
   private scopedKey(kind: IdempotentRouteKind, request: IdempotentRequest, key: string): string {

@@ -11,8 +11,12 @@ import type { IdempotentAnswer } from './idempotency-store.js';
 export abstract class SharedIdempotencyKeys {
   /** Starts a request under `key`: the first answer when it is a repeat, `undefined` when the caller is to process it. */
   abstract begin(key: string, fingerprint: string): Promise<IdempotentAnswer | undefined>;
-  /** Records the first answer of a key begun here, for `ttlMs`. */
-  abstract complete(key: string, fingerprint: string, answer: IdempotentAnswer, ttlMs: number): Promise<void>;
+  /**
+   * Records the first answer of a key begun here, for `ttlMs`; resolves with
+   * the answer to give (another, already recorded, when another node answered
+   * the key first). Rejects when it cannot be recorded: the answer is not given.
+   */
+  abstract complete(key: string, fingerprint: string, answer: IdempotentAnswer, ttlMs: number): Promise<IdempotentAnswer>;
   /** Frees a key whose first request failed. */
   abstract abandon(key: string, fingerprint: string): Promise<void>;
 }
