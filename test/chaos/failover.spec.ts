@@ -27,6 +27,24 @@ describe('chaos checker: the canary failover figure', () => {
     expect(violations[0]!.message).toContain('4610 ms (expiry 4600 + claim 0 + serving 10)');
   });
 
+  it('adds the time Redis was down inside a sample to its bound: no node may claim then (chaos SEED=8123, schedule 2)', () => {
+    const loads = [claim(100, 'n1'), { ...claim(200, 'n2'), end: T0 + 300 }]; // load p99 100 ms: bound 3,600
+    const faultAndAnswer = [nodeFault(10_000, 'sigstop', 'n3'), canaryOp(10_000, 14_500, 'current', 200, 'n1')]; // 4,510 ms
+    const outage = (from: number, to: number) => [
+      { type: 'fault', t: T0 + from, fault: 'redis-kill', target: 'redis' },
+      { type: 'fault', t: T0 + to, fault: 'redis-restart', target: 'redis' },
+    ];
+    // Redis down 1,000 ms inside the sample: 4,510 <= 3,600 + 1,000.
+    expect(check(runOf([...loads, ...outage(11_000, 12_000), ...faultAndAnswer], LEASE))).toEqual([]);
+    expect(canarySamples(runOf([...loads, ...outage(11_000, 12_000), ...faultAndAnswer], LEASE))[0]).toMatchObject({ redisDownMs: 1_000 });
+    // Only the part inside the sample counts: an outage before the fault adds nothing.
+    const before = check(runOf([...loads, ...outage(5_000, 9_000), ...faultAndAnswer], LEASE));
+    expect(before).toEqual([expect.objectContaining({ kind: 'over-bound:sigstop' })]);
+    // Down 400 ms inside: 4,510 > 3,600 + 400, reported with the outage named.
+    const short = check(runOf([...loads, ...outage(11_000, 11_400), ...faultAndAnswer], LEASE));
+    expect(short[0]!.message).toContain('over the bound 3600 ms + 400 ms Redis was down');
+  });
+
   it('reports a session with a transcript that never answered, and sets apart one with nothing to load (censored)', () => {
     const history = [
       nodeFault(1_000, 'pause-append', 'n1', [SID, SID2]),
