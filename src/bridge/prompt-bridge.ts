@@ -176,7 +176,8 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
    * `session_closed`, and one acknowledged gets it with all its records.
    */
   async admissionsDecided(sessionId: string): Promise<void> {
-    await Promise.all(
+    // Settled, not all: one verdict's failure must not keep the teardown from closing the session.
+    await Promise.allSettled(
       this.core
         .existing(sessionId)
         ?.pending()

@@ -34,14 +34,15 @@ export class ClusterController {
   /**
    * A peer's claim asks this node to let go of a session whose lease Redis
    * lost while this node still trusted it (docs/cluster.md, *Lease handover*);
-   * answered once the session is closed here. Its path is not session-scoped,
+   * answered once the lease is dropped here (the session's teardown follows),
+   * and only for a fence the data dir records. Its path is not session-scoped,
    * so it is answered by the node asked, never forwarded.
    */
   @Post('sessions/:sessionId/release')
   @HttpCode(200)
   @ApiExcludeEndpoint()
   @UsePipes(createValidationPipe())
-  release(@Param('sessionId') sessionId: string, @Body() body: ReleaseSessionDto): { released: boolean } {
-    return { released: this.ownership.yieldTo(sessionId, body.fence) };
+  async release(@Param('sessionId') sessionId: string, @Body() body: ReleaseSessionDto): Promise<{ released: boolean }> {
+    return { released: await this.ownership.yieldTo(sessionId, body.fence) };
   }
 }

@@ -8,6 +8,6 @@ export { ClusterModule } from './cluster.module.js';
 export { installClusterRouter } from './install-cluster-router.js';
 export type { ClusterOptions } from './cluster-options.js';
 export { RedisSessionOwnership } from './redis-session-ownership.js';
-export { LeaseDirectory, type Lease, type NodeRecord, type ClaimResult } from './lease-directory.js';
+export { LeaseDirectory, type Lease, type NodeRecord, type ClaimResult, type RenewOutcome } from './lease-directory.js';
 export { ClusterNode } from './cluster-node.js';
 export { SessionFences } from './session-fences.js';

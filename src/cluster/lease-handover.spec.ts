@@ -10,7 +10,7 @@ import { HAS_REDIS, startRedis, type RedisProcess } from '../../test/support/red
 import type { ClusterNode } from './cluster-node.js';
 import { clusterSettings } from './cluster-options.js';
 import { LeaseDirectory } from './lease-directory.js';
-import { LeaseHandover } from './lease-handover.js';
+import { LeaseHandover, peerOrigin } from './lease-handover.js';
 import { RedisSessionOwnership } from './redis-session-ownership.js';
 import { SessionFences } from './session-fences.js';
 
@@ -34,6 +34,8 @@ const TOKEN = 'peer-secret';
   /** node-a's peer route: what it was asked, and how it answers (`hang`: never). */
   let asked: Array<{ url?: string; authorization?: string; body: string }>;
   let hang: boolean;
+  /** The name node-a's peer route answers with (`X-Turns-Node`). */
+  let answeredAs: string;
   let peer: Server;
   let peerUrl: string;
   let a: RedisSessionOwnership;
@@ -68,8 +70,11 @@ const TOKEN = 'peer-secret';
       req.on('end', () => {
         asked.push({ url: req.url, authorization: req.headers.authorization, body });
         if (hang) return;
-        const released = a.yieldTo(req.url!.split('/')[3]!, (JSON.parse(body) as { fence: number }).fence);
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ released }));
+        void a
+          .yieldTo(req.url!.split('/')[3]!, (JSON.parse(body) as { fence: number }).fence)
+          .then((released) =>
+            res.writeHead(200, { 'content-type': 'application/json', 'x-turns-node': answeredAs }).end(JSON.stringify({ released })),
+          );
       });
     });
     await new Promise<void>((resolve) => peer.listen(0, '127.0.0.1', resolve));
@@ -88,6 +93,7 @@ const TOKEN = 'peer-secret';
     lost = [];
     asked = [];
     hang = false;
+    answeredAs = 'node-a';
     a = await ownershipOf('node-a', peerUrl);
     await a.claim(S1);
   });
@@ -144,16 +150,63 @@ const TOKEN = 'peer-secret';
     expect(lost).toEqual([`node-a ${S1}`]);
   });
 
-  it('a previous owner nothing listens for (connection refused) is not waited for', async () => {
-    // node-a's process is gone, its heartbeat not yet.
+  it('a previous owner nothing listens for (connection refused) and no heartbeat names is not waited for', async () => {
     const gone = await ownershipOf('node-c', 'http://127.0.0.1:1');
     await a.release(S1);
     await gone.claim(S1);
-    await gone.tick();
-    await admin.del(`turns:lease:${S1}`);
+    // Redis lost its data: asked for that, but nothing listens at node-c's address and no heartbeat says it lives.
+    await admin.flushall();
     const b = await ownershipOf('node-b', 'http://127.0.0.1:2');
     await b.claim(S1);
     expect(b.holds(S1)).toBe(true);
+  });
+
+  it('a refused connection to a previous owner whose heartbeat is there is waited out (its address, not it, is gone)', async () => {
+    const moved = await ownershipOf('node-c', 'http://127.0.0.1:1');
+    await a.release(S1);
+    await moved.claim(S1);
+    await moved.tick();
+    await admin.del(`turns:lease:${S1}`);
+    const b = await ownershipOf('node-b', 'http://127.0.0.1:2');
+    now = 100;
+    let resolved = false;
+    const claimed = b.claim(S1).then(() => (resolved = true));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await settle();
+    expect(resolved).toBe(false);
+    now = 1_100;
+    await claimed;
+    expect(b.holds(S1)).toBe(true);
+  });
+
+  it('an answer from another node at the previous owner’s address does not count: the claim waits its lease out', async () => {
+    answeredAs = 'node-x';
+    await a.tick();
+    await admin.del(`turns:lease:${S1}`);
+    const b = await ownershipOf('node-b', 'http://127.0.0.1:2');
+    now = 100;
+    let resolved = false;
+    const claimed = b.claim(S1).then(() => (resolved = true));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await settle();
+    expect(asked).toHaveLength(1);
+    expect(resolved).toBe(false);
+    now = 1_100;
+    await claimed;
+  });
+
+  it('asks nothing of an address that is not a bare http(s) origin (the fence file is on a shared disk)', () => {
+    expect(peerOrigin('http://10.0.0.5:4170')).toBe('http://10.0.0.5:4170');
+    expect(peerOrigin('https://node-a.internal/')).toBe('https://node-a.internal');
+    for (const url of [
+      'http://169.254.169.254/latest?x=',
+      'http://u:p@10.0.0.5',
+      'file:///etc/passwd',
+      'http://a/b',
+      'not a url',
+      'http://a/#x',
+    ])
+      expect(peerOrigin(url)).toBeUndefined();
   });
 
   it('a previous owner that does not answer is waited out: the claim resolves a lease after Redis answered it, not before', async () => {
@@ -205,9 +258,15 @@ const TOKEN = 'peer-secret';
     }
   });
 
-  it('a peer asked for a session it no longer holds, or holds under a higher fence, keeps what it has', () => {
-    expect(a.yieldTo(S1, 1)).toBe(false);
+  it('a peer asked for a session it no longer holds, or holds under a higher fence, keeps what it has', async () => {
+    expect(await a.yieldTo(S1, 1)).toBe(false);
     expect(a.holds(S1)).toBe(true);
-    expect(a.yieldTo('22222222-2222-4222-8222-222222222222', 5)).toBe(false);
+    expect(await a.yieldTo('22222222-2222-4222-8222-222222222222', 5)).toBe(false);
+  });
+
+  it('a fence only named, not recorded on the data dir, lets nothing go (the route is no way to drop a lease)', async () => {
+    expect(await a.yieldTo(S1, Number.MAX_SAFE_INTEGER)).toBe(false);
+    expect(a.holds(S1)).toBe(true);
+    expect(lost).toEqual([]);
   });
 });

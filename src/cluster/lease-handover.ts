@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
+import { NODE_HEADER } from './forward-headers.js';
 import { LeaseDirectory } from './lease-directory.js';
 import type { FenceHolder } from './session-fences.js';
 
@@ -10,6 +11,33 @@ export type HandoverAnswer = 'released' | 'gone' | 'unanswered';
 
 /** The peer route a claimer asks a previous owner to let go on (never forwarded, not in the API document). */
 const releasePath = (sessionId: string) => `/cluster/sessions/${sessionId}/release`;
+
+/** What the claim knows of the previous owner, and how long it may wait for it. */
+export interface HandoverWait {
+  /** Its heartbeat was there: a refused connection then means a stale address, not a dead node. */
+  alive: boolean;
+  /** Monotonic time by which its trust in its lease has ended. */
+  trustEndsAt: number;
+  /** False once the claim no longer needs the answer (its lease released or lost, the node stopping). */
+  wanted: () => boolean;
+}
+
+/**
+ * The peer's origin, when the fence file names a bare http(s) one; the file is on
+ * a shared disk, so nothing else (a path, a query, credentials) is ever asked.
+ */
+export function peerOrigin(url: string): string | undefined {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
+    if (parsed.username || parsed.password || parsed.search || parsed.hash || (parsed.pathname !== '/' && parsed.pathname !== '')) {
+      return undefined;
+    }
+    return parsed.origin;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The claimer's side of a lease handover (docs/cluster.md, *Lease handover*): a node
@@ -34,23 +62,30 @@ export class LeaseHandover {
 
   /**
    * Resolves once `previous` has let go of the session (or nothing listens at
-   * its URL), or at `trustEndsAt` (monotonic) when it cannot be asked.
+   * its URL and its heartbeat is gone), or at `wait.trustEndsAt` (monotonic)
+   * when it cannot be asked, or once the claim is no longer `wanted`.
    */
-  async handOver(sessionId: string, fence: number, previous: FenceHolder, trustEndsAt: number): Promise<HandoverAnswer> {
-    const answer = await this.ask(sessionId, fence, previous);
+  async handOver(sessionId: string, fence: number, previous: FenceHolder, wait: HandoverWait): Promise<HandoverAnswer> {
+    const answer = await this.ask(sessionId, fence, previous, wait.alive);
     if (answer !== 'unanswered') return answer;
     this.logger.warn(`session ${sessionId}: its previous owner ${previous.node} did not answer; waiting out its lease before serving it`);
     // Polled, not one timer: the monotonic clock is the directory's (tests drive it).
-    for (let left = trustEndsAt - this.directory.monotonic(); left > 0; left = trustEndsAt - this.directory.monotonic()) {
+    for (
+      let left = wait.trustEndsAt - this.directory.monotonic();
+      left > 0 && wait.wanted();
+      left = wait.trustEndsAt - this.directory.monotonic()
+    ) {
       await sleep(Math.min(left, Math.max(10, this.settings.leaseMs / 20)));
     }
     return answer;
   }
 
-  private async ask(sessionId: string, fence: number, previous: FenceHolder): Promise<HandoverAnswer> {
+  private async ask(sessionId: string, fence: number, previous: FenceHolder, alive: boolean): Promise<HandoverAnswer> {
+    const origin = peerOrigin(previous.url);
+    if (!origin) return 'unanswered';
     const timeout = this.askTimeoutMs;
     try {
-      const { statusCode, body } = await request(`${previous.url.replace(/\/+$/, '')}${releasePath(sessionId)}`, {
+      const { statusCode, headers, body } = await request(`${origin}${releasePath(sessionId)}`, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -64,11 +99,13 @@ export class LeaseHandover {
         reset: true,
       });
       await body.dump();
-      // Anything but a 2xx (an earlier version without the route, a refused token) says nothing of its lease.
-      return statusCode >= 200 && statusCode < 300 ? 'released' : 'unanswered';
+      // Anything but a 2xx (an earlier version without the route, a refused token) says nothing of its lease, and
+      // neither does one from another node at that address (a reused port, a front): only the previous owner's counts.
+      const answeredBy = headers[NODE_HEADER];
+      return statusCode >= 200 && statusCode < 300 && answeredBy === previous.node ? 'released' : 'unanswered';
     } catch (error) {
-      // Nothing listens there: no process serves the session from that address.
-      return refused(error) ? 'gone' : 'unanswered';
+      // Nothing listens there and it no longer heartbeats: no process serves the session from that address.
+      return refused(error) && !alive ? 'gone' : 'unanswered';
     }
   }
 }

@@ -110,12 +110,16 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
   /**
    * A claim of `fence` asks this node to let go of the session (it won the
    * lease Redis lost for this node): the session is closed here when its
-   * lease is of a lower fence, as when a renewal finds it taken. True when
-   * it was held.
+   * lease is of a lower fence and the data dir records `fence` (a claim made,
+   * not one named), as when a renewal finds it taken. True when it was held.
    */
-  yieldTo(sessionId: string, fence: number): boolean {
+  async yieldTo(sessionId: string, fence: number): Promise<boolean> {
     const lease = this.held.get(sessionId);
     if (!lease || lease.fence >= fence) return false;
+    // Only a claim recorded on the data dir outranks this node (the claimer records before it asks): a fence a caller
+    // merely names lets nothing go.
+    const recorded = await this.fences.highest(sessionId).catch(() => 0);
+    if (recorded < fence || this.held.get(sessionId) !== lease) return false;
     this.drop(sessionId, `was claimed by another node (fence ${fence} > ${lease.fence}), which asked it to let go`);
     return true;
   }
@@ -265,7 +269,12 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     this.announceSoon();
     const before = { holder: previous, reset: result.reset, previousAlive: result.previousAlive, selfAlive: result.selfAlive };
     if (mustAskPrevious(self.node, before)) {
-      await this.handover.handOver(sessionId, result.fence, before.holder, previousTrustEndsBy(repliedAt, this.settings.leaseMs));
+      await this.handover.handOver(sessionId, result.fence, before.holder, {
+        alive: result.previousAlive,
+        trustEndsAt: previousTrustEndsBy(repliedAt, this.settings.leaseMs),
+        // Released (shutdown) or lost meanwhile: nothing left to wait for.
+        wanted: () => this.held.get(sessionId) === lease && !this.stopping,
+      });
       // Released (shutdown) or lost meanwhile: not ours to serve.
       if (this.held.get(sessionId) !== lease) throw clusterUnavailable({ sessionId });
     }

@@ -77,7 +77,7 @@ export class PromptLedger implements OnModuleInit {
    * a `warn` is logged and this throws `503 session_fenced` (another node
    * claimed the session) or `503 ledger_unavailable` (the data dir refused
    * the write); the bridge, which dispatches a prompt only once its record
-   * is synced, has withdrawn it (`cancelled`) before the agent received it.
+   * is synced, has withdrawn it (no terminal, no event) before the agent received it.
    * Nothing to wait for with recording off.
    */
   async admitted(sessionId: string, promptId: string): Promise<void> {
