@@ -204,7 +204,9 @@ describe('deadline path over HTTP', () => {
   it('reads error (prompt_deadline_exceeded) before the agent settles and completed after', async () => {
     const { sessionId } = await daemon.createSession();
     daemon.engine.honorAbort = false;
-    const promptId = await daemon.prompt(sessionId, 'long job', undefined, { deadlineMs: 20 });
+    // The deadline counts from admission, and the agent gets the prompt only once its ledger record is synced: 20 ms
+    // let a slow fsync (a loaded machine) expire it before it ran, and the agent never got it. A second never does.
+    const promptId = await daemon.prompt(sessionId, 'long job', undefined, { deadlineMs: 1_000 });
     const t = await daemon.engine.nextTurn();
     const expired = await pollTurn(daemon, sessionId, promptId, (b) => b.state === 'error');
     expect(expired).toMatchObject({ state: 'error', error: { code: 'prompt_deadline_exceeded' }, queuedAt: expect.any(Number) });

@@ -191,7 +191,9 @@ describe.each(ADAPTERS)('turn webhooks (%s)', (httpAdapter) => {
     const { sessionId } = await daemon.createSession();
     await subscribe(sessionId, { url: hook.url }).expect(201);
     daemon.engine.honorAbort = false;
-    const promptId = await daemon.prompt(sessionId, 'long job', undefined, { deadlineMs: 20 });
+    // The deadline counts from admission, and the agent gets the prompt only once its ledger record is synced: 20 ms
+    // let a slow fsync (a loaded machine) expire it before it ran, and the agent never got it. A second never does.
+    const promptId = await daemon.prompt(sessionId, 'long job', undefined, { deadlineMs: 1_000 });
     const turn = await daemon.engine.nextTurn();
     const error = event(await hook.next());
     expect(error).toMatchObject({ type: 'turn.error', data: { promptId, state: 'error', error: { code: 'prompt_deadline_exceeded' } } });
