@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -136,17 +136,10 @@ async function completedPrompt(url: string, sessionId: string, text: string): Pr
   it('a lease key lost with the connection up, the old owner out of the new one’s reach: it answers 503 session_fenced, never a 202 the new owner cannot find; the key then admits on the owner', async () => {
     const sessionId = await createSession(a.url);
     await completedPrompt(a.url, sessionId, 'before');
-    // The claim's handover asks the old owner to let go at the URL its fence file names (cluster.e2e shows that). Here
-    // that URL refuses (as an address the node left would), so the claim goes on at once while A still trusts its lease:
-    // what stands between A and a 202 is then the fence its ledger write is checked against.
-    const fenceFile = join(
-      dataDir,
-      'cluster',
-      'fence-files',
-      sessionId,
-      String(await admin.hget(lease(sessionId), 'fence')).padStart(15, '0'),
-    );
-    writeFileSync(fenceFile, JSON.stringify({ node: 'node-a', url: 'http://127.0.0.1:1' }));
+    // The claim's handover asks the old owner to let go while its heartbeat is in Redis (cluster.e2e shows that). Here
+    // Redis lost A's heartbeat with its lease (an eviction takes both), so the claim goes on at once while A still
+    // trusts its lease: what stands between A and a 202 is then the fence its ledger write is checked against.
+    await admin.del('turns:node:node-a');
     await admin.del(lease(sessionId));
     const loaded = await call(`${b.url}/session/${sessionId}/load`, { method: 'POST' });
     expect([loaded.status, loaded.headers.get('x-turns-node')]).toEqual([200, 'node-b']);

@@ -90,7 +90,9 @@ const promptOf = (request: ReceivedWebhook) => (JSON.parse(request.body) as { da
     const { promptId: before } = (await first.json()) as { promptId: string };
     expect(await nextDelivery()).toMatchObject({ type: 'turn.completed', promptId: before });
 
-    await admin.del(`turns:lease:${sessionId}`);
+    // Redis loses A's lease and heartbeat (an eviction takes both): B's claim asks nobody, and A, its connection up,
+    // still trusts its lease when the next prompt reaches it (the handover, which closes this first, is cluster.e2e's).
+    await admin.del(`turns:lease:${sessionId}`, 'turns:node:node-a');
     const loaded = await fetch(`${b.url}/session/${sessionId}/load`, { method: 'POST' });
     expect([loaded.status, loaded.headers.get('x-turns-node')]).toEqual([200, 'node-b']);
     const refused = await admitted(a.url, sessionId, 'after', 'key-2');
