@@ -41,7 +41,8 @@ const LEASE_MS = 60_000;
     client.on('error', () => undefined);
     const directory = new LeaseDirectory(client, LEASE_MS);
     await directory.ready(5_000);
-    const node = { id: nodeId, url: `http://127.0.0.1:1/${nodeId}`, listening: true, startedAt: 0, whenListening: () => undefined };
+    // Nothing listens there (a node's URL is a bare origin: the handover asks nothing else).
+    const node = { id: nodeId, url: 'http://127.0.0.1:1', listening: true, startedAt: 0, whenListening: () => undefined };
     const settings = clusterSettings({ redisUrl: redis.url, nodeId, leaseMs: LEASE_MS, dataDir: dir });
     const ownership = new RedisSessionOwnership(
       directory,
@@ -118,8 +119,8 @@ const LEASE_MS = 60_000;
     expect(terminals()).toEqual([]);
     await expect(owner.ownership.mayWrite(SESSION)).resolves.toBe(true);
 
-    // The owner dies: its lease expires. Seen missing twice, a lease apart, the session is settled.
-    await admin.del(`turns:lease:${SESSION}`);
+    // The owner dies: its lease and its heartbeat expire. Seen missing twice, a lease apart, the session is settled.
+    await admin.del(`turns:lease:${SESSION}`, 'turns:node:node-a');
     await expect(sweep.sweep()).resolves.toBe(0);
     now += LEASE_MS;
     await expect(sweep.sweep()).resolves.toBe(1);
