@@ -60,6 +60,19 @@ const TOKEN = 'peer-secret';
     return ownership;
   };
 
+  /** `b`'s claim of S1 waits its lease out: unresolved while the clock stands before its reply + a lease, held after. */
+  const expectWaitedOut = async (b: RedisSessionOwnership) => {
+    now = 100;
+    let resolved = false;
+    const claimed = b.claim(S1).then(() => (resolved = true));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await settle();
+    expect(resolved).toBe(false);
+    now = 1_100;
+    await claimed;
+    expect(b.holds(S1)).toBe(true);
+  };
+
   beforeAll(async () => {
     Logger.overrideLogger(false);
     redis = await startRedis();
@@ -168,15 +181,7 @@ const TOKEN = 'peer-secret';
     await moved.tick();
     await admin.del(`turns:lease:${S1}`);
     const b = await ownershipOf('node-b', 'http://127.0.0.1:2');
-    now = 100;
-    let resolved = false;
-    const claimed = b.claim(S1).then(() => (resolved = true));
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    await settle();
-    expect(resolved).toBe(false);
-    now = 1_100;
-    await claimed;
-    expect(b.holds(S1)).toBe(true);
+    await expectWaitedOut(b);
   });
 
   it('an answer from another node at the previous owner’s address does not count: the claim waits its lease out', async () => {
@@ -184,15 +189,8 @@ const TOKEN = 'peer-secret';
     await a.tick();
     await admin.del(`turns:lease:${S1}`);
     const b = await ownershipOf('node-b', 'http://127.0.0.1:2');
-    now = 100;
-    let resolved = false;
-    const claimed = b.claim(S1).then(() => (resolved = true));
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    await settle();
+    await expectWaitedOut(b);
     expect(asked).toHaveLength(1);
-    expect(resolved).toBe(false);
-    now = 1_100;
-    await claimed;
   });
 
   it('asks nothing of an address that is not a bare http(s) origin (the fence file is on a shared disk)', () => {
