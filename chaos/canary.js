@@ -9,8 +9,6 @@ const TIMEOUT_MS = 2_000;
 export const WATCH_MS = 30_000;
 /** Loads that found no transcript before the watch gives up on a session nothing can serve (censored). */
 const NOTHING_TO_LOAD = 3;
-/** Faults that leave the node's process alive but stopped: its socket accepts a request and never answers it. */
-const STOPPED = new Set(['sigstop', 'pause-append']);
 
 /**
  * The failover figure's probe (docs/reliability.md): after a node fault, for each
@@ -20,11 +18,13 @@ const STOPPED = new Set(['sigstop', 'pause-append']);
  * (alive, and holding no lease on it). Through the front, round-robin hands
  * the request after one node's answer to the next node: after a 404 from the
  * node before a stopped one, every load hung there (SEED=7717 schedule 1: seven
- * in a row, 2.6 s past the lease). While the faulted node is stopped, the polls
- * go to the other nodes in turn, as through a front whose health check took the
- * node out: nginx has none, and a third of the polls hung on the stopped node
- * (the system's failover is the figure, not the demo front's rotation; see
- * docs/reliability.md). A load that answers 2xx is followed by a poll at once.
+ * in a row, 2.6 s past the lease). The polls go to the nodes in turn, skipping
+ * those the faults have stopped or killed until they are back, as through a
+ * front whose health check is exact: nginx has none, so through it a third of
+ * the polls hung on a stopped node, and after a restart it kept the node out
+ * for its fail_timeout (the system's failover is the figure, not the demo
+ * front's; see docs/reliability.md). A load that answers 2xx is followed by a
+ * poll at once.
  * Its ops carry `canary: <the fault's t>`;
  * a `canary-end` record closes each watch. A session whose loads found no
  * transcript three times is left alone: nothing was admitted to it.
@@ -34,7 +34,17 @@ export class Canary {
     Object.assign(this, { front, history });
     /** Each node's own address, by the name it answers with in `X-Turns-Node`. */
     this.nodeUrls = new Map(nodes.map((node) => [node.name, node.url]));
+    /** Nodes stopped or killed by a fault and not back yet. */
+    this.down = new Set();
     this.watches = [];
+  }
+
+  nodeDown(name) {
+    this.down.add(name);
+  }
+
+  nodeUp(name) {
+    this.down.delete(name);
   }
 
   watch(fault) {
@@ -52,7 +62,6 @@ export class Canary {
     const sendTo = (node) => recordingFetch(this.history, 'canary', { via: node, extra: { canary: fault.t } });
     const headers = { authorization: `Bearer ${TOKEN}` };
     const session = `/session/${encodeURIComponent(sessionId)}`;
-    const live = STOPPED.has(fault.fault) ? [...this.nodeUrls.keys()].filter((node) => node !== fault.target) : [];
     let polls = 0;
     const sent = [];
     let answered = false;
@@ -71,6 +80,7 @@ export class Canary {
       else if (res.ok && !answered && watching) sent.push(poll().catch(() => undefined));
     };
     const poll = async () => {
+      const live = [...this.nodeUrls.keys()].filter((node) => !this.down.has(node));
       const node = live.length > 0 ? live[polls++ % live.length] : undefined;
       const res = await (node ? sendTo(node) : send)(`${node ? this.nodeUrls.get(node) : this.front}${session}/turns/current`, {
         headers,

@@ -35,10 +35,17 @@ async function pauseAtAppend(node, ms) {
  * last heal completed (a restarted node answering /health, Redis ready, the receiver listening).
  * After each node fault the canary watches the sessions the node owned, and the workload retries keys on them.
  */
+/** Faults after which a node answers nothing, and the heals after which it answers again. */
+const NODE_DOWN = new Set(['kill9', 'sigterm', 'sigstop', 'pause-append']);
+const NODE_UP = new Set(['restart', 'sigcont']);
+
 export async function playSchedule(episodes, { t0, cluster, receiver, workload, history, random, canary }) {
   const record = (fault, target, extra = {}) => {
     const entry = { type: 'fault', t: Date.now(), fault, target, ...extra };
     history.write(entry);
+    // The canary asks the nodes that answer: a stopped or killed one is out until it is back (its heal, recorded once done).
+    if (NODE_DOWN.has(fault)) canary?.nodeDown(target);
+    else if (NODE_UP.has(fault)) canary?.nodeUp(target);
     return entry;
   };
   /** A node fault: recorded with the sessions its node owned, which the canary then watches. */
