@@ -1,6 +1,7 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { settledOf, startLedgerRuntime, text, type LedgerRuntime } from '../../test/support/ledger-runtime.js';
+import { deferred, settle } from '../../test/support/deferred.js';
 import { tempDir } from '../../test/support/test-daemon.js';
 
 describe('reconciliation at load (SPEC §18)', () => {
@@ -83,6 +84,40 @@ describe('reconciliation at load (SPEC §18)', () => {
     const terminals = await rt.ledger.recentTerminals(sessionId);
     expect(terminals.filter((t) => t.promptId === running)).toHaveLength(1);
     expect(terminals.map((t) => t.promptId)).not.toContain(fresh);
+  });
+
+  it('the session is live only once its load reconciled it: no request finds a prompt left in flight unknown (chaos SEED=9405)', async () => {
+    const { rt, sessionId, running } = await crashed();
+    const scan = (rt.ledger as unknown as { transcript: { findTurnResult: (...args: unknown[]) => Promise<unknown> } }).transcript;
+    const find = scan.findTurnResult.bind(scan);
+    const held = deferred<void>();
+    const reached = deferred<void>();
+    const spy = jest.spyOn(scan, 'findTurnResult').mockImplementation(async (...args: unknown[]) => {
+      reached.resolve();
+      await held.promise;
+      return find(...args);
+    });
+    const loading = rt.sessions.load(sessionId);
+    try {
+      await reached.promise;
+      // Reconciling: not live, so the routes answer 404 session_not_found (load it), never prompt_not_found for a prompt
+      // the old owner acknowledged; a second load waits for the same start.
+      expect(rt.bridge.hasSession(sessionId)).toBe(false);
+      let second = false;
+      const again = rt.sessions.load(sessionId).then((answer) => ((second = true), answer));
+      await settle();
+      expect(second).toBe(false);
+      held.resolve();
+      const [first, other] = await Promise.all([loading, again]);
+      expect(other.promptTerminals).toEqual(first.promptTerminals);
+      expect(rt.bridge.hasSession(sessionId)).toBe(true);
+      expect(await rt.polls.getTurn(sessionId, running)).toMatchObject({ state: 'error', error: { code: 'daemon_lost' } });
+    } finally {
+      held.resolve();
+      // Settled before the runtime closes, whatever failed above.
+      await loading.catch(() => undefined);
+      spy.mockRestore();
+    }
   });
 
   it('a ledger with no terminals leaves promptTerminals out of the answer', async () => {

@@ -76,10 +76,11 @@ export class SessionsService implements OnApplicationShutdown {
    * shape (SPEC §19), with the prompt ledger's terminals (SPEC §18).
    */
   async load(sessionId: string): Promise<RestoredSession & { promptTerminals?: LedgerTerminalRecord[] }> {
-    const { session, attached } = await this.restore(sessionId);
+    const { session, attached } = await this.restore(sessionId, true);
     if (!attached) await this.ledger.readRewinds(session.id);
-    // A load that made the session live settles the prompts a crash left in flight (SPEC §18);
-    // every load answers the ledger's recent terminals.
+    // A load that made the session live settles the prompts a crash left in flight (SPEC §18) — its start did, before
+    // the session was live; again here (nothing is left to settle then) in case it shared a resume's start; every load
+    // answers the ledger's recent terminals.
     const promptTerminals = attached
       ? await this.ledger.recentTerminals(session.id)
       : await this.ledger.reconcileAndReadTerminals(session.id);
@@ -88,12 +89,12 @@ export class SessionsService implements OnApplicationShutdown {
 
   /** `POST /session/:id/resume`: the load without the prompt ledger's terminals and reconciliation. */
   async resume(sessionId: string): Promise<RestoredSession> {
-    const { session, attached } = await this.restore(sessionId);
+    const { session, attached } = await this.restore(sessionId, false);
     if (!attached) await this.ledger.readRewinds(session.id);
     return this.describeRestored(session, attached);
   }
 
-  private async restore(sessionId: string): Promise<{ session: Session; attached: boolean }> {
+  private async restore(sessionId: string, reconcile: boolean): Promise<{ session: Session; attached: boolean }> {
     let session = this.registry.get(sessionId);
     const attached = session !== undefined;
     if (!session) {
@@ -104,7 +105,7 @@ export class SessionsService implements OnApplicationShutdown {
         if (!this.starting.has(sessionId)) await this.ownership.release(sessionId);
         throw sessionNotFound(sessionId);
       }
-      session = await this.start(sessionId, workspace, true);
+      session = await this.start(sessionId, workspace, true, reconcile);
     }
     return { session, attached };
   }
@@ -204,16 +205,19 @@ export class SessionsService implements OnApplicationShutdown {
     return undefined;
   }
 
-  /** Starts a session once, however many requests ask for it at the same time. */
-  private start(sessionId: string, workspace: Workspace, resume: boolean): Promise<Session> {
+  /**
+   * Starts a session once, however many requests ask for it at the same time. A load's start (`reconcile`) settles
+   * the prompts a crash left in flight before the session is live: no request then finds one of them unknown.
+   */
+  private start(sessionId: string, workspace: Workspace, resume: boolean, reconcile = false): Promise<Session> {
     const live = this.registry.get(sessionId);
     if (live) return Promise.resolve(live);
     const settling = this.settling.get(sessionId);
-    if (settling) return settling.catch(() => undefined).then(() => this.start(sessionId, workspace, resume));
+    if (settling) return settling.catch(() => undefined).then(() => this.start(sessionId, workspace, resume, reconcile));
     this.assertRoomForSession();
     let starting = this.starting.get(sessionId);
     if (!starting) {
-      starting = this.claimed(sessionId, () => this.attachRestoring(sessionId, workspace, resume))
+      starting = this.claimed(sessionId, () => this.attachRestoring(sessionId, workspace, resume, reconcile))
         .then((clientIds) => this.addSession(sessionId, workspace, resume, clientIds))
         .finally(() => this.starting.delete(sessionId));
       this.starting.set(sessionId, starting);
@@ -221,12 +225,14 @@ export class SessionsService implements OnApplicationShutdown {
     return starting;
   }
 
-  /** Attaches the transcript; a resume also restores the keys, detached again when that fails. */
-  private async attachRestoring(sessionId: string, workspace: Workspace, resume: boolean): Promise<Set<string>> {
+  /** Attaches the transcript; a resume also restores the keys (a load also reconciles), detached again when that fails. */
+  private async attachRestoring(sessionId: string, workspace: Workspace, resume: boolean, reconcile: boolean): Promise<Set<string>> {
     await this.recorder.attach(sessionId, workspace.cwd);
     if (!resume) return new Set();
     try {
-      return await this.restoreIdempotencyKeys(sessionId);
+      const clientIds = await this.restoreIdempotencyKeys(sessionId);
+      if (reconcile) await this.ledger.reconcileAndReadTerminals(sessionId);
+      return clientIds;
     } catch (error) {
       await this.ledger.detach(sessionId);
       await this.recorder.detach(sessionId);
