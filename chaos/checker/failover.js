@@ -2,7 +2,9 @@
 // The failover figure of the system, from the canary (chaos/canary.js): after a node fault, for each session the node
 // owned, the first 2xx of an unretried `GET /turns/current` sent every 200 ms − the fault's time, split into the
 // lease's expiry, the claim (the canary's load) and serving. Property: each is within the lease + the run's load p99 +
-// 0.5 s, + the time Redis was down inside the sample (no node may claim then: 503 cluster_unavailable, by design).
+// 0.5 s, + the time Redis was down inside the sample (no node may claim then: 503 cluster_unavailable, by design),
+// + a lease when Redis lost its data inside it (a FLUSHALL, a restart): a claim then waits out a previous owner that
+// does not answer, since nothing says its lease is over (the lease handover, docs/cluster.md).
 // A watch of a session with nothing to load (no transcript: nothing admitted) is censored, reported apart.
 import { summarize } from './percentiles.js';
 import { isSuccess, opsOf } from './turn-observations.js';
@@ -27,6 +29,7 @@ export const SLACK_MS = 500;
  * @property {number} claimMs the successful load's duration (0 without one)
  * @property {number} servingMs from the claim's end (or the first 2xx's start) to the first 2xx
  * @property {number} redisDownMs how long Redis was down (killed, not yet restarted) between the fault and `totalMs`
+ * @property {boolean} redisLost whether Redis lost its data (`flushall`, `redis-restart`) between the fault and then
  * @property {boolean} answered
  * @property {boolean} censored
  * @property {any[]} ops the fault, the load and the first 2xx
@@ -44,6 +47,8 @@ export function canarySamples(run) {
   const outages = redisOutages(run.history);
   const downWithin = (/** @type {number} */ from, /** @type {number} */ to) =>
     outages.reduce((sum, outage) => sum + Math.max(0, Math.min(to, outage.to) - Math.max(from, outage.from)), 0);
+  const losses = redisLosses(run.history);
+  const lostWithin = (/** @type {number} */ from, /** @type {number} */ to) => losses.some((t) => t >= from && t <= to);
   /** @type {FailoverSample[]} */
   const samples = [];
   for (const fault of run.history) {
@@ -66,6 +71,7 @@ export function canarySamples(run) {
           claimMs: 0,
           servingMs: 0,
           redisDownMs: downWithin(fault.t, until),
+          redisLost: lostWithin(fault.t, until),
           answered: false,
           censored: !loadable.has(sessionId),
           ops: [fault],
@@ -80,6 +86,7 @@ export function canarySamples(run) {
         claimMs: load ? load.end - load.start : 0,
         servingMs: first.end - (load ? load.end : first.start),
         redisDownMs: downWithin(fault.t, first.end),
+        redisLost: lostWithin(fault.t, first.end),
         answered: true,
         censored: false,
         ops: [fault, ...(load ? [load] : []), first],
@@ -103,6 +110,18 @@ export function redisOutages(history) {
     else if (record.fault === 'redis-restart' && open?.to === Infinity) open.to = record.t;
   }
   return outages;
+}
+
+/**
+ * When Redis lost its data: each `flushall`, and each `redis-restart` (it comes back empty).
+ * @param {import('./types.js').HistoryRecord[]} history
+ */
+export function redisLosses(history) {
+  /** @type {number[]} */
+  const losses = [];
+  for (const record of history)
+    if (record.type === 'fault' && (record.fault === 'flushall' || record.fault === 'redis-restart')) losses.push(record.t);
+  return losses;
 }
 
 /** The run's load p99 (ms): every `load` answered 2xx, whoever sent it. */
@@ -145,8 +164,9 @@ export function check(run) {
   /** @type {Violation[]} */
   const violations = [];
   for (const sample of canarySamples(run)) {
-    if (sample.censored || (sample.answered && sample.totalMs <= bound + sample.redisDownMs)) continue;
-    const down = sample.redisDownMs > 0 ? ` + ${sample.redisDownMs} ms Redis was down` : '';
+    const lostMs = sample.redisLost ? (run.meta.leaseMs ?? 0) : 0;
+    if (sample.censored || (sample.answered && sample.totalMs <= bound + sample.redisDownMs + lostMs)) continue;
+    const down = `${sample.redisDownMs > 0 ? ` + ${sample.redisDownMs} ms Redis was down` : ''}${lostMs > 0 ? ` + a lease (Redis lost its data)` : ''}`;
     const split = `expiry ${sample.expiryMs} + claim ${sample.claimMs} + serving ${sample.servingMs}`;
     violations.push({
       kind: `${sample.answered ? 'over-bound' : 'never-answered'}:${sample.fault}`,

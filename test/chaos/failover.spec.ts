@@ -40,9 +40,24 @@ describe('chaos checker: the canary failover figure', () => {
     // Only the part inside the sample counts: an outage before the fault adds nothing.
     const before = check(runOf([...loads, ...outage(5_000, 9_000), ...faultAndAnswer], LEASE));
     expect(before).toEqual([expect.objectContaining({ kind: 'over-bound:sigstop' })]);
-    // Down 400 ms inside: 4,510 > 3,600 + 400, reported with the outage named.
-    const short = check(runOf([...loads, ...outage(11_000, 11_400), ...faultAndAnswer], LEASE));
-    expect(short[0]!.message).toContain('over the bound 3600 ms + 400 ms Redis was down');
+    // Down 400 ms inside (and back empty: a lease more): 8,010 > 3,600 + 400 + 3,000, reported with both named.
+    const late = [nodeFault(10_000, 'sigstop', 'n3'), canaryOp(10_000, 18_000, 'current', 200, 'n1')];
+    const short = check(runOf([...loads, ...outage(11_000, 11_400), ...late], LEASE));
+    expect(short[0]!.message).toContain('over the bound 3600 ms + 400 ms Redis was down + a lease (Redis lost its data)');
+  });
+
+  it('adds a lease to the bound of a sample inside which Redis lost its data: a claim then waits out a silent previous owner (chaos SEED=6151, schedule 1)', () => {
+    const loads = [claim(100, 'n1'), { ...claim(200, 'n2'), end: T0 + 300 }]; // bound 3,600
+    const faultAndAnswer = [nodeFault(10_000, 'sigstop', 'n1'), canaryOp(10_000, 15_500, 'current', 200, 'n2')]; // 5,510 ms
+    const flushed = { type: 'fault', t: T0 + 12_000, fault: 'flushall', target: 'redis' };
+    expect(check(runOf([...loads, flushed, ...faultAndAnswer], LEASE))).toEqual([]); // 5,510 <= 3,600 + 3,000
+    // A loss before the fault adds nothing.
+    const before = { ...flushed, t: T0 + 9_000 };
+    expect(check(runOf([...loads, before, ...faultAndAnswer], LEASE))).toEqual([expect.objectContaining({ kind: 'over-bound:sigstop' })]);
+    const late = [nodeFault(10_000, 'sigstop', 'n1'), canaryOp(10_000, 16_700, 'current', 200, 'n2')]; // 6,710 ms: over even so
+    expect(check(runOf([...loads, flushed, ...late], LEASE))[0]!.message).toContain(
+      'over the bound 3600 ms + a lease (Redis lost its data)',
+    );
   });
 
   it('reports a session with a transcript that never answered, and sets apart one with nothing to load (censored)', () => {
