@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ChatRecordingService } from '../src/transcript/chat-recording.service.js';
 import { deferred, settle } from './support/deferred.js';
-import { pollTurn } from './support/poll.js';
+import { pollTurn, waitForTurn } from './support/poll.js';
 import { ADAPTERS, startDaemon, tempDir, type TestDaemon } from './support/test-daemon.js';
 
 async function completeTurn(daemon: TestDaemon, sessionId: string, text: string): Promise<string> {
@@ -208,7 +208,8 @@ describe('deadline path over HTTP', () => {
     // let a slow fsync (a loaded machine) expire it before it ran, and the agent never got it. A second never does.
     const promptId = await daemon.prompt(sessionId, 'long job', undefined, { deadlineMs: 1_000 });
     const t = await daemon.engine.nextTurn();
-    const expired = await pollTurn(daemon, sessionId, promptId, (b) => b.state === 'error');
+    // The deadline runs on the clock, so the wait for it is bounded by time, not by a count of polls.
+    const expired = await waitForTurn(daemon, sessionId, promptId, 10_000, 20, (state) => state === 'error');
     expect(expired).toMatchObject({ state: 'error', error: { code: 'prompt_deadline_exceeded' }, queuedAt: expect.any(Number) });
     // The FIFO was released: the queue is empty although the agent still works.
     expect((await daemon.http.get(`/session/${sessionId}/pending-prompts`)).body).toEqual({ pendingPrompts: [] });
