@@ -6,6 +6,12 @@ export interface PreviousClaim {
   holder?: FenceHolder;
   /** Redis had lost its fence counter, and with it every heartbeat: a live node may look dead. */
   reset: boolean;
+  /**
+   * Redis lost its data less than a lease ago (its sentinel key was gone):
+   * every heartbeat with it, whatever the counter says — other claims since
+   * may have raised it past this session's fence.
+   */
+  emptied: boolean;
   /** The previous holder's heartbeat was there when the claim was made. */
   previousAlive: boolean;
   /**
@@ -21,14 +27,16 @@ export interface PreviousClaim {
  * from a lease it trusts in memory, so the claimer asks it to let go before
  * it serves: another node, heartbeating (its lease was lost, not expired:
  * a node writes its heartbeat before it renews, so a heartbeat never
- * outlives its leases), or of unknown state because Redis lost its data (its
- * fence counter fell behind, or this node's own heartbeat is gone).
+ * outlives its leases), or of unknown state because Redis lost its data (less
+ * than a lease ago, its fence counter fell behind, or this node's own heartbeat is gone).
  * A node that died, was paused past its lease or cut off from Redis has no
  * heartbeat left, and its successor waits for nothing.
  */
 export function mustAskPrevious(self: string, previous: PreviousClaim): previous is PreviousClaim & { holder: FenceHolder } {
   return (
-    previous.holder !== undefined && previous.holder.node !== self && (previous.previousAlive || previous.reset || !previous.selfAlive)
+    previous.holder !== undefined &&
+    previous.holder.node !== self &&
+    (previous.previousAlive || previous.reset || previous.emptied || !previous.selfAlive)
   );
 }
 

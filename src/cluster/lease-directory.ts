@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
+import { CLAIM, CLAIM_OUTBOX, HEARTBEAT, RELEASE, RENEW } from './lease-scripts.js';
 
 /**
  * A session's owner as the directory records it. `fence` comes from one
@@ -35,7 +36,8 @@ const RENEW_OUTCOMES: readonly RenewOutcome[] = ['lost', 'extended', 'recreated'
  * Outcome of a claim: this node's fence, or the lease another node holds.
  * A won claim also says whether Redis had lost its fence counter (`reset`:
  * it was below the recorded floor, so Redis lost its data and with it every
- * heartbeat), whether the node named as `previous` heartbeats
+ * heartbeat), whether Redis lost its data less than a lease ago
+ * (`emptied`, see `lease-scripts.ts`), whether the node named as `previous` heartbeats
  * (`previousAlive`), and whether this node's own heartbeat was there
  * (`selfAlive`: when not, Redis lost keys since this node's last tick, and
  * a missing heartbeat proves nothing): what decides that the previous owner
@@ -44,75 +46,9 @@ const RENEW_OUTCOMES: readonly RenewOutcome[] = ['lost', 'extended', 'recreated'
  * @publicApi
  */
 export type ClaimResult =
-  { won: true; fence: number; reset: boolean; previousAlive: boolean; selfAlive: boolean } | { won: false; owner: Lease };
+  { won: true; fence: number; reset: boolean; emptied: boolean; previousAlive: boolean; selfAlive: boolean } | { won: false; owner: Lease };
 
-// Each script reads and writes in one step, so two nodes never both win.
-// A lease is a hash {node, url, fence} with a TTL.
-
-/**
- * KEYS: lease, fence counter, the previous owner's heartbeat, this node's.
- * ARGV: node, url, ttl, floor, whether to look at the previous owner's
- * heartbeat ('1'). Wins when absent or already this node's; the fence is
- * above `floor` (the highest one recorded outside Redis) even when Redis lost
- * its counter — which it reports as a reset — and whether each heartbeat is there.
- */
-const CLAIM = `
-local node = redis.call('HGET', KEYS[1], 'node')
-if node and node ~= ARGV[1] then
-  return {0, node, redis.call('HGET', KEYS[1], 'url'), redis.call('HGET', KEYS[1], 'fence')}
-end
-local fence = redis.call('INCR', KEYS[2])
-local reset = 0
-if fence <= tonumber(ARGV[4]) then
-  fence = tonumber(ARGV[4]) + 1
-  reset = 1
-  redis.call('SET', KEYS[2], fence)
-end
-redis.call('HSET', KEYS[1], 'node', ARGV[1], 'url', ARGV[2], 'fence', fence)
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-local alive = 0
-if ARGV[5] == '1' then alive = redis.call('EXISTS', KEYS[3]) end
-return {1, ARGV[1], ARGV[2], tostring(fence), reset, alive, redis.call('EXISTS', KEYS[4])}
-`;
-
-/**
- * KEYS: fence counter, lease 1..n. ARGV: node, url, ttl, fence 1..n.
- * Extends each lease still carrying this node's name and fence (1); re-creates one that is
- * gone (expired while nobody claimed it, or Redis lost its data) and keeps
- * the counter at least that high (2); reports 0 for a lease another claim took.
- * A fence written `x<fence>` is only extended, never re-created: a lease
- * that went stale while Redis was unreachable may have been claimed by
- * another node just before, and that claim lost with Redis's data.
- */
-const RENEW = `
-local out = {}
-for i = 2, #KEYS do
-  local fence = ARGV[i + 2]
-  local extendOnly = string.sub(fence, 1, 1) == 'x'
-  if extendOnly then fence = string.sub(fence, 2) end
-  local current = redis.call('HMGET', KEYS[i], 'node', 'fence')
-  if current[1] == ARGV[1] and current[2] == fence then
-    redis.call('PEXPIRE', KEYS[i], ARGV[3])
-    out[i - 1] = 1
-  elseif not current[2] and not extendOnly then
-    redis.call('HSET', KEYS[i], 'node', ARGV[1], 'url', ARGV[2], 'fence', fence)
-    redis.call('PEXPIRE', KEYS[i], ARGV[3])
-    if tonumber(redis.call('GET', KEYS[1]) or '0') < tonumber(fence) then redis.call('SET', KEYS[1], fence) end
-    out[i - 1] = 2
-  else
-    out[i - 1] = 0
-  end
-end
-return out
-`;
-
-/** KEYS: lease. ARGV: fence. Deletes the lease only while it carries this fence. */
-const RELEASE = `
-if redis.call('HGET', KEYS[1], 'fence') == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`;
-
-type Reply = [number, string, string, string, number?, number?, number?];
+type Reply = [number, string, string, string, number?, number?, number?, number?];
 
 interface ScriptedRedis extends Redis {
   turnsClaim(
@@ -120,6 +56,8 @@ interface ScriptedRedis extends Redis {
     counter: string,
     heartbeat: string,
     ownHeartbeat: string,
+    sentinel: string,
+    marker: string,
     node: string,
     url: string,
     ttl: number,
@@ -128,6 +66,8 @@ interface ScriptedRedis extends Redis {
   ): Promise<Reply>;
   turnsRenew(...args: Array<string | number>): Promise<number[]>;
   turnsRelease(lease: string, fence: number): Promise<number>;
+  turnsHeartbeat(key: string, sentinel: string, marker: string, record: string, ttl: number, refreshOnly: '0' | '1'): Promise<unknown>;
+  turnsClaimOutbox(key: string, sentinel: string, marker: string, node: string, ttl: number, leaseMs: number): Promise<number>;
 }
 
 /**
@@ -146,7 +86,9 @@ export class LeaseDirectory {
     private readonly leaseMs: number,
     private readonly prefix = 'turns:',
   ) {
-    redis.defineCommand('turnsClaim', { numberOfKeys: 4, lua: CLAIM });
+    redis.defineCommand('turnsClaim', { numberOfKeys: 6, lua: CLAIM });
+    redis.defineCommand('turnsHeartbeat', { numberOfKeys: 3, lua: HEARTBEAT });
+    redis.defineCommand('turnsClaimOutbox', { numberOfKeys: 3, lua: CLAIM_OUTBOX });
     redis.defineCommand('turnsRenew', { lua: RENEW });
     redis.defineCommand('turnsRelease', { numberOfKeys: 1, lua: RELEASE });
     this.redis = redis as ScriptedRedis;
@@ -185,17 +127,23 @@ export class LeaseDirectory {
     return `${this.prefix}fence`;
   }
 
+  /** The data sentinel and the emptied marker of the scripts' `emptied`. */
+  private get emptiedKeys(): [string, string] {
+    return [`${this.prefix}data`, `${this.prefix}data-lost`];
+  }
+
   /**
    * Claims the lease; a won fence is above `floor`, the highest fence the
    * session had (recorded by `SessionFences`). `previous`: the node that
    * claimed it before, whose heartbeat the same step looks at.
    */
   async claim(sessionId: string, self: { node: string; url: string }, floor = 0, previous?: string): Promise<ClaimResult> {
-    const [won, node, url, fence, reset, alive, selfAlive] = await this.redis.turnsClaim(
+    const [won, node, url, fence, reset, alive, selfAlive, emptied] = await this.redis.turnsClaim(
       this.leaseKey(sessionId),
       this.counterKey,
       this.nodeKey(previous ?? self.node),
       this.nodeKey(self.node),
+      ...this.emptiedKeys,
       self.node,
       self.url,
       this.leaseMs,
@@ -203,7 +151,14 @@ export class LeaseDirectory {
       previous === undefined ? '0' : '1',
     );
     return won === 1
-      ? { won: true, fence: Number(fence), reset: reset === 1, previousAlive: alive === 1, selfAlive: selfAlive === 1 }
+      ? {
+          won: true,
+          fence: Number(fence),
+          reset: reset === 1,
+          emptied: emptied === 1,
+          previousAlive: alive === 1,
+          selfAlive: selfAlive === 1,
+        }
       : { won: false, owner: { node, url, fence: Number(fence) } };
   }
 
@@ -281,18 +236,22 @@ export class LeaseDirectory {
    * outlives this node's leases, and a claimer that finds it gone asks nobody.
    */
   async heartbeat(node: NodeRecord, refreshOnly = false): Promise<void> {
-    const key = this.nodeKey(node.nodeId);
-    if (refreshOnly) await this.redis.call('SET', key, JSON.stringify(node), 'XX', 'KEEPTTL');
-    else await this.redis.set(key, JSON.stringify(node), 'PX', this.leaseMs);
+    const record = JSON.stringify(node);
+    await this.redis.turnsHeartbeat(this.nodeKey(node.nodeId), ...this.emptiedKeys, record, this.leaseMs, refreshOnly ? '1' : '0');
   }
 
   private nodeKey(nodeId: string): string {
     return `${this.prefix}node:${nodeId}`;
   }
 
-  /** Takes the right, for `ms`, to adopt a dead node's webhook outbox: one live node does it, not all. */
+  /**
+   * Takes the right, for `ms`, to adopt a dead node's webhook outbox: one live
+   * node does it, not all; never while Redis lost its data less than a lease ago.
+   */
   async claimOutbox(deadNodeId: string, self: string, ms: number): Promise<boolean> {
-    return (await this.redis.set(`${this.prefix}webhooks:adopt:${deadNodeId}`, self, 'PX', ms, 'NX')) === 'OK';
+    return (
+      (await this.redis.turnsClaimOutbox(`${this.prefix}webhooks:adopt:${deadNodeId}`, ...this.emptiedKeys, self, ms, this.leaseMs)) === 1
+    );
   }
 
   async forgetNode(nodeId: string): Promise<void> {

@@ -267,7 +267,8 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     const lease: HeldLease = { fence: result.fence, epoch, validUntil: freshUntil(sentAt, this.settings.leaseMs) };
     this.held.set(sessionId, lease);
     this.announceSoon();
-    const before = { holder: previous, reset: result.reset, previousAlive: result.previousAlive, selfAlive: result.selfAlive };
+    const { reset, emptied, previousAlive, selfAlive } = result;
+    const before = { holder: previous, reset, emptied, previousAlive, selfAlive };
     if (mustAskPrevious(self.node, before)) {
       await this.handover.handOver(sessionId, result.fence, before.holder, {
         alive: result.previousAlive,
