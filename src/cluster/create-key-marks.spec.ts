@@ -37,6 +37,13 @@ describe('CreateKeyMarks (a real directory)', () => {
     await expect(marks().claim('../k', 'm')).rejects.toThrow('invalid');
   });
 
+  it('judges the age in the whole ms it was stamped with, not the µs under it a file time reads back with', async () => {
+    now = 1_796_323_402_494; // stat gives …493.999: 2 000.001 ms old at now + 2 000
+    await marks().claim(NAME, 'm1');
+    now += 2_000;
+    await expect(marks().claim(NAME, 'm2')).resolves.toEqual({ claimed: false, held: 'm1' });
+  });
+
   it('a mark untouched for longer than staleMs is taken over; a touched one is not', async () => {
     await marks().claim(NAME, 'm1');
     now += 1_500;

@@ -80,7 +80,8 @@ export class CreateKeyMarks {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
-    if (!isStaleMark(touchedMs, this.now(), this.staleMs)) return text;
+    // Stamped in whole ms; a file time set from a float reads back up to a µs under it (1796323402494 → …493.999).
+    if (!isStaleMark(Math.round(touchedMs), this.now(), this.staleMs)) return text;
     await this.moveAway(path, (moved) => moved === text);
     return undefined;
   }
