@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deferred } from '../../test/support/deferred.js';
 import { HAS_REDIS, startRedis, type RedisProcess } from '../../test/support/redis-server.js';
+import { redisOwnership } from '../../test/support/redis-ownership.js';
 import { tempDir } from '../../test/support/test-daemon.js';
 import { RuntimeModule } from '../runtime/runtime.module.js';
 import { SessionsService } from '../sessions/sessions.service.js';
@@ -12,12 +13,7 @@ import { ScriptedEngine } from '../testing/scripted-engine.js';
 import { ChatRecordingService } from '../transcript/chat-recording.service.js';
 import { chatsDir } from '../transcript/transcript-paths.js';
 import { TurnsModule } from '../turns/turns.module.js';
-import type { ClusterNode } from './cluster-node.js';
-import { clusterSettings } from './cluster-options.js';
-import { LeaseDirectory } from './lease-directory.js';
-import { LeaseHandover } from './lease-handover.js';
-import { RedisSessionOwnership } from './redis-session-ownership.js';
-import { SessionFences } from './session-fences.js';
+import type { RedisSessionOwnership } from './redis-session-ownership.js';
 
 const SESSION = '3c9e1f2a-5b4d-4c6e-9f8a-1b2c3d4e5f60';
 const LEASE_MS = 60_000;
@@ -38,21 +34,7 @@ const LEASE_MS = 60_000;
   const ownerships: RedisSessionOwnership[] = [];
 
   const ownershipOf = async (nodeId: string): Promise<RedisSessionOwnership> => {
-    const client = new Redis(redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
-    client.on('error', () => undefined);
-    const directory = new LeaseDirectory(client, LEASE_MS);
-    await directory.ready(5_000);
-    // Nothing listens there: a claim's handover finds the previous owner gone at once.
-    const node = { id: nodeId, url: 'http://127.0.0.1:1', listening: true, startedAt: 0, whenListening: () => undefined };
-    const settings = clusterSettings({ redisUrl: redis.url, nodeId, leaseMs: LEASE_MS, dataDir: dir });
-    const ownership = new RedisSessionOwnership(
-      directory,
-      node as unknown as ClusterNode,
-      settings,
-      new SessionFences(dir),
-      new LeaseHandover(directory, settings),
-    );
-    ownership.monotonic = () => now;
+    const { ownership } = await redisOwnership({ redisUrl: redis.url, nodeId, leaseMs: LEASE_MS, dataDir: dir, clock: () => now });
     ownerships.push(ownership);
     return ownership;
   };
