@@ -157,7 +157,7 @@ export class SessionsService implements OnApplicationShutdown {
   async evict(sessionId: string): Promise<void> {
     const session = this.registry.get(sessionId);
     if (session) await this.teardown.end(session, 'lost');
-    // Noted in the same turn as the loss: a start that resumes later refuses to make the session live (chaos SEED=6151 schedule 12).
+    // Noted in the loss's own turn: the start under way then refuses to make it live (chaos SEED=6151 schedule 12).
     else if (this.starting.has(sessionId)) this.lostWhileStarting.add(sessionId);
   }
 
