@@ -5,39 +5,77 @@ import { sleep } from './processes.js';
 const EVERY_MS = 250;
 
 /**
- * The highest fence recorded on the data dir for each session: a file holding the number, or a directory of fence
- * files (one a claim), whose highest numeric name or content wins. An unreadable or empty one is left out.
+ * The highest fence recorded on the data dir for each session, and the node its file names: the daemon's layout,
+ * `cluster/fence-files/<sessionId>/<fence>` holding `{"node","url"}` (a fence whose holder is not written yet is left
+ * for the next sample), and the one-file `cluster/fences/<sessionId>` of earlier versions (a number, no node), or a
+ * directory of fence files there. The highest of both wins; an unreadable or empty one is left out.
+ * @returns {Record<string, { fence: number, node?: string }>}
  */
 export function recordedFences(dataDir) {
-  const root = join(dataDir, 'cluster', 'fences');
+  /** @type {Record<string, { fence: number, node?: string }>} */
   const fences = {};
-  let entries = [];
-  try {
-    entries = readdirSync(root, { withFileTypes: true });
-  } catch {
-    return fences;
-  }
-  const numberIn = (path) => {
+  const keep = (sessionId, fence, node) => {
+    if (fence !== undefined && fence > (fences[sessionId]?.fence ?? 0)) fences[sessionId] = { fence, ...(node && { node }) };
+  };
+  const read = (path) => {
     try {
-      const text = readFileSync(path, 'utf8').trim();
-      return /^\d+$/.test(text) ? Number(text) : undefined;
+      return readFileSync(path, 'utf8').trim();
     } catch {
-      return undefined;
+      return '';
     }
   };
-  for (const entry of entries) {
-    if (entry.name.includes('.')) continue; // a temporary file on its way in
-    const path = join(root, entry.name);
+  const numberIn = (path) => {
+    const text = read(path);
+    return /^\d+$/.test(text) ? Number(text) : undefined;
+  };
+  for (const sessionId of entriesOf(join(dataDir, 'cluster', 'fence-files'))) {
+    const dir = join(dataDir, 'cluster', 'fence-files', sessionId);
+    const names = entriesOf(dir).filter((name) => /^\d+$/.test(name));
+    const highest = names.sort((a, b) => Number(b) - Number(a))[0];
+    if (highest === undefined) continue;
+    const node = holderOf(read(join(dir, highest)));
+    if (node) keep(sessionId, Number(highest), node);
+  }
+  const legacy = join(dataDir, 'cluster', 'fences');
+  for (const name of entriesOf(legacy)) {
+    if (name.includes('.')) continue; // a temporary file on its way in
+    const path = join(legacy, name);
     let fence;
-    if (entry.isDirectory()) {
-      for (const inner of readdirSync(path)) {
-        const value = /^\d+$/.test(inner) ? Number(inner) : statSync(join(path, inner)).isFile() ? numberIn(join(path, inner)) : undefined;
+    if (isDirectory(path)) {
+      for (const inner of entriesOf(path)) {
+        const value = /^\d+$/.test(inner) ? Number(inner) : numberIn(join(path, inner));
         if (value !== undefined) fence = Math.max(fence ?? 0, value);
       }
     } else fence = numberIn(path);
-    if (fence !== undefined) fences[entry.name] = fence;
+    keep(name, fence);
   }
   return fences;
+}
+
+function entriesOf(dir) {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+function isDirectory(path) {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The node a fence file names (`{"node","url"}`), or undefined while it is being written. */
+function holderOf(text) {
+  try {
+    const node = JSON.parse(text)?.node;
+    return typeof node === 'string' && node !== '' ? node : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -63,7 +101,7 @@ export async function sampleFences({ cluster, history, until }) {
         return {};
       }
     })();
-    for (const [sessionId, fence] of Object.entries(fences)) note('file', sessionId, fence);
+    for (const [sessionId, { fence, node }] of Object.entries(fences)) note('file', sessionId, fence, node);
     const leases = await cluster.leases().catch(() => ({}));
     for (const [sessionId, { node, fence }] of Object.entries(leases)) note('lease', sessionId, fence, node);
     await sleep(EVERY_MS);

@@ -28,8 +28,10 @@ export function check(run) {
     const held = leases.get(sessionId) ?? [];
     const own = held.filter((s) => s.node === node && s.t <= op.end).at(-1);
     if (!own) continue;
-    const higher = [...held.filter((s) => s.node !== node), ...(files.get(sessionId) ?? [])]
-      .filter((s) => s.fence > own.fence && s.t < op.start)
+    // Another node's: a lease it held, or a fence file naming it (or no one, as earlier versions' files do) — a file
+    // naming this node is its own claim, recorded a moment before the harness sampled its lease.
+    const higher = [...held, ...(files.get(sessionId) ?? [])]
+      .filter((s) => s.node !== node && s.fence > own.fence && s.t < op.start)
       .sort((a, b) => a.t - b.t)[0];
     if (!higher) continue;
     // Claimed again since, with a fence above the one that outranked it: a new lease, not a fenced one.

@@ -4,18 +4,15 @@ import { Redis } from 'ioredis';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HAS_REDIS, startRedis, type RedisProcess } from '../../test/support/redis-server.js';
+import { redisOwnership } from '../../test/support/redis-ownership.js';
 import { tempDir } from '../../test/support/test-daemon.js';
 import { RuntimeModule } from '../runtime/runtime.module.js';
 import { LostPromptSweep } from '../sessions/lost-prompt-sweep.js';
 import { ScriptedEngine } from '../testing/scripted-engine.js';
 import { chatsDir } from '../transcript/transcript-paths.js';
 import { TurnsModule } from '../turns/turns.module.js';
-import type { ClusterNode } from './cluster-node.js';
-import { clusterSettings } from './cluster-options.js';
-import { LeaseDirectory } from './lease-directory.js';
-import { LeaseHandover } from './lease-handover.js';
-import { RedisSessionOwnership } from './redis-session-ownership.js';
-import { SessionFences } from './session-fences.js';
+import type { LeaseDirectory } from './lease-directory.js';
+import type { RedisSessionOwnership } from './redis-session-ownership.js';
 
 const SESSION = '7d1f6a0e-3b2c-4e5f-8a9b-0c1d2e3f4a5b';
 const RUNNING = 'a1b2c3d4-0000-4000-8000-000000000001';
@@ -37,23 +34,9 @@ const LEASE_MS = 60_000;
   const ownerships: RedisSessionOwnership[] = [];
 
   const ownershipOf = async (nodeId: string): Promise<{ ownership: RedisSessionOwnership; directory: LeaseDirectory }> => {
-    const client = new Redis(redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
-    client.on('error', () => undefined);
-    const directory = new LeaseDirectory(client, LEASE_MS);
-    await directory.ready(5_000);
-    // Nothing listens there (a node's URL is a bare origin: the handover asks nothing else).
-    const node = { id: nodeId, url: 'http://127.0.0.1:1', listening: true, startedAt: 0, whenListening: () => undefined };
-    const settings = clusterSettings({ redisUrl: redis.url, nodeId, leaseMs: LEASE_MS, dataDir: dir });
-    const ownership = new RedisSessionOwnership(
-      directory,
-      node as unknown as ClusterNode,
-      settings,
-      new SessionFences(dir),
-      new LeaseHandover(directory, settings),
-    );
-    ownership.monotonic = () => now;
-    ownerships.push(ownership);
-    return { ownership, directory };
+    const node = await redisOwnership({ redisUrl: redis.url, nodeId, leaseMs: LEASE_MS, dataDir: dir, clock: () => now });
+    ownerships.push(node.ownership);
+    return node;
   };
   const terminals = () =>
     readFileSync(ledger, 'utf8')

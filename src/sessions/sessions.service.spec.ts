@@ -141,6 +141,28 @@ describe('SessionsService: the one teardown of a session', () => {
     expect(await shutdown).toContain(`release ${sessionId}`);
     expect(() => rt.sessions.require(sessionId)).toThrow(expect.objectContaining({ code: 'session_not_found' }));
   });
+
+  it('a session lost while it starts is never made live: the start fails 503 cluster_unavailable; a later start makes it live', async () => {
+    const sessionId = '5e0c2b7a-9d41-4f3e-8a6b-2c1d0e9f8a7b';
+    const attached = deferred<void>();
+    const attach = rt.recorder.attach.bind(rt.recorder);
+    jest.spyOn(rt.recorder, 'attach').mockImplementationOnce(async (...args) => (await attached.promise, attach(...args)));
+    const creating = rt.sessions.create({ sessionId }).then(
+      () => 'live',
+      (error: { code?: string; status?: number }) => `${error.status} ${error.code}`,
+    );
+    await settle();
+
+    rt.ownership.takeAway(sessionId);
+    attached.resolve();
+    expect(await creating).toBe('503 cluster_unavailable');
+    expect(() => rt.sessions.require(sessionId)).toThrow(expect.objectContaining({ code: 'session_not_found' }));
+    // Another node owns it: nothing given back from here.
+    expect(rt.ownership.calls).toEqual([`claim ${sessionId}`]);
+
+    await expect(rt.sessions.create({ sessionId })).resolves.toMatchObject({ sessionId, attached: false });
+    expect(rt.sessions.require(sessionId).id).toBe(sessionId);
+  });
 });
 
 /**

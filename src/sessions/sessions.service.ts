@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { RuntimeSettings } from '../runtime/runtime-settings.js';
 import { randomUUID } from 'node:crypto';
-import { apiError, sessionNotFound, tooManySessions } from '../errors/api-errors.js';
+import { apiError, clusterUnavailable, sessionNotFound, tooManySessions } from '../errors/api-errors.js';
 import type { BranchedSession, CreatedSession, RestoredSession } from '../wire/wire-types.js';
 import { Clock } from '../common/clock.js';
 import { SESSION_ID_PATTERN } from '../turns/rules/limits.js';
@@ -31,6 +31,8 @@ export class SessionsService implements OnApplicationShutdown {
   private readonly starting = new Map<string, Promise<Session>>();
   /** Sessions a sweep holds (not live) while it settles their lost prompts: a start waits for it. */
   private readonly settling = new Map<string, Promise<void>>();
+  /** Sessions whose ownership was lost while they were starting: their start must not make them live. */
+  private readonly lostWhileStarting = new Set<string>();
   private readonly teardown: SessionTeardown;
 
   constructor(
@@ -155,6 +157,8 @@ export class SessionsService implements OnApplicationShutdown {
   async evict(sessionId: string): Promise<void> {
     const session = this.registry.get(sessionId);
     if (session) await this.teardown.end(session, 'lost');
+    // Noted in the loss's own turn: the start under way then refuses to make it live (chaos SEED=6151 schedule 12).
+    else if (this.starting.has(sessionId)) this.lostWhileStarting.add(sessionId);
   }
 
   /** `POST /session/:id/fork`: a new live session cloned from the active chain (SPEC §7). */
@@ -218,8 +222,11 @@ export class SessionsService implements OnApplicationShutdown {
     let starting = this.starting.get(sessionId);
     if (!starting) {
       starting = this.claimed(sessionId, () => this.attachRestoring(sessionId, workspace, resume, reconcile))
-        .then((clientIds) => this.addSession(sessionId, workspace, resume, clientIds))
-        .finally(() => this.starting.delete(sessionId));
+        .then((clientIds) => this.liveUnlessLost(sessionId, workspace, resume, clientIds))
+        .finally(() => {
+          this.starting.delete(sessionId);
+          this.lostWhileStarting.delete(sessionId);
+        });
       this.starting.set(sessionId, starting);
     }
     return starting;
@@ -238,6 +245,22 @@ export class SessionsService implements OnApplicationShutdown {
       await this.recorder.detach(sessionId);
       throw error;
     }
+  }
+
+  /**
+   * Makes the started session live, unless this node lost it meanwhile (its lease
+   * taken while the start read the ledger): then nothing of it stays here, and the
+   * start fails `503 cluster_unavailable`, as a claim lost before it resolved does.
+   * Otherwise the session would be live with no lease, and answer reads whenever the
+   * directory names no owner (after Redis lost its data, say).
+   */
+  private async liveUnlessLost(sessionId: string, workspace: Workspace, resume: boolean, clientIds: Set<string>): Promise<Session> {
+    if (!this.lostWhileStarting.has(sessionId)) return this.addSession(sessionId, workspace, resume, clientIds);
+    this.logger.warn(`session ${sessionId} lost its lease while it was starting here; not made live`);
+    // Another node owns it now: nothing more is written here (as a lost session's teardown does).
+    this.recorder.abandon(sessionId);
+    await this.ledger.detach(sessionId);
+    throw clusterUnavailable({ sessionId });
   }
 
   /** Claims the session for this node around `work`; a failed `work` gives the claim back. */

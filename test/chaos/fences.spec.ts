@@ -44,4 +44,18 @@ describe('chaos checker: a fenced node answers nothing', () => {
     const reclaimed = [n1, fence(5_000, 'lease', 5, { node: 'n2' }), claim(8_000, 'n1'), fence(8_100, 'lease', 6, { node: 'n1' })];
     expect(silent(runOf([...reclaimed, exact(8_050, pid(1), 'completed', { node: 'n1' })]))).toEqual([]);
   });
+
+  it("does not take a node's own claim on the data dir for another's (its fence file sampled before its lease); another node's file still counts", () => {
+    // Redis lost n1's lease and n1 claimed again: the sampler read the fence file (naming n1), then its lease 20 ms
+    // later; a read answered between.
+    const between = exact(8_005, pid(1), 'completed', { node: 'n1' });
+    const own = [n1, fence(8_000, 'file', 6, { node: 'n1' })];
+    expect(silent(runOf([...own, between, fence(8_020, 'lease', 6, { node: 'n1' })]))).toEqual([]);
+
+    const theirs = fence(8_000, 'file', 6, { node: 'n2' });
+    const stale = exact(8_005, pid(1), 'completed', { node: 'n1' });
+    expect(silent(runOf([n1, theirs, stale]))).toEqual([
+      expect.objectContaining({ kind: 'answered-after-fence', slice: [n1, theirs, stale] }),
+    ]);
+  });
 });

@@ -58,16 +58,27 @@ describe('chaos harness: the blackholing proxy', () => {
 });
 
 describe('chaos harness: the fences recorded on the data dir', () => {
-  it('reads a fence file, or the highest of a directory of fence files; skips temporary and empty ones', () => {
+  it("reads the daemon's fence files (the highest, with the node it names; one not yet written waits), and earlier versions' files", () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'fences-'));
     try {
+      // SessionFences' layout: one file a fence, its name the fence padded, holding the claiming node.
+      const files = join(dataDir, 'cluster', 'fence-files');
+      const holder = (node: string) => JSON.stringify({ node, url: 'http://127.0.0.1:1' });
+      mkdirSync(join(files, 's4'), { recursive: true });
+      writeFileSync(join(files, 's4', '000000000000003'), holder('n1'));
+      writeFileSync(join(files, 's4', '000000000000011'), holder('n2'));
+      mkdirSync(join(files, 's5'), { recursive: true });
+      writeFileSync(join(files, 's5', '000000000000002'), holder('n1'));
+      writeFileSync(join(files, 's5', '000000000000004'), '');
+      // Earlier versions: one file holding the number, or a directory of fence files.
       const root = join(dataDir, 'cluster', 'fences');
       mkdirSync(join(root, 's2'), { recursive: true });
       writeFileSync(join(root, 's1'), '7\n');
       writeFileSync(join(root, 's1.ab12.tmp'), '9\n');
       writeFileSync(join(root, 's3'), '');
+      writeFileSync(join(root, 's4'), '8\n');
       for (const n of ['3', '12', '5']) writeFileSync(join(root, 's2', n), '');
-      expect(recordedFences(dataDir)).toEqual({ s1: 7, s2: 12 });
+      expect(recordedFences(dataDir)).toEqual({ s1: { fence: 7 }, s2: { fence: 12 }, s4: { fence: 11, node: 'n2' } });
       expect(recordedFences(join(dataDir, 'missing'))).toEqual({});
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
