@@ -44,7 +44,15 @@ function pair(figure) {
  */
 export function runsTable(runs) {
   const properties = [...new Set(runs.flatMap((run) => run.result?.properties.map((p) => p.name) ?? []))];
-  const head = ['run', 'faults', 'ops', ...properties, 'failover p50 / p99 (censored)', 'delivery lag p50 / p99'];
+  const head = [
+    'run',
+    'faults',
+    'ops',
+    ...properties,
+    'failover p50 / p99 (censored)',
+    'of a node fault alone p50 / p99',
+    'delivery lag p50 / p99',
+  ];
   const injected = (faults) => Object.fromEntries(Object.entries(faults).filter(([kind]) => INJECTED.has(kind)));
   const rows = runs.map((run) => {
     const byName = new Map((run.result?.properties ?? []).map((p) => [p.name, p.violations.length]));
@@ -55,6 +63,7 @@ export function runsTable(runs) {
       brief(run.counts.ops, OPS),
       ...properties.map((name) => String(byName.get(name) ?? '-')),
       `${pair(figures.failover?.totalMs)} (${figures.failover?.censored ?? 0})`,
+      pair(figures.failover?.nodeFaultAloneMs),
       pair(figures.deliveryLag ?? figures.deliveryLagMs),
     ];
   });
@@ -74,6 +83,7 @@ export function runsTable(runs) {
     ),
     ...properties.map((name) => String(violations(name))),
     `${pair(summarize(runs.flatMap((run) => run.samples?.failover ?? [])))} (${runs.reduce((n, run) => n + (run.result?.figures.failover?.censored ?? 0), 0)})`,
+    pair(summarize(runs.flatMap((run) => run.samples?.nodeFaultAlone ?? []))),
     pair(summarize(runs.flatMap((run) => run.samples?.lag ?? []))),
   ];
   const line = (cells) => `| ${cells.join(' | ')} |`;

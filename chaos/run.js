@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { deliveryLagSamples } from './checker/figures.js';
-import { canarySamples } from './checker/failover.js';
+import { canarySamples, nodeFaultAlone } from './checker/failover.js';
 import { gateReport, readKnownGaps } from './gate.js';
 import { checkRun, formatReport, readRun } from './checker/index.js';
 import { dirname, join, resolve } from 'node:path';
@@ -54,7 +54,11 @@ function checked(dir, name, index) {
   const result = checkRun(dir);
   const recorded = readRun(dir);
   const failover = canarySamples(recorded).filter((sample) => sample.answered);
-  const samples = { failover: failover.map((sample) => sample.totalMs), lag: deliveryLagSamples(recorded) };
+  const samples = {
+    failover: failover.map((sample) => sample.totalMs),
+    nodeFaultAlone: failover.filter(nodeFaultAlone).map((sample) => sample.totalMs),
+    lag: deliveryLagSamples(recorded),
+  };
   console.log(`\n=== ${name}\n${formatReport(result)}`);
   return { name, index, counts, result, samples };
 }

@@ -29,6 +29,7 @@ export function formatReport(result) {
     `  answers:    ${counts(figures.statusesByClass)}${figures.proxy5xx > 0 ? ` (${figures.proxy5xx} 5xx from the proxy)` : ''}`,
     `  failover ms    p50 ${ms(f.totalMs.p50)}  p99 ${ms(f.totalMs.p99)}  (n=${f.totalMs.count}; bound ${Math.round(f.boundMs)}; ` +
       `${f.censored} censored, ${f.unanswered} never answered)`,
+    `    a node fault alone (no Redis fault inside)  p50 ${ms(f.nodeFaultAloneMs.p50)}  p99 ${ms(f.nodeFaultAloneMs.p99)}  (n=${f.nodeFaultAloneMs.count})`,
     `    split p50/p99  expiry ${ms(f.expiryMs.p50)}/${ms(f.expiryMs.p99)}  claim ${ms(f.claimMs.p50)}/${ms(f.claimMs.p99)}  ` +
       `serving ${ms(f.servingMs.p50)}/${ms(f.servingMs.p99)}`,
     `  delivery lag ms p50 ${ms(figures.deliveryLagMs.p50)}  p99 ${ms(figures.deliveryLagMs.p99)}  (n=${figures.deliveryLagMs.count}; ${figures.deliveries} deliveries, ${figures.outboxPending} left in outboxes)`,

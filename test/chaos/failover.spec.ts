@@ -1,4 +1,4 @@
-import { canarySamples, check, failoverBound, failoverFigure } from '../../chaos/checker/failover.js';
+import { canarySamples, check, failoverBound, failoverFigure, nodeFaultAlone } from '../../chaos/checker/failover.js';
 import { canaryOp, claim, nodeFault, runOf, SID, SID2, T0, transcript } from './synthetic-run.js';
 
 const LEASE = { meta: { leaseMs: 3_000 } };
@@ -58,6 +58,18 @@ describe('chaos checker: the canary failover figure', () => {
     expect(check(runOf([...loads, flushed, ...late], LEASE))[0]!.message).toContain(
       'over the bound 3600 ms + a lease (Redis lost its data)',
     );
+  });
+
+  it('sets apart, in the figure, the samples of a node fault alone from those with Redis down or emptied inside', () => {
+    const alone = [nodeFault(1_000, 'kill9', 'n1'), canaryOp(1_000, 3_000, 'current', 200, 'n2')]; // 2,010 ms
+    const withLoss = [
+      nodeFault(20_000, 'sigstop', 'n2', [SID2]),
+      { type: 'fault', t: T0 + 21_000, fault: 'flushall', target: 'redis' },
+      canaryOp(20_000, 25_000, 'current', 200, 'n3', SID2), // 5,010 ms
+    ];
+    const run = runOf([...alone, ...withLoss], LEASE);
+    expect(canarySamples(run).map(nodeFaultAlone)).toEqual([true, false]);
+    expect(failoverFigure(run)).toMatchObject({ totalMs: { count: 2, p99: 5_010 }, nodeFaultAloneMs: { count: 1, p99: 2_010 } });
   });
 
   it('reports a session with a transcript that never answered, and sets apart one with nothing to load (censored)', () => {

@@ -85,12 +85,12 @@ describe('chaos harness: the table across runs', () => {
       name,
       counts: { faults: { kill9: 1, restart: 1 }, ops: { prompt: 3, other: 2 } },
       result: { properties: [{ name: 'idempotency', violations: Array.from({ length: violations }, () => ({})) }], figures: {} },
-      samples: { failover: [1_000, 3_000], lag: [] },
+      samples: { failover: [1_000, 3_000], nodeFaultAlone: [1_000], lag: [] },
     });
     const rows = runsTable([run('a', 0), run('b', 2)]).split('\n');
     expect(rows[0]).toContain('| idempotency |');
-    expect(rows[2]).toBe('| a | kill9 1 | prompt 3 | 0 | - / - (0) | - / - |');
+    expect(rows[2]).toBe('| a | kill9 1 | prompt 3 | 0 | - / - (0) | - / - | - / - |');
     expect(rows[3]).toContain('| b | kill9 1 | prompt 3 | 2 |');
-    expect(rows[4]).toBe('| all 2 | kill9 2 | prompt 6 | 2 | 1.0 s / 3.0 s (0) | - / - |');
+    expect(rows[4]).toBe('| all 2 | kill9 2 | prompt 6 | 2 | 1.0 s / 3.0 s (0) | 1.0 s / 1.0 s | - / - |');
   });
 });
