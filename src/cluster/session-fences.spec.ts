@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { syncDirectory } from '../common/sync-directory.js';
@@ -11,6 +11,24 @@ jest.mock('../common/sync-directory.js', () => {
   return { ...actual, syncDirectory: jest.fn(actual.syncDirectory) };
 });
 const synced = syncDirectory as jest.MockedFunction<typeof syncDirectory>;
+
+/** While set, a fence file's write waits for it: what a reader sees between the file's creation and its text. */
+let heldWrite: Promise<void> | undefined;
+jest.mock('node:fs/promises', () => {
+  const actual = jest.requireActual('node:fs/promises');
+  return {
+    ...actual,
+    open: async (...args: Parameters<typeof actual.open>) => {
+      const handle = await actual.open(...args);
+      const writeFile = handle.writeFile.bind(handle);
+      handle.writeFile = async (...rest: unknown[]) => {
+        await heldWrite;
+        return writeFile(...rest);
+      };
+      return handle;
+    },
+  };
+});
 
 const S1 = '11111111-1111-4111-8111-111111111111';
 const S2 = '22222222-2222-4222-8222-222222222222';
@@ -114,6 +132,42 @@ describe('SessionFences', () => {
     await fences.record(S1, 6);
     // A file without a holder (an earlier version's): the fence counts, the holder is unknown.
     expect(await fences.latest(S1)).toEqual({ fence: 6, holder: undefined });
+  });
+
+  it('a fence is never found without its holder, even while its record is being written', async () => {
+    const fences = new SessionFences(dataDir);
+    await fences.record(S1, 4, { node: 'node-a', url: 'http://a' });
+    let release!: () => void;
+    heldWrite = new Promise((resolve) => (release = resolve));
+    try {
+      const recording = fences.record(S1, 5, { node: 'node-b', url: 'http://b' });
+      // The write has begun (its file is open) and waits: the record is the one before, or the new one whole.
+      for (let i = 0; i < 100 && !readdirSync(join(dataDir, 'cluster', 'fence-files', S1)).some((n) => n.endsWith('.tmp')); i++) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(await fences.latest(S1)).toEqual({ fence: 4, holder: { node: 'node-a', url: 'http://a' } });
+      release();
+      await recording;
+    } finally {
+      heldWrite = undefined;
+      release();
+    }
+    expect(await fences.latest(S1)).toEqual({ fence: 5, holder: { node: 'node-b', url: 'http://b' } });
+    expect(readdirSync(join(dataDir, 'cluster', 'fence-files', S1))).toEqual(['000000000000005']);
+  });
+
+  it('prunes a pending file a crash left once it is a minute old, and never reads it', async () => {
+    const fences = new SessionFences(dataDir);
+    await fences.record(S1, 4);
+    const dir = join(dataDir, 'cluster', 'fence-files', S1);
+    const left = `.000000000000009.${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}.tmp`;
+    writeFileSync(join(dir, left), '{"node":"node-x","url":"http://x"}');
+    expect(await fences.latest(S1)).toEqual({ fence: 4, holder: undefined });
+    await fences.record(S1, 5);
+    expect(readdirSync(dir).sort()).toEqual([left, '000000000000005']);
+    utimesSync(join(dir, left), new Date(Date.now() - 61_000), new Date(Date.now() - 61_000));
+    await fences.record(S1, 6);
+    expect(readdirSync(dir)).toEqual(['000000000000006']);
   });
 
   it('reads a holder only from a whole record: empty, torn or foreign text names nobody', () => {

@@ -1,11 +1,15 @@
-import { constants } from 'node:fs';
-import { mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { link, mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { syncDirectory } from '../common/sync-directory.js';
 import { isSessionId } from '../transcript/transcript-paths.js';
 
 /** A fence's file name: the fence in 15 digits, so names sort as numbers. */
 const FENCE_NAME = /^\d{15}$/;
+/** A fence file being written (`.<fence>.<uuid>.tmp`), linked to its name once synced. */
+const PENDING_NAME = /^\.\d{15}\.[0-9a-f-]{36}\.tmp$/;
+/** A pending file this old was left by a crash between its write and its link. */
+const PENDING_STALE_MS = 60_000;
 
 /** Who made a claim, as its fence file records it: the node a later claimer asks to let go (docs/cluster.md). */
 export interface FenceHolder {
@@ -43,9 +47,12 @@ export function highestFenceOf(names: readonly string[]): number {
 /**
  * The highest lease fence each session has had, kept on the shared data dir:
  * one file per fence, `<dataDir>/cluster/fence-files/<sessionId>/<fence>`,
- * created with `O_EXCL` and synced with its directory (and a directory made
- * for it, in its parent), the highest name winning; the file holds the claiming
- * node and its URL (`{"node","url"}`). A record only ever adds a
+ * written and synced under a temporary name, then linked to its own (which
+ * fails if it exists, as `O_EXCL` does), and its directory synced (and a
+ * directory made for it, in its parent), the highest name winning; the file
+ * holds the claiming node and its URL (`{"node","url"}`), there from the
+ * moment the name is: a later claimer never finds a fence without its holder,
+ * and so asks nobody. A record only ever adds a
  * name, so two racing records can never lower the fence, and a crash leaves a
  * fence recorded or not, never torn.
  * Redis's fence counter starts over when Redis loses its data; this record
@@ -80,7 +87,7 @@ export class SessionFences {
 
   /**
    * The highest fence recorded and the node that claimed it (none for a file
-   * of an earlier version, or one just created and not yet written). Throws
+   * of an earlier version). Throws
    * when the fence cannot be read, as {@link highest} does.
    */
   async latest(sessionId: string): Promise<RecordedFence> {
@@ -108,25 +115,36 @@ export class SessionFences {
       if (entry === made) break;
     }
     const name = fenceName(fence);
+    const pending = join(dir, `.${name}.${randomUUID()}.tmp`);
     try {
-      const handle = await open(join(dir, name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+      const handle = await open(pending, 'wx', 0o600);
       try {
         if (holder) await handle.writeFile(JSON.stringify({ node: holder.node, url: holder.url }));
         await handle.sync();
       } finally {
         await handle.close();
       }
+      await link(pending, join(dir, name));
     } catch (error) {
       // Recorded already (the same claim twice): what matters is that it is there.
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      await rm(pending, { force: true });
     }
     await syncDirectory(dir);
     await this.prune(dir, name);
   }
 
+  /** Removes lower fences' files, and pending ones a crash left (best effort). */
   private async prune(dir: string, kept: string): Promise<void> {
     const names = await readdir(dir).catch(() => [] as string[]);
-    for (const name of names) if (FENCE_NAME.test(name) && name < kept) await rm(join(dir, name), { force: true }).catch(() => undefined);
+    for (const name of names) {
+      const path = join(dir, name);
+      const stale =
+        (FENCE_NAME.test(name) && name < kept) ||
+        (PENDING_NAME.test(name) && Date.now() - (await stat(path).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs > PENDING_STALE_MS);
+      if (stale) await rm(path, { force: true }).catch(() => undefined);
+    }
   }
 
   /** The one-file fence of earlier versions: 0 when absent; an empty or garbled one is an error. */
