@@ -3,6 +3,23 @@ import { SessionQueueCore } from './session-queue-core.js';
 import { publishTurnChannels } from './turn-channel-observer.js';
 
 describe('publishTurnChannels', () => {
+  it('puts a withdrawn admission on its own channel, and nothing on the terminal one', () => {
+    const seen: unknown[] = [];
+    const stops = [
+      TURNS_CHANNELS.promptWithdrawn.subscribe((m) => seen.push(['withdrawn', m])),
+      TURNS_CHANNELS.promptSettled.subscribe((m) => seen.push(['settled', m])),
+    ];
+    try {
+      const core = new SessionQueueCore({ now: () => 1_000, logger: { error: () => undefined }, observers: [publishTurnChannels] });
+      const a = { promptId: 'a', promptText: 'a', queuedAt: 1_000, published: false };
+      core.admit('withdrawn', a);
+      core.withdraw('withdrawn', a);
+      expect(seen).toEqual([['withdrawn', { sessionId: 'withdrawn' }]]);
+    } finally {
+      for (const stop of stops) stop();
+    }
+  });
+
   it('puts admissions, starts (with the queue wait) and terminals (with the run time, once) on the prompt channels', () => {
     let time = 1_000;
     const seen: unknown[] = [];

@@ -5,6 +5,8 @@ import type { TurnObserver } from './turn-transition.js';
 export const publishTurnChannels: TurnObserver = ({ kind, sessionId, status }) => {
   if (kind === 'admitted') {
     TURNS_CHANNELS.promptAdmitted.publish({ sessionId });
+  } else if (kind === 'withdrawn') {
+    TURNS_CHANNELS.promptWithdrawn.publish({ sessionId });
   } else if (kind === 'started' && status.state === 'running') {
     TURNS_CHANNELS.promptStarted.publish({ queueWaitMs: status.startedAt - status.queuedAt });
   } else if (kind === 'settled' && status.state !== 'queued' && status.state !== 'running') {

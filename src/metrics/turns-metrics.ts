@@ -87,6 +87,12 @@ export class TurnsMetrics implements OnModuleDestroy {
 
     const admitted = new Counter({ name: 'turns_prompts_admitted_total', help: 'Prompts admitted', registers: register });
     this.on(TURNS_CHANNELS.promptAdmitted, () => admitted.inc());
+    const withdrawn = new Counter({
+      name: 'turns_prompts_withdrawn_total',
+      help: 'Prompts admitted, then taken back unacknowledged (503: their ledger record was refused or failed)',
+      registers: register,
+    });
+    this.on(TURNS_CHANNELS.promptWithdrawn, () => withdrawn.inc());
     const settled = new Counter({
       name: 'turns_prompts_settled_total',
       help: 'Prompts settled, by terminal state',

@@ -21,7 +21,10 @@ export const TURNS_CHANNELS = {
   poll: new TurnsChannel<PollSource>('nest-turn-status:poll'),
   /** One transcript scan ended (found, missed or failed). */
   transcriptScan: new TurnsChannel<{ durationMs: number; bytesRead: number }>('nest-turn-status:transcript-scan'),
+  /** A prompt entered its session's FIFO (acknowledged with 202 once its ledger record is synced). */
   promptAdmitted: new TurnsChannel<{ sessionId: string }>('nest-turn-status:prompt-admitted'),
+  /** An admitted prompt was taken back before it was acknowledged (its ledger record refused or failed): 503, never run. */
+  promptWithdrawn: new TurnsChannel<{ sessionId: string }>('nest-turn-status:prompt-withdrawn'),
   /** A prompt was dispatched into its Session, after waiting `queueWaitMs` in the FIFO. */
   promptStarted: new TurnsChannel<{ queueWaitMs: number }>('nest-turn-status:prompt-started'),
   /** A prompt's terminal was published; `runMs` when it had started. */
