@@ -219,3 +219,30 @@ describe('SessionsService: a load restores the keys before the session is live',
     await expect(rt.sessions.load(sessionId)).resolves.toMatchObject({ sessionId, attached: false });
   });
 });
+
+describe('SessionsService: the bound on live sessions', () => {
+  it('a load refused 503 too_many_sessions gives back the lease a cluster router claimed for it; a load of a started session is never refused', async () => {
+    const rt = await startSessionsRuntime({ maxSessions: 1 });
+    try {
+      const { sessionId: live } = await rt.sessions.create({ sessionScope: 'thread' });
+      const { sessionId: other } = await rt.sessions.create({ sessionScope: 'thread' }).catch(() => ({ sessionId: '' }));
+      expect(other).toBe('');
+      // A persisted session (it ran a prompt), closed here: the bound is on live ones.
+      const parked = live;
+      rt.bridge.admit(parked, text('persisted'));
+      (await rt.engine.nextTurn()).finish();
+      await settle();
+      await rt.sessions.close(parked);
+      const { sessionId: second } = await rt.sessions.create({ sessionScope: 'thread' });
+      rt.ownership.calls.length = 0;
+      // The router claims before the handler runs; the load is then over the bound.
+      await rt.ownership.claim(parked);
+      await expect(rt.sessions.load(parked)).rejects.toMatchObject({ code: 'too_many_sessions' });
+      expect(rt.ownership.calls).toEqual([`claim ${parked}`, `release ${parked}`]);
+      // The live one loads (attached), bound or not.
+      await expect(rt.sessions.load(second)).resolves.toMatchObject({ sessionId: second, attached: true });
+    } finally {
+      await rt.close();
+    }
+  });
+});

@@ -170,7 +170,7 @@ export class SessionsService implements OnApplicationShutdown {
   /** `POST /session/:id/branch`: the same clone, in the peer's shape (SPEC §19). */
   async branch(sessionId: string): Promise<BranchedSession> {
     const source = this.require(sessionId);
-    this.assertRoomForSession();
+    if (this.full()) throw tooManySessions(this.settings.maxSessions);
     const forkId = randomUUID();
     await this.claimed(forkId, () => this.recorder.fork(sessionId, forkId, source.workspace.cwd));
     const session = this.addSession(forkId, source.workspace, true);
@@ -218,9 +218,10 @@ export class SessionsService implements OnApplicationShutdown {
     if (live) return Promise.resolve(live);
     const settling = this.settling.get(sessionId);
     if (settling) return settling.catch(() => undefined).then(() => this.start(sessionId, workspace, resume, reconcile));
-    this.assertRoomForSession();
     let starting = this.starting.get(sessionId);
     if (!starting) {
+      // A cluster router may have claimed the id for this load: a session that is not started holds nothing.
+      if (this.full()) return this.ownership.release(sessionId).then(() => Promise.reject(tooManySessions(this.settings.maxSessions)));
       starting = this.claimed(sessionId, () => this.attachRestoring(sessionId, workspace, resume, reconcile))
         .then((clientIds) => this.liveUnlessLost(sessionId, workspace, resume, clientIds))
         .finally(() => {
@@ -274,9 +275,9 @@ export class SessionsService implements OnApplicationShutdown {
     }
   }
 
-  /** `503 too_many_sessions` at the configured bound (sessions being started count). */
-  private assertRoomForSession(): void {
-    if (this.registry.size + this.starting.size >= this.settings.maxSessions) throw tooManySessions(this.settings.maxSessions);
+  /** At the configured bound (sessions being started count): `503 too_many_sessions`. */
+  private full(): boolean {
+    return this.registry.size + this.starting.size >= this.settings.maxSessions;
   }
 
   private addSession(sessionId: string, workspace: Workspace, resume: boolean, clientIds: Iterable<string> = []): Session {

@@ -54,7 +54,7 @@ export interface SessionsRuntime {
 }
 
 /** `RuntimeModule` on a fresh data dir with the scripted engine and a {@link RecordingOwnership}. */
-export async function startSessionsRuntime(): Promise<SessionsRuntime> {
+export async function startSessionsRuntime(options: { maxSessions?: number } = {}): Promise<SessionsRuntime> {
   const ownership = new RecordingOwnership();
   const engine = new ScriptedEngine();
   const dir = tempDir();
@@ -63,6 +63,7 @@ export async function startSessionsRuntime(): Promise<SessionsRuntime> {
     dataDir: dir,
     engine: { useValue: engine },
     ownership: { useValue: ownership },
+    ...options,
   });
   // The runtime's routes are guarded by ClientIdGuard, which TurnsModule provides.
   const moduleRef = await Test.createTestingModule({ imports: [runtime, TurnsModule.forRoot({ imports: [runtime] })] }).compile();
