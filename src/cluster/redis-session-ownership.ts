@@ -8,7 +8,9 @@ import { mustAskPrevious, previousTrustEndsBy } from './handover-rule.js';
 import { freshUntil, staleInOutage, usable, type HeldLease } from './lease-clock.js';
 import { LeaseDirectory, type RenewOutcome } from './lease-directory.js';
 import { LeaseHandover } from './lease-handover.js';
+import { NodeHeartbeat } from './node-heartbeat.js';
 import { SessionFences } from './session-fences.js';
+import { UnownedSightings } from './unowned-sightings.js';
 
 /** Leases between two sweeps for sessions no node holds. */
 const UNOWNED_SWEEP_LEASES = 5;
@@ -38,10 +40,9 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
   private readonly held = new Map<string, HeldLease>();
   private readonly claiming = new Map<string, Promise<void>>();
   private readonly rechecking = new Map<string, Promise<boolean>>();
-  /** Sessions a lookup found without a lease: when the reply came (monotonic), over which connection. */
-  private readonly unowned = new Map<string, { at: number; epoch: number }>();
+  private readonly sightings: UnownedSightings;
+  private readonly heartbeat: NodeHeartbeat;
   private timer?: NodeJS.Timeout;
-  private announcing?: NodeJS.Timeout;
   private closing?: NodeJS.Timeout;
   private stopping = false;
   private directoryDown = false;
@@ -66,6 +67,8 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     private readonly handover: LeaseHandover,
   ) {
     super();
+    this.sightings = new UnownedSightings(directory, settings.leaseMs, 2 * this.unownedSweepMs);
+    this.heartbeat = new NodeHeartbeat(directory, node, () => this.held.size);
   }
 
   override clusterState(): ClusterState {
@@ -87,19 +90,8 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
    * found no lease for the session: an owner alive renews (so re-creates an
    * emptied Redis's lease) every third of a lease. The first finds false.
    */
-  override async seenUnowned(sessionId: string): Promise<boolean> {
-    const sentAt = this.monotonic();
-    const epoch = this.directory.epoch;
-    const leased = await this.directory.leased(sessionId).catch(() => undefined);
-    const seen = this.unowned.get(sessionId);
-    this.unowned.delete(sessionId);
-    // Held, or unknown (unreachable, or the connection changed meanwhile): start over.
-    if (leased !== false || this.directory.epoch !== epoch) return false;
-    if (seen && seen.epoch === epoch && sentAt - seen.at >= this.settings.leaseMs) return true;
-    // A sighting stays until the next lookup; one older than two sweeps is of no use and is dropped.
-    for (const [id, { at }] of this.unowned) if (at < sentAt - 2 * this.unownedSweepMs) this.unowned.delete(id);
-    this.unowned.set(sessionId, seen && seen.epoch === epoch ? seen : { at: this.monotonic(), epoch });
-    return false;
+  override seenUnowned(sessionId: string): Promise<boolean> {
+    return this.sightings.unowned(sessionId);
   }
 
   /** True when this node holds the session's lease (fresh or not) and its claim has resolved. */
@@ -138,7 +130,7 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     const lease = this.held.get(sessionId);
     if (!lease) return;
     this.held.delete(sessionId);
-    this.announceSoon();
+    this.heartbeat.announceSoon();
     // Unreachable: the lease simply expires.
     await this.directory.release(sessionId, lease.fence).catch(() => undefined);
     if (this.stopping && this.held.size === 0) {
@@ -192,7 +184,7 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
   async onApplicationShutdown(): Promise<void> {
     this.stopping = true;
     clearInterval(this.timer);
-    clearTimeout(this.announcing);
+    this.heartbeat.stop();
     await this.directory.forgetNode(this.node.id).catch(() => undefined);
     if (this.held.size === 0) await this.directory.close();
     // Sessions not released within 2 s (a hung shutdown) do not keep the connection open.
@@ -204,36 +196,9 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     if (this.stopping || !this.node.listening) return;
     // Sent before the renewal, on the same connection: the heartbeat never outlives the leases, so a claimer that
     // finds a lease gone and no heartbeat knows the owner stopped trusting it, and asks nobody.
-    const beat = this.heartbeat();
+    const beat = this.heartbeat.beat();
     await this.renew([...this.held.keys()]);
     await beat;
-  }
-
-  /** A changed session count reaches `GET /cluster/nodes` within 100 ms, at most one write per 100 ms. */
-  private announceSoon(): void {
-    if (this.announcing || this.stopping) return;
-    this.announcing = setTimeout(() => {
-      this.announcing = undefined;
-      void this.heartbeat(true);
-    }, 100);
-    this.announcing.unref();
-  }
-
-  /** `refreshOnly`: a new session count, without making the heartbeat live longer (only a tick does, before it renews). */
-  private async heartbeat(refreshOnly = false): Promise<void> {
-    if (!this.node.listening) return;
-    await this.directory
-      .heartbeat(
-        {
-          nodeId: this.node.id,
-          url: this.node.url,
-          sessions: this.held.size,
-          startedAt: this.node.startedAt,
-          heartbeatAt: Date.now(),
-        },
-        refreshOnly,
-      )
-      .catch(() => undefined);
   }
 
   private async claimOnce(sessionId: string): Promise<void> {
@@ -266,7 +231,7 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     // Held (so renewed) from here, but not served until the claim resolves (`holds`).
     const lease: HeldLease = { fence: result.fence, epoch, validUntil: freshUntil(sentAt, this.settings.leaseMs) };
     this.held.set(sessionId, lease);
-    this.announceSoon();
+    this.heartbeat.announceSoon();
     const { reset, emptied, previousAlive, selfAlive } = result;
     const before = { holder: previous, reset, emptied, previousAlive, selfAlive };
     if (mustAskPrevious(self.node, before)) {
@@ -302,7 +267,7 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     this.held.delete(sessionId);
     this.logger.warn(`session ${sessionId} ${why}; closing it here`);
     this.lost(sessionId);
-    this.announceSoon();
+    this.heartbeat.announceSoon();
   }
 
   /** Renews the given leases in one call; a lease another node took is dropped and its session closed. */
