@@ -7,9 +7,9 @@ export interface PreviousClaim {
   /** Redis had lost its fence counter, and with it every heartbeat: a live node may look dead. */
   reset: boolean;
   /**
-   * Redis lost its data less than a lease ago (its sentinel key was gone):
-   * every heartbeat with it, whatever the counter says — other claims since
-   * may have raised it past this session's fence.
+   * Redis lost data less than a lease ago (its generation started over or
+   * went back): every heartbeat with it, whatever the counter says — other
+   * claims since may have raised it past this session's fence.
    */
   emptied: boolean;
   /** The previous holder's heartbeat was there when the claim was made. */
@@ -30,7 +30,8 @@ export interface PreviousClaim {
  * outlives its leases), or of unknown state because Redis lost its data (less
  * than a lease ago, its fence counter fell behind, or this node's own heartbeat is gone).
  * A node that died, was paused past its lease or cut off from Redis has no
- * heartbeat left, and its successor waits for nothing.
+ * heartbeat left, and its successor waits for nothing — unless Redis lost
+ * data less than a lease ago: then it is asked, and waited out if silent.
  */
 export function mustAskPrevious(self: string, previous: PreviousClaim): previous is PreviousClaim & { holder: FenceHolder } {
   return (

@@ -3,6 +3,8 @@ import { Redis } from 'ioredis';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deferred } from '../../test/support/deferred.js';
+import { emptyKeptRedis } from '../../test/support/redis-ownership.js';
 import { HAS_REDIS, startRedis, type RedisProcess } from '../../test/support/redis-server.js';
 import type { ClusterNode } from './cluster-node.js';
 import { clusterSettings } from './cluster-options.js';
@@ -44,9 +46,7 @@ const LEASE_MS = 60_000;
     admin ??= new Redis(redis.url);
     directory = new LeaseDirectory(client(), LEASE_MS);
     await directory.ready(5_000);
-    await admin.flushall();
-    // A Redis that has kept its data: only a FLUSHALL inside a test is a loss.
-    await admin.set('turns:data', '1');
+    await emptyKeptRedis(admin);
   });
 
   describe('LeaseDirectory', () => {
@@ -76,35 +76,51 @@ const LEASE_MS = 60_000;
     });
 
     it('a claim within a lease of a data loss says so, though the counter is past the floor and both heartbeats are back (chaos SEED=6151 schedule 5)', async () => {
-      const short = new LeaseDirectory(client(), 300);
-      await short.ready(5_000);
-      await short.claim(S2, B, 10);
+      await directory.claim(S2, B, 10);
       await admin.flushall();
       // The claimer's tick comes first and other claims raise the counter: neither heartbeat nor counter tells.
-      await short.heartbeat({ nodeId: 'node-a', url: A.url, sessions: 0, startedAt: 1, heartbeatAt: 2 });
-      await short.heartbeat({ nodeId: 'node-b', url: B.url, sessions: 1, startedAt: 1, heartbeatAt: 2 });
-      await short.claim(S2, B, 10);
-      expect(await short.claim(S1, A, 1, 'node-b')).toMatchObject({
+      await directory.heartbeat({ nodeId: 'node-a', url: A.url, sessions: 0, startedAt: 1, heartbeatAt: 2 });
+      const started = await admin.pttl('turns:data-lost');
+      expect(started).toBeGreaterThan(LEASE_MS - 5_000);
+      await directory.heartbeat({ nodeId: 'node-b', url: B.url, sessions: 1, startedAt: 1, heartbeatAt: 2 });
+      await directory.claim(S2, B, 10);
+      expect(await directory.claim(S1, A, 1, 'node-b')).toMatchObject({
         won: true,
         reset: false,
         emptied: true,
         previousAlive: true,
         selfAlive: true,
       });
-      // The marker lasts one lease from the first script that found the data gone (the heartbeat), not from the claim.
-      expect(await admin.pttl('turns:data-lost')).toBeLessThanOrEqual(300);
-      await new Promise((resolve) => setTimeout(resolve, 350));
-      expect(await short.claim(S1, A, 1, 'node-b')).toMatchObject({ won: true, emptied: false });
+      // One lease from the first script that saw the loss (the heartbeat): later ones do not set it again.
+      expect(await admin.pttl('turns:data-lost')).toBeLessThanOrEqual(started);
+      await admin.del('turns:data-lost'); // the lease has passed
+      expect(await directory.claim(S1, A, 1, 'node-b')).toMatchObject({ won: true, emptied: false });
     });
 
-    it('no outbox is adopted within a lease of a data loss: live nodes have no heartbeat until their next tick', async () => {
-      const short = new LeaseDirectory(client(), 300);
-      await short.ready(5_000);
+    it('a claim after Redis went back to older data (a restore from a snapshot, a replica promoted behind) says so, the sentinel there', async () => {
+      const record = { nodeId: 'node-a', url: A.url, sessions: 0, startedAt: 1, heartbeatAt: 2 };
+      await directory.heartbeat(record);
+      const before = Number(await admin.get('turns:data'));
+      await directory.heartbeat(record);
+      // The snapshot was taken between the two heartbeats: the second one's count is lost.
+      await admin.set('turns:data', String(before));
+      expect(await directory.claim(S1, A)).toMatchObject({ won: true, emptied: true });
+      // Another node that had seen nothing yet finds the marker standing.
+      const other = new LeaseDirectory(client(), LEASE_MS);
+      await other.ready(5_000);
+      expect(await other.claim(S2, B)).toMatchObject({ won: true, emptied: true });
+      await admin.del('turns:data-lost');
+      // The count goes on from there: no loss seen again.
+      expect(await directory.claim(S1, A)).toMatchObject({ won: true, emptied: false });
+      expect(await other.claim(S2, B)).toMatchObject({ won: true, emptied: false });
+    });
+
+    it('no outbox is adopted within a lease of a data loss: live nodes may have no heartbeat until their next tick', async () => {
       await admin.flushall();
-      expect(await short.claimOutbox('node-x', 'node-a', 300)).toBe(false);
-      expect(await short.claimOutbox('node-x', 'node-a', 300)).toBe(false);
-      await new Promise((resolve) => setTimeout(resolve, 350));
-      expect(await short.claimOutbox('node-x', 'node-a', 300)).toBe(true);
+      expect(await directory.claimOutbox('node-x', 'node-a', 300)).toBe(false);
+      expect(await directory.claimOutbox('node-x', 'node-a', 300)).toBe(false);
+      await admin.del('turns:data-lost'); // the lease has passed
+      expect(await directory.claimOutbox('node-x', 'node-a', 300)).toBe(true);
     });
 
     it('a refreshing heartbeat keeps the expiry of the one there, and writes nothing when none is', async () => {
@@ -265,11 +281,16 @@ const LEASE_MS = 60_000;
 
     it('a fresh lease is confirmed without asking Redis', async () => {
       const a = ownershipOf(A);
-      await a.claim(S1);
       // The claim's announcement (a heartbeat 100 ms later) is no question about the lease: let it pass first.
-      for (let i = 0; i < 100 && !(await directory.nodes()).some((n) => n.nodeId === 'node-a'); i += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      const announced = deferred<void>();
+      const heartbeat = directory.heartbeat.bind(directory);
+      const spy = jest.spyOn(directory, 'heartbeat').mockImplementation(async (...args) => {
+        await heartbeat(...args);
+        announced.resolve();
+      });
+      await a.claim(S1);
+      await announced.promise;
+      spy.mockRestore();
       await admin.config('RESETSTAT');
       now = 799;
       expect(a.confirm(S1)).toBe(true);

@@ -37,7 +37,7 @@ const RENEW_OUTCOMES: readonly RenewOutcome[] = ['lost', 'extended', 'recreated'
  * A won claim also says whether Redis had lost its fence counter (`reset`:
  * it was below the recorded floor, so Redis lost its data and with it every
  * heartbeat), whether Redis lost its data less than a lease ago
- * (`emptied`, see `lease-scripts.ts`), whether the node named as `previous` heartbeats
+ * (`emptied`: its generation started over or went back, see `lease-scripts.ts`), whether the node named as `previous` heartbeats
  * (`previousAlive`), and whether this node's own heartbeat was there
  * (`selfAlive`: when not, Redis lost keys since this node's last tick, and
  * a missing heartbeat proves nothing): what decides that the previous owner
@@ -48,7 +48,7 @@ const RENEW_OUTCOMES: readonly RenewOutcome[] = ['lost', 'extended', 'recreated'
 export type ClaimResult =
   { won: true; fence: number; reset: boolean; emptied: boolean; previousAlive: boolean; selfAlive: boolean } | { won: false; owner: Lease };
 
-type Reply = [number, string, string, string, number?, number?, number?, number?];
+type Reply = [number, string, string, string, number, number, number, number, number];
 
 interface ScriptedRedis extends Redis {
   turnsClaim(
@@ -56,18 +56,35 @@ interface ScriptedRedis extends Redis {
     counter: string,
     heartbeat: string,
     ownHeartbeat: string,
-    sentinel: string,
+    generation: string,
     marker: string,
     node: string,
     url: string,
     ttl: number,
     floor: number,
     lookAtPrevious: '0' | '1',
+    seen: number,
   ): Promise<Reply>;
   turnsRenew(...args: Array<string | number>): Promise<number[]>;
   turnsRelease(lease: string, fence: number): Promise<number>;
-  turnsHeartbeat(key: string, sentinel: string, marker: string, record: string, ttl: number, refreshOnly: '0' | '1'): Promise<unknown>;
-  turnsClaimOutbox(key: string, sentinel: string, marker: string, node: string, ttl: number, leaseMs: number): Promise<number>;
+  turnsHeartbeat(
+    key: string,
+    generation: string,
+    marker: string,
+    record: string,
+    ttl: number,
+    refreshOnly: '0' | '1',
+    seen: number,
+  ): Promise<number>;
+  turnsClaimOutbox(
+    key: string,
+    generation: string,
+    marker: string,
+    node: string,
+    ttl: number,
+    leaseMs: number,
+    seen: number,
+  ): Promise<[number, number]>;
 }
 
 /**
@@ -80,6 +97,12 @@ interface ScriptedRedis extends Redis {
 export class LeaseDirectory {
   private readonly redis: ScriptedRedis;
   private connections = 0;
+  /**
+   * The data generation this node last got from Redis: its scripts pass it,
+   * and a count that went back below it means Redis lost writes. Replies on
+   * one connection come in order, so the last one is the latest.
+   */
+  private generation = 0;
 
   constructor(
     redis: Redis,
@@ -127,9 +150,13 @@ export class LeaseDirectory {
     return `${this.prefix}fence`;
   }
 
-  /** The data sentinel and the emptied marker of the scripts' `emptied`. */
+  /** The data generation and the emptied marker of the scripts' `emptied`. */
   private get emptiedKeys(): [string, string] {
     return [`${this.prefix}data`, `${this.prefix}data-lost`];
+  }
+
+  private saw(generation: number): void {
+    this.generation = Number(generation);
   }
 
   /**
@@ -138,7 +165,7 @@ export class LeaseDirectory {
    * claimed it before, whose heartbeat the same step looks at.
    */
   async claim(sessionId: string, self: { node: string; url: string }, floor = 0, previous?: string): Promise<ClaimResult> {
-    const [won, node, url, fence, reset, alive, selfAlive, emptied] = await this.redis.turnsClaim(
+    const [won, node, url, fence, reset, alive, selfAlive, emptied, generation] = await this.redis.turnsClaim(
       this.leaseKey(sessionId),
       this.counterKey,
       this.nodeKey(previous ?? self.node),
@@ -149,7 +176,9 @@ export class LeaseDirectory {
       this.leaseMs,
       floor,
       previous === undefined ? '0' : '1',
+      this.generation,
     );
+    this.saw(generation);
     return won === 1
       ? {
           won: true,
@@ -237,7 +266,15 @@ export class LeaseDirectory {
    */
   async heartbeat(node: NodeRecord, refreshOnly = false): Promise<void> {
     const record = JSON.stringify(node);
-    await this.redis.turnsHeartbeat(this.nodeKey(node.nodeId), ...this.emptiedKeys, record, this.leaseMs, refreshOnly ? '1' : '0');
+    const generation = await this.redis.turnsHeartbeat(
+      this.nodeKey(node.nodeId),
+      ...this.emptiedKeys,
+      record,
+      this.leaseMs,
+      refreshOnly ? '1' : '0',
+      this.generation,
+    );
+    this.saw(generation);
   }
 
   private nodeKey(nodeId: string): string {
@@ -246,12 +283,13 @@ export class LeaseDirectory {
 
   /**
    * Takes the right, for `ms`, to adopt a dead node's webhook outbox: one live
-   * node does it, not all; never while Redis lost its data less than a lease ago.
+   * node does it, not all; never while Redis lost data less than a lease ago.
    */
   async claimOutbox(deadNodeId: string, self: string, ms: number): Promise<boolean> {
-    return (
-      (await this.redis.turnsClaimOutbox(`${this.prefix}webhooks:adopt:${deadNodeId}`, ...this.emptiedKeys, self, ms, this.leaseMs)) === 1
-    );
+    const key = `${this.prefix}webhooks:adopt:${deadNodeId}`;
+    const [claimed, generation] = await this.redis.turnsClaimOutbox(key, ...this.emptiedKeys, self, ms, this.leaseMs, this.generation);
+    this.saw(generation);
+    return claimed === 1;
   }
 
   async forgetNode(nodeId: string): Promise<void> {

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deferred, settle } from '../../test/support/deferred.js';
+import { emptyKeptRedis } from '../../test/support/redis-ownership.js';
 import { HAS_REDIS, startRedis, type RedisProcess } from '../../test/support/redis-server.js';
 import type { ClusterNode } from './cluster-node.js';
 import { clusterSettings } from './cluster-options.js';
@@ -100,9 +101,7 @@ const TOKEN = 'peer-secret';
     await redis.kill();
   });
   beforeEach(async () => {
-    await admin.flushall();
-    // A Redis that has kept its data: only a FLUSHALL inside a test is a loss.
-    await admin.set('turns:data', '1');
+    await emptyKeptRedis(admin);
     dataDir = mkdtempSync(join(tmpdir(), 'handover-'));
     now = 0;
     lost = [];

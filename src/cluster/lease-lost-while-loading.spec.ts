@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deferred } from '../../test/support/deferred.js';
 import { HAS_REDIS, startRedis, type RedisProcess } from '../../test/support/redis-server.js';
-import { redisOwnership } from '../../test/support/redis-ownership.js';
+import { emptyKeptRedis, redisOwnership } from '../../test/support/redis-ownership.js';
 import { tempDir } from '../../test/support/test-daemon.js';
 import { RuntimeModule } from '../runtime/runtime.module.js';
 import { SessionsService } from '../sessions/sessions.service.js';
@@ -49,7 +49,7 @@ const LEASE_MS = 60_000;
     await redis.kill();
   });
   beforeEach(async () => {
-    await admin.flushall();
+    await emptyKeptRedis(admin);
     dir = tempDir();
     now = 0;
     const chats = chatsDir(dir, dir);

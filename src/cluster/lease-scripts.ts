@@ -2,39 +2,41 @@
 // A lease is a hash {node, url, fence} with a TTL.
 
 /**
- * Whether Redis lost its data less than a lease ago (FLUSHALL, a restart
- * without persistence, eviction of everything), as a script sees it; the
- * caller names the keys. A sentinel key without expiry lives as long as Redis
- * keeps its data: the first script to find it gone writes it again and starts
- * a marker that lasts one lease. Every node heartbeats every third of a lease,
- * so the marker starts at most that long after the loss: a heartbeat or lease
- * that is missing meanwhile says nothing of whether its node is alive.
+ * Whether Redis lost data less than a lease ago, as a script sees it, and the
+ * data's generation now; the caller names the keys. Every script of a node
+ * counts the generation up (a key without expiry) and passes the value it last
+ * got: a count that starts over (FLUSHALL, a restart without persistence) or
+ * goes back below what the node saw (a restart from an older snapshot, a
+ * replica promoted behind its primary) means writes were lost, and starts a
+ * marker that lasts one lease. Every node heartbeats every third of a lease,
+ * so the marker starts at most that long after the loss: meanwhile a heartbeat
+ * or lease that is missing says nothing of whether its node is alive.
  */
 const EMPTIED = `
-local function emptied(sentinel, marker, ttl)
-  if redis.call('EXISTS', sentinel) == 0 then
-    redis.call('SET', sentinel, '1')
+local function emptied(generation, marker, seen, ttl)
+  local now = redis.call('INCR', generation)
+  if now == 1 or now <= tonumber(seen) then
     redis.call('SET', marker, '1', 'PX', ttl)
-    return 1
+    return 1, now
   end
-  return redis.call('EXISTS', marker)
+  return redis.call('EXISTS', marker), now
 end
 `;
 
 /**
  * KEYS: lease, fence counter, the previous owner's heartbeat, this node's,
- * the data sentinel, the emptied marker.
+ * the data generation, the emptied marker.
  * ARGV: node, url, ttl, floor, whether to look at the previous owner's
- * heartbeat ('1'). Wins when absent or already this node's; the fence is
+ * heartbeat ('1'), the generation this node last saw. Wins when absent or already this node's; the fence is
  * above `floor` (the highest one recorded outside Redis) even when Redis lost
  * its counter — which it reports as a reset — whether Redis lost its data
  * less than a lease ago, and whether each heartbeat is there.
  */
 export const CLAIM = `${EMPTIED}
-local lost = emptied(KEYS[5], KEYS[6], ARGV[3])
+local lost, generation = emptied(KEYS[5], KEYS[6], ARGV[6], ARGV[3])
 local node = redis.call('HGET', KEYS[1], 'node')
 if node and node ~= ARGV[1] then
-  return {0, node, redis.call('HGET', KEYS[1], 'url'), redis.call('HGET', KEYS[1], 'fence')}
+  return {0, node, redis.call('HGET', KEYS[1], 'url'), redis.call('HGET', KEYS[1], 'fence'), 0, 0, 0, lost, generation}
 end
 local fence = redis.call('INCR', KEYS[2])
 local reset = 0
@@ -47,29 +49,33 @@ redis.call('HSET', KEYS[1], 'node', ARGV[1], 'url', ARGV[2], 'fence', fence)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 local alive = 0
 if ARGV[5] == '1' then alive = redis.call('EXISTS', KEYS[3]) end
-return {1, ARGV[1], ARGV[2], tostring(fence), reset, alive, redis.call('EXISTS', KEYS[4]), lost}
+return {1, ARGV[1], ARGV[2], tostring(fence), reset, alive, redis.call('EXISTS', KEYS[4]), lost, generation}
 `;
 
 /**
- * KEYS: the node's heartbeat, the data sentinel, the emptied marker. ARGV:
+ * KEYS: the node's heartbeat, the data generation, the emptied marker. ARGV:
  * the node's record, ttl, whether to refresh only ('1': the record of a
- * heartbeat that is there, keeping its expiry).
+ * heartbeat that is there, keeping its expiry), the generation this node last
+ * saw. Answers the generation now.
  */
 export const HEARTBEAT = `${EMPTIED}
-emptied(KEYS[2], KEYS[3], ARGV[2])
-if ARGV[3] == '1' then return redis.call('SET', KEYS[1], ARGV[1], 'XX', 'KEEPTTL') end
-return redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+local _, generation = emptied(KEYS[2], KEYS[3], ARGV[4], ARGV[2])
+if ARGV[3] == '1' then redis.call('SET', KEYS[1], ARGV[1], 'XX', 'KEEPTTL')
+else redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
+return generation
 `;
 
 /**
- * KEYS: the outbox's claim, the data sentinel, the emptied marker. ARGV:
- * this node, the claim's ttl, the lease's. Refused while Redis lost its data less than a lease ago:
- * live nodes have no heartbeat until their next tick, and must not look dead.
+ * KEYS: the outbox's claim, the data generation, the emptied marker. ARGV:
+ * this node, the claim's ttl, the lease's, the generation this node last saw.
+ * Answers whether the claim was taken, and the generation now. Refused while
+ * Redis lost data less than a lease ago: live nodes may have no heartbeat
+ * until their next tick, and must not look dead.
  */
 export const CLAIM_OUTBOX = `${EMPTIED}
-if emptied(KEYS[2], KEYS[3], ARGV[3]) == 1 then return 0 end
-if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end
-return 0
+local lost, generation = emptied(KEYS[2], KEYS[3], ARGV[4], ARGV[3])
+if lost == 0 and redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return {1, generation} end
+return {0, generation}
 `;
 
 /**

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HAS_REDIS, startRedis, type RedisProcess } from '../../test/support/redis-server.js';
-import { redisOwnership } from '../../test/support/redis-ownership.js';
+import { emptyKeptRedis, redisOwnership } from '../../test/support/redis-ownership.js';
 import { tempDir } from '../../test/support/test-daemon.js';
 import { RuntimeModule } from '../runtime/runtime.module.js';
 import { LostPromptSweep } from '../sessions/lost-prompt-sweep.js';
@@ -55,7 +55,7 @@ const LEASE_MS = 60_000;
     await redis.kill();
   });
   beforeEach(async () => {
-    await admin.flushall();
+    await emptyKeptRedis(admin);
     dir = tempDir();
     const chats = chatsDir(dir, dir);
     mkdirSync(chats, { recursive: true });
