@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { deferred } from '../../test/support/deferred.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { syncDirectory } from '../common/sync-directory.js';
@@ -12,8 +13,10 @@ jest.mock('../common/sync-directory.js', () => {
 });
 const synced = syncDirectory as jest.MockedFunction<typeof syncDirectory>;
 
-/** While set, a fence file's write waits for it: what a reader sees between the file's creation and its text. */
-let heldWrite: Promise<void> | undefined;
+/** While set, a fence file's write says it began (`reached`) and waits: what a reader sees meanwhile. */
+let heldWrite: { reached: () => void; until: Promise<void> } | undefined;
+/** Errors the next reads of a file fail with, one each. */
+const failedReads: NodeJS.ErrnoException[] = [];
 jest.mock('node:fs/promises', () => {
   const actual = jest.requireActual('node:fs/promises');
   return {
@@ -22,13 +25,22 @@ jest.mock('node:fs/promises', () => {
       const handle = await actual.open(...args);
       const writeFile = handle.writeFile.bind(handle);
       handle.writeFile = async (...rest: unknown[]) => {
-        await heldWrite;
+        if (heldWrite) {
+          heldWrite.reached();
+          await heldWrite.until;
+        }
         return writeFile(...rest);
       };
       return handle;
     },
+    readFile: async (...args: Parameters<typeof actual.readFile>) => {
+      const failure = failedReads.shift();
+      if (failure) throw failure;
+      return actual.readFile(...args);
+    },
   };
 });
+const errno = (code: string) => Object.assign(new Error(code), { code });
 
 const S1 = '11111111-1111-4111-8111-111111111111';
 const S2 = '22222222-2222-4222-8222-222222222222';
@@ -137,37 +149,46 @@ describe('SessionFences', () => {
   it('a fence is never found without its holder, even while its record is being written', async () => {
     const fences = new SessionFences(dataDir);
     await fences.record(S1, 4, { node: 'node-a', url: 'http://a' });
-    let release!: () => void;
-    heldWrite = new Promise((resolve) => (release = resolve));
+    const reached = deferred<void>();
+    const until = deferred<void>();
+    heldWrite = { reached: () => reached.resolve(), until: until.promise };
     try {
       const recording = fences.record(S1, 5, { node: 'node-b', url: 'http://b' });
-      // The write has begun (its file is open) and waits: the record is the one before, or the new one whole.
-      for (let i = 0; i < 100 && !readdirSync(join(dataDir, 'cluster', 'fence-files', S1)).some((n) => n.endsWith('.tmp')); i++) {
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      await reached.promise;
+      // The write has begun and waits: the record read is the one before, or the new one whole.
       expect(await fences.latest(S1)).toEqual({ fence: 4, holder: { node: 'node-a', url: 'http://a' } });
-      release();
+      until.resolve();
       await recording;
     } finally {
       heldWrite = undefined;
-      release();
+      until.resolve();
     }
     expect(await fences.latest(S1)).toEqual({ fence: 5, holder: { node: 'node-b', url: 'http://b' } });
     expect(readdirSync(join(dataDir, 'cluster', 'fence-files', S1))).toEqual(['000000000000005']);
   });
 
-  it('prunes a pending file a crash left once it is a minute old, and never reads it', async () => {
+  it('reads the next fence when the one it listed was pruned meanwhile; any other failure to read the holder is an error', async () => {
+    const fences = new SessionFences(dataDir);
+    await fences.record(S1, 5, { node: 'node-b', url: 'http://b' });
+    failedReads.push(errno('ENOENT'));
+    expect(await fences.latest(S1)).toEqual({ fence: 5, holder: { node: 'node-b', url: 'http://b' } });
+    failedReads.push(errno('EACCES'));
+    await expect(fences.latest(S1)).rejects.toMatchObject({ code: 'EACCES' });
+  });
+
+  it('prunes a pending file of a lower fence a crash left, whatever its age, and never reads one', async () => {
     const fences = new SessionFences(dataDir);
     await fences.record(S1, 4);
     const dir = join(dataDir, 'cluster', 'fence-files', S1);
-    const left = `.000000000000009.${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}.tmp`;
-    writeFileSync(join(dir, left), '{"node":"node-x","url":"http://x"}');
+    const pending = (fence: string) => `.${fence}.${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}.tmp`;
+    const [higher, lower] = [pending('000000000000009'), pending('000000000000005')];
+    writeFileSync(join(dir, higher), '{"node":"node-x","url":"http://x"}');
+    writeFileSync(join(dir, lower), '{"node":"node-y","url":"http://y"}');
     expect(await fences.latest(S1)).toEqual({ fence: 4, holder: undefined });
-    await fences.record(S1, 5);
-    expect(readdirSync(dir).sort()).toEqual([left, '000000000000005']);
-    utimesSync(join(dir, left), new Date(Date.now() - 61_000), new Date(Date.now() - 61_000));
     await fences.record(S1, 6);
-    expect(readdirSync(dir)).toEqual(['000000000000006']);
+    expect(readdirSync(dir).sort()).toEqual([higher, '000000000000006']);
+    await fences.record(S1, 10);
+    expect(readdirSync(dir)).toEqual(['000000000000010']);
   });
 
   it('reads a holder only from a whole record: empty, torn or foreign text names nobody', () => {

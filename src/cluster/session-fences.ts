@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { link, mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { link, mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { syncDirectory } from '../common/sync-directory.js';
 import { isSessionId } from '../transcript/transcript-paths.js';
@@ -7,9 +7,7 @@ import { isSessionId } from '../transcript/transcript-paths.js';
 /** A fence's file name: the fence in 15 digits, so names sort as numbers. */
 const FENCE_NAME = /^\d{15}$/;
 /** A fence file being written (`.<fence>.<uuid>.tmp`), linked to its name once synced. */
-const PENDING_NAME = /^\.\d{15}\.[0-9a-f-]{36}\.tmp$/;
-/** A pending file this old was left by a crash between its write and its link. */
-const PENDING_STALE_MS = 60_000;
+const PENDING_NAME = /^\.(\d{15})\.[0-9a-f-]{36}\.tmp$/;
 
 /** Who made a claim, as its fence file records it: the node a later claimer asks to let go (docs/cluster.md). */
 export interface FenceHolder {
@@ -91,10 +89,16 @@ export class SessionFences {
    * when the fence cannot be read, as {@link highest} does.
    */
   async latest(sessionId: string): Promise<RecordedFence> {
-    const fence = await this.highest(sessionId);
-    if (fence === 0 || !this.dir) return { fence };
-    const text = await readFile(join(this.dirOf(sessionId), fenceName(fence)), 'utf8').catch(() => '');
-    return { fence, holder: holderOf(text) };
+    for (;;) {
+      const fence = await this.highest(sessionId);
+      if (fence === 0 || !this.dir) return { fence };
+      try {
+        return { fence, holder: holderOf(await readFile(join(this.dirOf(sessionId), fenceName(fence)), 'utf8')) };
+      } catch (error) {
+        // Pruned since it was listed: a higher fence was recorded meanwhile, read that one. Anything else is unreadable.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    }
   }
 
   /**
@@ -126,24 +130,34 @@ export class SessionFences {
       }
       await link(pending, join(dir, name));
     } catch (error) {
+      const { code } = error as NodeJS.ErrnoException;
       // Recorded already (the same claim twice): what matters is that it is there.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (code === 'EEXIST') return this.synced(dir, name);
+      // Pruned by the record of a higher fence meanwhile: outranked, as when that one is found first.
+      if (code === 'ENOENT' && (await this.highest(sessionId)) > fence) return;
+      throw error;
     } finally {
       await rm(pending, { force: true });
     }
+    await this.synced(dir, name);
+  }
+
+  /** The directory synced once the fence's name is in it, then lower fences pruned. */
+  private async synced(dir: string, name: string): Promise<void> {
     await syncDirectory(dir);
     await this.prune(dir, name);
   }
 
-  /** Removes lower fences' files, and pending ones a crash left (best effort). */
+  /**
+   * Removes lower fences' files, and pending files of lower fences (a crash
+   * left them, or a record that lost the race, which links nothing now):
+   * by fence, never by age, so no clock decides (best effort).
+   */
   private async prune(dir: string, kept: string): Promise<void> {
     const names = await readdir(dir).catch(() => [] as string[]);
     for (const name of names) {
-      const path = join(dir, name);
-      const stale =
-        (FENCE_NAME.test(name) && name < kept) ||
-        (PENDING_NAME.test(name) && Date.now() - (await stat(path).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs > PENDING_STALE_MS);
-      if (stale) await rm(path, { force: true }).catch(() => undefined);
+      const fence = FENCE_NAME.test(name) ? name : PENDING_NAME.exec(name)?.[1];
+      if (fence !== undefined && fence < kept) await rm(join(dir, name), { force: true }).catch(() => undefined);
     }
   }
 
