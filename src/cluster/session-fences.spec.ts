@@ -15,7 +15,7 @@ const synced = syncDirectory as jest.MockedFunction<typeof syncDirectory>;
 
 /** While set, a fence file's write says it began (`reached`) and waits: what a reader sees meanwhile. */
 let heldWrite: { reached: () => void; until: Promise<void> } | undefined;
-/** Errors the next reads of a file fail with, one each. */
+/** Errors the next reads of fence files (not of the earlier layout's) fail with, one each. */
 const failedReads: NodeJS.ErrnoException[] = [];
 jest.mock('node:fs/promises', () => {
   const actual = jest.requireActual('node:fs/promises');
@@ -34,7 +34,7 @@ jest.mock('node:fs/promises', () => {
       return handle;
     },
     readFile: async (...args: Parameters<typeof actual.readFile>) => {
-      const failure = failedReads.shift();
+      const failure = String(args[0]).includes('fence-files') ? failedReads.shift() : undefined;
       if (failure) throw failure;
       return actual.readFile(...args);
     },
