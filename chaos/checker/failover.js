@@ -29,7 +29,8 @@ export const SLACK_MS = 500;
  * @property {number} claimMs the successful load's duration (0 without one)
  * @property {number} servingMs from the claim's end (or the first 2xx's start) to the first 2xx
  * @property {number} redisDownMs how long Redis was down (killed, not yet restarted) between the fault and `totalMs`
- * @property {boolean} redisLost whether Redis lost its data (`flushall`, `redis-restart`) between the fault and then
+ * @property {boolean} redisLost whether Redis lost its data (`flushall`, `redis-restart`) between the fault and then, or
+ *   so shortly before it that the daemon's marker of the loss still stood (a third of a lease + a lease: see `lossMarkedMs`)
  * @property {boolean} answered
  * @property {boolean} censored
  * @property {any[]} ops the fault, the load and the first 2xx
@@ -48,7 +49,9 @@ export function canarySamples(run) {
   const downWithin = (/** @type {number} */ from, /** @type {number} */ to) =>
     outages.reduce((sum, outage) => sum + Math.max(0, Math.min(to, outage.to) - Math.max(from, outage.from)), 0);
   const losses = redisLosses(run.history);
-  const lostWithin = (/** @type {number} */ from, /** @type {number} */ to) => losses.some((t) => t >= from && t <= to);
+  const marked = lossMarkedMs(run);
+  // A loss marks claims for a lease from the next script that sees it, at most a third of a lease later.
+  const lostWithin = (/** @type {number} */ from, /** @type {number} */ to) => losses.some((t) => t >= from - marked && t <= to);
   /** @type {FailoverSample[]} */
   const samples = [];
   for (const fault of run.history) {
@@ -110,6 +113,11 @@ export function redisOutages(history) {
     else if (record.fault === 'redis-restart' && open?.to === Infinity) open.to = record.t;
   }
   return outages;
+}
+
+/** How long after a loss of Redis's data claims ask the previous owner (docs/cluster.md): a third of a lease + a lease. */
+export function lossMarkedMs(/** @type {Run} */ run) {
+  return ((run.meta.leaseMs ?? 0) * 4) / 3;
 }
 
 /**

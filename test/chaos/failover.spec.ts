@@ -37,8 +37,9 @@ describe('chaos checker: the canary failover figure', () => {
     // Redis down 1,000 ms inside the sample: 4,510 <= 3,600 + 1,000.
     expect(check(runOf([...loads, ...outage(11_000, 12_000), ...faultAndAnswer], LEASE))).toEqual([]);
     expect(canarySamples(runOf([...loads, ...outage(11_000, 12_000), ...faultAndAnswer], LEASE))[0]).toMatchObject({ redisDownMs: 1_000 });
-    // Only the part inside the sample counts: an outage before the fault adds nothing.
-    const before = check(runOf([...loads, ...outage(5_000, 9_000), ...faultAndAnswer], LEASE));
+    // Only the part inside the sample counts: an outage before the fault adds nothing (nor does its restart, empty,
+    // more than a third of a lease + a lease before it).
+    const before = check(runOf([...loads, ...outage(3_000, 5_000), ...faultAndAnswer], LEASE));
     expect(before).toEqual([expect.objectContaining({ kind: 'over-bound:sigstop' })]);
     // Down 400 ms inside (and back empty: a lease more): 8,010 > 3,600 + 400 + 3,000, reported with both named.
     const late = [nodeFault(10_000, 'sigstop', 'n3'), canaryOp(10_000, 18_000, 'current', 200, 'n1')];
@@ -51,8 +52,10 @@ describe('chaos checker: the canary failover figure', () => {
     const faultAndAnswer = [nodeFault(10_000, 'sigstop', 'n1'), canaryOp(10_000, 15_500, 'current', 200, 'n2')]; // 5,510 ms
     const flushed = { type: 'fault', t: T0 + 12_000, fault: 'flushall', target: 'redis' };
     expect(check(runOf([...loads, flushed, ...faultAndAnswer], LEASE))).toEqual([]); // 5,510 <= 3,600 + 3,000
-    // A loss before the fault adds nothing.
-    const before = { ...flushed, t: T0 + 9_000 };
+    // A loss just before the fault counts while its marker may stand (a third of a lease + a lease: 4 s); one earlier adds nothing.
+    const justBefore = { ...flushed, t: T0 + 6_000 };
+    expect(check(runOf([...loads, justBefore, ...faultAndAnswer], LEASE))).toEqual([]);
+    const before = { ...flushed, t: T0 + 5_999 };
     expect(check(runOf([...loads, before, ...faultAndAnswer], LEASE))).toEqual([expect.objectContaining({ kind: 'over-bound:sigstop' })]);
     const late = [nodeFault(10_000, 'sigstop', 'n1'), canaryOp(10_000, 16_700, 'current', 200, 'n2')]; // 6,710 ms: over even so
     expect(check(runOf([...loads, flushed, ...late], LEASE))[0]!.message).toContain(
