@@ -135,6 +135,18 @@ const TOKEN = 'peer-secret';
     expect([a.holds(S1), b.holds(S1)]).toEqual([false, true]);
   });
 
+  it('a claim the runtime refuses (no room for the session) takes no lease and asks nobody to let go', async () => {
+    await a.tick();
+    await admin.del(`turns:lease:${S1}`);
+    const b = await ownershipOf('node-b', 'http://127.0.0.1:2');
+    const full = Object.assign(new Error('Too many live sessions'), { code: 'too_many_sessions' });
+    b.guardClaims(() => full);
+    await expect(b.claim(S1)).rejects.toBe(full);
+    expect(asked).toEqual([]);
+    expect(await admin.exists(`turns:lease:${S1}`)).toBe(0);
+    expect([a.holds(S1), b.holds(S1)]).toEqual([true, false]);
+  });
+
   it('asks nobody when the owner has no heartbeat (it died or was paused past its lease): nothing waits', async () => {
     await admin.del(`turns:lease:${S1}`);
     const b = await ownershipOf('node-b', 'http://127.0.0.1:2');

@@ -121,6 +121,8 @@ export class RedisSessionOwnership extends SessionOwnership implements OnApplica
     let claiming = this.claiming.get(sessionId);
     if (claiming) return claiming;
     if (this.held.has(sessionId)) return Promise.resolve();
+    const refused = this.claimRefused();
+    if (refused) return Promise.reject(refused);
     claiming = this.claimOnce(sessionId).finally(() => this.claiming.delete(sessionId));
     this.claiming.set(sessionId, claiming);
     return claiming;

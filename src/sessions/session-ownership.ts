@@ -22,6 +22,7 @@ export interface ClusterState {
  */
 export abstract class SessionOwnership {
   private readonly lossListeners: Array<(sessionId: string) => void> = [];
+  private claimGuard?: () => Error | undefined;
 
   /**
    * Makes this node the session's owner before it starts (idempotent for a
@@ -89,6 +90,20 @@ export abstract class SessionOwnership {
   /** The node's cluster view; `undefined` for a single daemon. */
   clusterState(): ClusterState | undefined {
     return undefined;
+  }
+
+  /**
+   * Registers the check a new claim passes first: the runtime refuses one for
+   * a session it could not start (`503 too_many_sessions`), before a cluster's
+   * claim asks another node to let the session go.
+   */
+  guardClaims(guard: () => Error | undefined): void {
+    this.claimGuard = guard;
+  }
+
+  /** For implementations: why a new claim is refused now, if it is. */
+  protected claimRefused(): Error | undefined {
+    return this.claimGuard?.();
   }
 
   /** Registers what happens when ownership is lost behind this node's back. */

@@ -225,8 +225,9 @@ describe('SessionsService: the bound on live sessions', () => {
     const rt = await startSessionsRuntime({ maxSessions: 1 });
     try {
       const { sessionId: live } = await rt.sessions.create({ sessionScope: 'thread' });
-      const { sessionId: other } = await rt.sessions.create({ sessionScope: 'thread' }).catch(() => ({ sessionId: '' }));
-      expect(other).toBe('');
+      await expect(rt.sessions.create({ sessionScope: 'thread' })).rejects.toMatchObject({ code: 'too_many_sessions' });
+      // A cluster's claim for a load is refused the same way before it asks any owner to let go.
+      expect(rt.ownership['claimRefused']()).toMatchObject({ code: 'too_many_sessions' });
       // A persisted session (it ran a prompt), closed here: the bound is on live ones.
       const parked = live;
       rt.bridge.admit(parked, text('persisted'));
@@ -242,6 +243,31 @@ describe('SessionsService: the bound on live sessions', () => {
       // The live one loads (attached), bound or not.
       await expect(rt.sessions.load(second)).resolves.toMatchObject({ sessionId: second, attached: true });
     } finally {
+      await rt.close();
+    }
+  });
+
+  it('a second load of a session still starting shares its start, though the start fills the bound', async () => {
+    const rt = await startSessionsRuntime({ maxSessions: 1 });
+    try {
+      const { sessionId } = await rt.sessions.create({ sessionScope: 'thread' });
+      rt.bridge.admit(sessionId, text('persisted'));
+      (await rt.engine.nextTurn()).finish();
+      await settle();
+      await rt.sessions.close(sessionId);
+      const [attaching, attached] = [deferred<void>(), deferred<void>()];
+      const attach = rt.recorder.attach.bind(rt.recorder);
+      jest
+        .spyOn(rt.recorder, 'attach')
+        .mockImplementation(async (...args) => (attaching.resolve(), await attached.promise, attach(...args)));
+      const first = rt.sessions.load(sessionId);
+      await attaching.promise;
+      const second = rt.sessions.load(sessionId);
+      attached.resolve();
+      await expect(first).resolves.toMatchObject({ sessionId, attached: false });
+      await expect(second).resolves.toMatchObject({ sessionId });
+    } finally {
+      jest.restoreAllMocks();
       await rt.close();
     }
   });

@@ -49,6 +49,9 @@ export class SessionsService implements OnApplicationShutdown {
   ) {
     this.teardown = new SessionTeardown({ registry, bridge, events, recorder, ledger, ownership });
     ownership.onLoss((sessionId) => void this.evict(sessionId));
+    // A cluster router claims a session for a load before the handler runs: one this node has no room for is refused
+    // there, before the claim makes its owner let go.
+    ownership.guardClaims(() => (this.full() ? tooManySessions(this.settings.maxSessions) : undefined));
   }
 
   async create(request: { cwd?: string; sessionScope?: 'single' | 'thread'; sessionId?: string }): Promise<CreatedSession> {
