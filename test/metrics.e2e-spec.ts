@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { HAS_PROMTOOL, promtoolCheck, sampleValue, seriesOf } from './support/prometheus.js';
 import { ADAPTERS, startDaemon, type TestDaemon } from './support/test-daemon.js';
 import { eventually } from './support/eventually.js';
+import { TURNS_CHANNELS } from '../src/telemetry/turns-channels.js';
 
 const TOKEN = 'metrics-secret';
 const auth = { Authorization: `Bearer ${TOKEN}` };
@@ -62,6 +63,7 @@ describe.each(ADAPTERS)('GET /metrics (%s)', (httpAdapter) => {
     const after = await scrape();
     const delta = (name: string, labels?: Record<string, string>) => sampleValue(after, name, labels) - sampleValue(before, name, labels);
     expect(delta('turns_prompts_admitted_total')).toBe(3);
+    expect(delta('turns_prompts_withdrawn_total')).toBe(0);
     expect(delta('turns_prompts_settled_total', { state: 'completed' })).toBe(3);
     expect(delta('turns_prompts_settled_total', { state: 'error' })).toBe(0);
     expect(delta('turns_turn_polls_total', { source: 'not_found' })).toBe(1);
@@ -97,6 +99,12 @@ describe.each(ADAPTERS)('GET /metrics (%s)', (httpAdapter) => {
     const count = (labels: Record<string, string>) => sampleValue(after, 'turns_http_request_duration_seconds_count', labels);
     expect(count({ method: 'POST', route: '/session/:id/prompt', status: '400' })).toBe(1);
     expect(count({ method: 'GET', route: 'unmatched', status: '404' })).toBe(1);
+  });
+
+  it('counts an admission withdrawn unacknowledged (503) on its own counter', async () => {
+    const before = sampleValue(await scrape(), 'turns_prompts_withdrawn_total');
+    TURNS_CHANNELS.promptWithdrawn.publish({ sessionId: randomUUID() });
+    expect(sampleValue(await scrape(), 'turns_prompts_withdrawn_total') - before).toBe(1);
   });
 
   it('a scan that misses is timed and its bytes counted', async () => {

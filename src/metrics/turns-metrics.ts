@@ -85,7 +85,11 @@ export class TurnsMetrics implements OnModuleDestroy {
       scanBytes.inc(bytesRead);
     });
 
-    const admitted = new Counter({ name: 'turns_prompts_admitted_total', help: 'Prompts admitted', registers: register });
+    const admitted = new Counter({
+      name: 'turns_prompts_admitted_total',
+      help: 'Prompts admitted (acknowledged, or withdrawn: see turns_prompts_withdrawn_total)',
+      registers: register,
+    });
     this.on(TURNS_CHANNELS.promptAdmitted, () => admitted.inc());
     const withdrawn = new Counter({
       name: 'turns_prompts_withdrawn_total',
