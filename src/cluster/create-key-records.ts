@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { constants } from 'node:fs';
-import { link, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { syncDirectory } from '../common/sync-directory.js';
+import { link, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { makeDirectorySynced, syncDirectory, writeSyncedFile } from '../common/sync-directory.js';
 import type { IdempotentAnswer } from '../idempotency/idempotency-store.js';
 
 /** A record's name: the sha256 of the key's scope, in hex — no raw key, client id or path in a file name. */
@@ -84,14 +83,8 @@ export class CreateKeyRecords {
     const path = this.pathOf(name);
     await this.ready();
     const temp = `${path}.${randomUUID()}.tmp`;
-    const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
     try {
-      try {
-        await handle.writeFile(JSON.stringify(record));
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      await writeSyncedFile(temp, JSON.stringify(record));
       const kept = await this.place(temp, path, name);
       await syncDirectory(this.dir);
       this.sweepNow();
@@ -184,11 +177,7 @@ export class CreateKeyRecords {
   /** The directory, made and its parents synced once per process (a record is found after a power loss only with its entry). */
   async ready(): Promise<void> {
     if (this.made) return;
-    const made = await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    for (let entry = this.dir; made !== undefined; entry = dirname(entry)) {
-      await syncDirectory(dirname(entry));
-      if (entry === made) break;
-    }
+    await makeDirectorySynced(this.dir, 0o700);
     this.made = true;
   }
 

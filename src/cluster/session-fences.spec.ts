@@ -3,16 +3,10 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { deferred } from '../../test/support/deferred.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { syncDirectory } from '../common/sync-directory.js';
 import { highestFenceOf, holderOf, SessionFences } from './session-fences.js';
 
-// Every directory sync is seen (the real one runs).
-jest.mock('../common/sync-directory.js', () => {
-  const actual = jest.requireActual('../common/sync-directory.js');
-  return { ...actual, syncDirectory: jest.fn(actual.syncDirectory) };
-});
-const synced = syncDirectory as jest.MockedFunction<typeof syncDirectory>;
-
+/** Every directory opened to be synced (syncDirectory opens it read-only), in order. */
+const synced: string[] = [];
 /** While set, a fence file's write says it began (`reached`) and waits: what a reader sees meanwhile. */
 let heldWrite: { reached: () => void; until: Promise<void> } | undefined;
 /** Errors the next reads of fence files (not of the earlier layout's) fail with, one each. */
@@ -22,6 +16,7 @@ jest.mock('node:fs/promises', () => {
   return {
     ...actual,
     open: async (...args: Parameters<typeof actual.open>) => {
+      if (args[1] === 'r') synced.push(String(args[0]));
       const handle = await actual.open(...args);
       const writeFile = handle.writeFile.bind(handle);
       handle.writeFile = async (...rest: unknown[]) => {
@@ -62,13 +57,13 @@ describe('SessionFences', () => {
 
   it("syncs the directories a record makes, each in its parent, and the fence's own directory", async () => {
     const fences = new SessionFences(dataDir);
-    synced.mockClear();
+    synced.length = 0;
     await fences.record(S1, 7);
     const files = join(dataDir, 'cluster', 'fence-files');
-    expect(synced.mock.calls.map(([dir]) => dir).sort()).toEqual([dataDir, join(dataDir, 'cluster'), files, join(files, S1)].sort());
-    synced.mockClear();
+    expect([...synced].sort()).toEqual([dataDir, join(dataDir, 'cluster'), files, join(files, S1)].sort());
+    synced.length = 0;
     await fences.record(S1, 8);
-    expect(synced.mock.calls).toEqual([[join(files, S1)]]);
+    expect(synced).toEqual([join(files, S1)]);
   });
 
   it('only ever raises a fence, one file per fence, the lower ones pruned', async () => {

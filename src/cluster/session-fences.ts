@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { link, mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { syncDirectory } from '../common/sync-directory.js';
+import { link, readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { makeDirectorySynced, syncDirectory, writeSyncedFile } from '../common/sync-directory.js';
 import { isSessionId } from '../transcript/transcript-paths.js';
 
 /** A fence's file name: the fence in 15 digits, so names sort as numbers. */
@@ -112,22 +112,11 @@ export class SessionFences {
     if (!Number.isSafeInteger(fence) || fence <= 0) throw new Error('invalid fence');
     const dir = this.dirOf(sessionId);
     if ((await this.highest(sessionId)) >= fence) return;
-    const made = await mkdir(dir, { recursive: true, mode: 0o700 });
-    // A directory made here is found after a power loss only once its parent is synced: each one made, up to the first.
-    for (let entry = dir; made !== undefined; entry = dirname(entry)) {
-      await syncDirectory(dirname(entry));
-      if (entry === made) break;
-    }
+    await makeDirectorySynced(dir, 0o700);
     const name = fenceName(fence);
     const pending = join(dir, `.${name}.${randomUUID()}.tmp`);
     try {
-      const handle = await open(pending, 'wx', 0o600);
-      try {
-        if (holder) await handle.writeFile(JSON.stringify({ node: holder.node, url: holder.url }));
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      await writeSyncedFile(pending, holder ? JSON.stringify({ node: holder.node, url: holder.url }) : '');
       await link(pending, join(dir, name));
     } catch (error) {
       const { code } = error as NodeJS.ErrnoException;

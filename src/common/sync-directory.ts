@@ -1,4 +1,5 @@
-import { open } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
+import { dirname } from 'node:path';
 
 /**
  * Syncs a directory, so a file created or renamed in it survives a power
@@ -10,5 +11,34 @@ export async function syncDirectory(dir: string): Promise<void> {
     await handle.sync();
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * Writes `text` to a new file at `path` (mode 0600; `EEXIST` if it exists) and
+ * syncs it: the first half of a write that a `link` or `rename` then puts in
+ * place whole, so no reader ever sees it half written.
+ */
+export async function writeSyncedFile(path: string, text: string): Promise<void> {
+  const handle = await open(path, 'wx', 0o600);
+  try {
+    if (text) await handle.writeFile(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Makes `dir` and any missing parents, and syncs the parent of each one made
+ * (up to the topmost): a directory made is found after a power loss only once
+ * its entry in its parent is synced.
+ */
+export async function makeDirectorySynced(dir: string, mode?: number): Promise<void> {
+  const made = await mkdir(dir, { recursive: true, ...(mode !== undefined && { mode }) });
+  if (made === undefined) return;
+  for (let entry = dir; ; entry = dirname(entry)) {
+    await syncDirectory(dirname(entry));
+    if (entry === made || entry === dirname(entry)) break;
   }
 }

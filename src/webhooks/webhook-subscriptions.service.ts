@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { constants } from 'node:fs';
-import { mkdir, open, readFile, rename } from 'node:fs/promises';
-import { syncDirectory } from '../common/sync-directory.js';
+import { readFile, rename } from 'node:fs/promises';
+import { makeDirectorySynced, syncDirectory, writeSyncedFile } from '../common/sync-directory.js';
 import { dirname } from 'node:path';
 import { apiError } from '../errors/api-errors.js';
 import { Clock } from '../common/clock.js';
@@ -118,23 +117,9 @@ export class WebhookSubscriptions {
  */
 export async function writeAtomically(file: string, text: string, { createDir = true } = {}): Promise<void> {
   const dir = dirname(file);
-  if (createDir) {
-    const created = await mkdir(dir, { recursive: true });
-    // Each directory made is an entry in its parent, lost to a power loss unless the parent is synced.
-    // `created` is the topmost one made (an ancestor of `dir`, or `dir`), so the walk up ends there.
-    for (let made = dir; created !== undefined; made = dirname(made)) {
-      await syncDirectory(dirname(made));
-      if (made === created || made === dirname(made)) break;
-    }
-  }
+  if (createDir) await makeDirectorySynced(dir);
   const temp = `${file}.${randomUUID()}.tmp`;
-  const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await writeSyncedFile(temp, text);
   await rename(temp, file);
   await syncDirectory(dir);
 }
