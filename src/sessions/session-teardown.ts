@@ -43,6 +43,16 @@ export class SessionTeardown {
     );
   }
 
+  /**
+   * Lets go of a session lost before it was live (its start read its files,
+   * nothing ran): as a `lost` teardown does, it writes nothing more — another
+   * node may be writing its transcript — and has nothing to release.
+   */
+  async abandonStart(sessionId: string): Promise<void> {
+    this.parts.recorder.abandon(sessionId);
+    await this.parts.ledger.detach(sessionId);
+  }
+
   /** Settles once every teardown under way has. */
   async settled(): Promise<void> {
     await Promise.allSettled([...this.ending.values()]);

@@ -261,9 +261,7 @@ export class SessionsService implements OnApplicationShutdown {
   private async liveUnlessLost(sessionId: string, workspace: Workspace, resume: boolean, clientIds: Set<string>): Promise<Session> {
     if (!this.lostWhileStarting.has(sessionId)) return this.addSession(sessionId, workspace, resume, clientIds);
     this.logger.warn(`session ${sessionId} lost its lease while it was starting here; not made live`);
-    // Another node owns it now: nothing more is written here (as a lost session's teardown does).
-    this.recorder.abandon(sessionId);
-    await this.ledger.detach(sessionId);
+    await this.teardown.abandonStart(sessionId);
     throw clusterUnavailable({ sessionId });
   }
 
