@@ -247,6 +247,27 @@ describe('SessionsService: the bound on live sessions', () => {
     }
   });
 
+  it('a fork under way counts against the bound: a second fork meanwhile is refused 503 too_many_sessions', async () => {
+    const rt = await startSessionsRuntime({ maxSessions: 2 });
+    try {
+      const { sessionId } = await rt.sessions.create({ sessionScope: 'thread' });
+      rt.bridge.admit(sessionId, text('persisted'));
+      (await rt.engine.nextTurn()).finish();
+      await settle();
+      const [forking, forked] = [deferred<void>(), deferred<void>()];
+      const fork = rt.recorder.fork.bind(rt.recorder);
+      jest.spyOn(rt.recorder, 'fork').mockImplementation(async (...args) => (forking.resolve(), await forked.promise, fork(...args)));
+      const first = rt.sessions.fork(sessionId);
+      await forking.promise;
+      await expect(rt.sessions.fork(sessionId)).rejects.toMatchObject({ code: 'too_many_sessions' });
+      forked.resolve();
+      await expect(first).resolves.toMatchObject({ sessionId: expect.any(String) });
+    } finally {
+      jest.restoreAllMocks();
+      await rt.close();
+    }
+  });
+
   it('a second load of a session still starting shares its start, though the start fills the bound', async () => {
     const rt = await startSessionsRuntime({ maxSessions: 1 });
     try {

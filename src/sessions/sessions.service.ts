@@ -175,8 +175,13 @@ export class SessionsService implements OnApplicationShutdown {
     const source = this.require(sessionId);
     if (this.full()) throw tooManySessions(this.settings.maxSessions);
     const forkId = randomUUID();
-    await this.claimed(forkId, () => this.recorder.fork(sessionId, forkId, source.workspace.cwd));
-    const session = this.addSession(forkId, source.workspace, true);
+    // Starting, as any session: counted against the bound, and not made live if its lease is lost meanwhile.
+    const session = await this.tracked(
+      forkId,
+      this.claimed(forkId, () => this.recorder.fork(sessionId, forkId, source.workspace.cwd)).then(() =>
+        this.liveUnlessLost(forkId, source.workspace, true, new Set()),
+      ),
+    );
     return { ...this.describe(session, false), forkedFrom: { sessionId } };
   }
 
@@ -225,15 +230,24 @@ export class SessionsService implements OnApplicationShutdown {
     if (!starting) {
       // A cluster router may have claimed the id for this load: a session that is not started holds nothing.
       if (this.full()) return this.ownership.release(sessionId).then(() => Promise.reject(tooManySessions(this.settings.maxSessions)));
-      starting = this.claimed(sessionId, () => this.attachRestoring(sessionId, workspace, resume, reconcile))
-        .then((clientIds) => this.liveUnlessLost(sessionId, workspace, resume, clientIds))
-        .finally(() => {
-          this.starting.delete(sessionId);
-          this.lostWhileStarting.delete(sessionId);
-        });
-      this.starting.set(sessionId, starting);
+      starting = this.tracked(
+        sessionId,
+        this.claimed(sessionId, () => this.attachRestoring(sessionId, workspace, resume, reconcile)).then((clientIds) =>
+          this.liveUnlessLost(sessionId, workspace, resume, clientIds),
+        ),
+      );
     }
     return starting;
+  }
+
+  /** Tracks a session's start until it settles: counted against the bound, shared by requests meanwhile. */
+  private tracked(sessionId: string, start: Promise<Session>): Promise<Session> {
+    const tracked = start.finally(() => {
+      this.starting.delete(sessionId);
+      this.lostWhileStarting.delete(sessionId);
+    });
+    this.starting.set(sessionId, tracked);
+    return tracked;
   }
 
   /** Attaches the transcript; a resume also restores the keys (a load also reconciles), detached again when that fails. */
