@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Canary } from './canary.js';
+import { awaitDueDeliveries } from './due-deliveries.js';
 import { Cluster } from './cluster.js';
 import { sampleFences } from './fence-sampler.js';
 import { playSchedule } from './faults.js';
@@ -18,6 +19,8 @@ const DEADLINE_MS = 12_000;
 const WEBHOOK = { timeoutMs: 2_000, retryBaseMs: 50, maxAttempts: 12 };
 /** The first five retry waits at that base (a receiver fault of ≤ 5 s costs at most five failures). */
 const BACKOFF_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000].reduce((sum, step) => sum + (step / 5_000) * WEBHOOK.retryBaseMs, 0);
+/** The longest wait for a delivery still due after the final reads: the retry schedule's 7th step at that base (108 s). */
+const DUE_WAIT_MS = (10_800_000 / 5_000) * WEBHOOK.retryBaseMs;
 
 /**
  * One schedule: cluster up, clients and faults at once, the settle time after the
@@ -104,6 +107,14 @@ export async function runSchedule({ seed, index, durationMs, root, track, log, f
     log(`schedule ${seed}-${index}: clients done; settling ${Math.round((readsAt - Date.now()) / 1000)} s before the final reads`);
     await sleep(readsAt - Date.now());
     meta.unloaded = await finalReads(workload, { loadAll: meta.finalLoads === 'all', random: random.fork('final') });
+    // A delivery two receiver faults pushed along its retry schedule may be due after the settle time: its attempt is
+    // waited for (at most the schedule's 7th step), so the checker judges deliveries made.
+    meta.deliveriesWaitedMs = await awaitDueDeliveries({
+      dataDir: cluster.dataDir,
+      maxAttempts: WEBHOOK.maxAttempts,
+      attemptMs: WEBHOOK.timeoutMs + 1_000,
+      maxWaitMs: DUE_WAIT_MS + WEBHOOK.timeoutMs + 1_000,
+    });
     sampling = false;
     await sampler;
     meta.endedAt = Date.now();

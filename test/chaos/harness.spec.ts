@@ -1,3 +1,7 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { latestDueDelivery } from '../../chaos/due-deliveries.js';
 import { opKind } from '../../chaos/recording-fetch.js';
 import { Random } from '../../chaos/random.js';
 import { runsTable } from '../../chaos/report.js';
@@ -92,5 +96,27 @@ describe('chaos harness: the table across runs', () => {
     expect(rows[2]).toBe('| a | kill9 1 | prompt 3 | 0 | - / - (0) | - / - | - / - |');
     expect(rows[3]).toContain('| b | kill9 1 | prompt 3 | 2 |');
     expect(rows[4]).toBe('| all 2 | kill9 2 | prompt 6 | 2 | 1.0 s / 3.0 s (0) | 1.0 s / 1.0 s | - / - |');
+  });
+});
+
+describe('chaos harness: deliveries due after the final reads', () => {
+  it('finds the latest due delivery with attempts left in any outbox, and none in an empty data dir', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chaos-due-'));
+    try {
+      expect(latestDueDelivery(dir, 12)).toBeUndefined();
+      const outbox = (name: string) => {
+        mkdirSync(join(dir, 'webhooks', name), { recursive: true });
+        return join(dir, 'webhooks', name);
+      };
+      writeFileSync(join(outbox('outbox-n1'), '1.json'), JSON.stringify({ attempts: 3, nextAttemptAt: 5_000 }));
+      writeFileSync(join(outbox('outbox-n3'), '2.json'), JSON.stringify({ attempts: 7, nextAttemptAt: 9_000 }));
+      // Given up (no attempt left), half written, or not a delivery: none of them is due.
+      writeFileSync(join(outbox('outbox-n3'), '3.json'), JSON.stringify({ attempts: 12, nextAttemptAt: 20_000 }));
+      writeFileSync(join(outbox('outbox-n3'), '4.json'), '{"attempts": 1, "nextAt');
+      writeFileSync(join(outbox('outbox-n3'), '5.json.tmp'), JSON.stringify({ attempts: 1, nextAttemptAt: 30_000 }));
+      expect(latestDueDelivery(dir, 12)).toBe(9_000);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
