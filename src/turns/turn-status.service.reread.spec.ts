@@ -122,4 +122,52 @@ describe('TurnStatusService across the awaited scan', () => {
       expect(bridge.writeBacks).toHaveLength(0);
     });
   });
+
+  describe('a session that leaves this node during the scan (closed, or its lease lost)', () => {
+    const leave = () => {
+      bridge.gone = true;
+      bridge.overlay.forget(S);
+    };
+
+    it('answers 404 session_not_found, not prompt_not_found, when its sources found nothing', async () => {
+      const exact = service.getTurn(S, 'p');
+      leave();
+      scan.last.resolve(undefined); // its transcript and ledger were let go: read as nothing
+      await expect(exact).rejects.toMatchObject({ code: 'session_not_found', details: { sessionId: S } });
+    });
+
+    it('answers session_not_found for current (never idle), the list, and a failed scan', async () => {
+      const current = service.getCurrent(S);
+      leave();
+      scan.last.resolve(undefined);
+      await expect(current).rejects.toMatchObject({ code: 'session_not_found' });
+      bridge.gone = false;
+      const list = service.listTurns(S, { limit: 20 });
+      leave();
+      scan.last.resolve(persisted('p'));
+      await expect(list).rejects.toMatchObject({ code: 'session_not_found' });
+      bridge.gone = false;
+      const failed = service.getTurn(S, 'q');
+      leave();
+      scan.last.reject(new ApiException(409, 'transcript_snapshot_unavailable', 'x'));
+      await expect(failed).rejects.toMatchObject({ code: 'session_not_found' });
+    });
+
+    it('still answers what its scan found (a settled record is final), and writes nothing back', async () => {
+      const exact = service.getTurn(S, 'p');
+      leave();
+      scan.last.resolve(persisted('p'));
+      await expect(exact).resolves.toMatchObject({ promptId: 'p', resultText: 'answer p' });
+      expect(bridge.writeBacks).toHaveLength(0);
+    });
+
+    it('answers prompt_not_found and idle as before while the session stays', async () => {
+      const exact = service.getTurn(S, 'p');
+      scan.last.resolve(undefined);
+      await expect(exact).rejects.toMatchObject({ code: 'prompt_not_found' });
+      const current = service.getCurrent(S);
+      scan.last.resolve(undefined);
+      await expect(current).resolves.toEqual({ sessionId: S, state: 'idle' });
+    });
+  });
 });

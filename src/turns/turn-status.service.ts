@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { promptNotFound } from '../errors/api-errors.js';
+import { promptNotFound, sessionNotFound } from '../errors/api-errors.js';
 import { BridgeOverlayProvider } from './bridge-overlay.provider.js';
 import { mergeTurnStatus, newerSettled } from './merge-turn-status.js';
 import { TranscriptScanService, type MaybePromise } from './transcript-scan.service.js';
@@ -15,7 +15,9 @@ type ScanOutcome<T = SettledTurnStatus | undefined> = { ok: true; record: T } | 
  * scan — a fresh re-read of live state and overlay, merged with what the scan
  * found. No I/O of its own; the only write is the in-memory write-back into
  * the bridge's `TerminalOverlay`. Whether the session is live is the caller's
- * check (`ClientIdGuard`).
+ * check (`ClientIdGuard`); when it left this node during the scan (closed, or
+ * lost to another node), an answer that nothing was found is `404
+ * session_not_found`, as a poll sent then gets: its sources were let go.
  *
  * @publicApi
  */
@@ -57,6 +59,8 @@ export class TurnStatusService {
    */
   async listTurns(sessionId: string, query: TurnListQuery): Promise<TurnPage> {
     const scan = await this.scan(sessionId, () => this.transcript.listRecent(sessionId), []);
+    // A page is of a live session's turns: one that left during the scan may have been read from nothing.
+    if (!this.bridge.hasSession(sessionId)) throw sessionNotFound(sessionId);
     if (!scan.ok) throw scan.error;
     const { turns, combined } = collectTurns({
       live: this.bridge.listLive(sessionId),
@@ -99,11 +103,11 @@ export class TurnStatusService {
     const overlay = this.bridge.overlay.get(sessionId, promptId)?.status;
     if (!scan.ok) {
       if (overlay) return overlay;
-      throw scan.error;
+      throw this.unlessLeft(sessionId, scan.error);
     }
     if (!scan.record) {
       if (overlay) return overlay; // not combined: the agent may still settle (deadline path)
-      throw promptNotFound(sessionId, promptId);
+      throw this.unlessLeft(sessionId, promptNotFound(sessionId, promptId));
     }
     const answer = overlay ? mergeTurnStatus(overlay, scan.record) : scan.record;
     this.writeBack(sessionId, answer, false);
@@ -118,11 +122,14 @@ export class TurnStatusService {
     const newest = this.bridge.overlay.newest(sessionId)?.status;
     if (!scan.ok) {
       if (newest) return newest;
-      throw scan.error;
+      throw this.unlessLeft(sessionId, scan.error);
     }
     const record = scan.record;
     if (!newest) {
-      if (!record) return { sessionId, state: 'idle' };
+      if (!record) {
+        if (!this.bridge.hasSession(sessionId)) throw sessionNotFound(sessionId);
+        return { sessionId, state: 'idle' };
+      }
       this.writeBack(sessionId, record, true);
       return record;
     }
@@ -137,6 +144,15 @@ export class TurnStatusService {
     // settle and write one. Only final answers are written back.
     if (winner === record || newest.state !== 'error') this.writeBack(sessionId, winner, true);
     return winner;
+  }
+
+  /**
+   * The error a poll answers when its sources found nothing, unless the session left this node during the scan:
+   * its transcript and ledger were let go, so "nothing" is no answer (chaos 6151-5: a poll held across a lost
+   * lease answered 404 prompt_not_found for a prompt the ledger had settled).
+   */
+  private unlessLeft(sessionId: string, error: unknown): unknown {
+    return this.bridge.hasSession(sessionId) ? error : sessionNotFound(sessionId);
   }
 
   private fromMemory(sessionId: string, promptId: string): TurnStatus | undefined {
