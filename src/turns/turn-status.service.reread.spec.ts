@@ -161,8 +161,20 @@ describe('TurnStatusService across the awaited scan', () => {
       expect(bridge.writeBacks).toHaveLength(0);
     });
 
-    it('answers prompt_not_found and idle as before while the session stays', async () => {
+    it('answers session_not_found when it left and came back during the scan, and a poll after does not share that read', async () => {
+      const before = service.getTurn(S, 'p');
+      bridge.overlay.forget(S); // closed, and loaded here again: live, with nothing of its earlier attachment
+      const after = service.getTurn(S, 'p');
+      expect(scan.calls).toHaveLength(2);
+      scan.calls[0]!.resolve(undefined);
+      scan.calls[1]!.resolve(persisted('p'));
+      await expect(before).rejects.toMatchObject({ code: 'session_not_found' });
+      await expect(after).resolves.toMatchObject({ promptId: 'p', resultText: 'answer p' });
+    });
+
+    it('answers prompt_not_found and idle as before while the session stays (another session closing changes nothing)', async () => {
       const exact = service.getTurn(S, 'p');
+      bridge.overlay.forget('other');
       scan.last.resolve(undefined);
       await expect(exact).rejects.toMatchObject({ code: 'prompt_not_found' });
       const current = service.getCurrent(S);
