@@ -1,11 +1,11 @@
 import type { Logger } from '@nestjs/common';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deferred, settle } from '../../test/support/deferred.js';
 import { tempDir } from '../../test/support/test-daemon.js';
 import { LedgerFiles } from './ledger-files.js';
-import { inFlightRecord } from './ledger-record.js';
+import { inFlightRecord, reconciledRecordOf } from './ledger-record.js';
 import { readLedgerTail } from './ledger-tail.js';
 
 // Every read of a ledger file is counted (the real read runs).
@@ -160,6 +160,48 @@ describe('LedgerFiles', () => {
     files.file('s')!.rewound.add('a');
     paths.set('s', join(dir, 'moved.ledger.jsonl'));
     expect(files.file('s')).toMatchObject({ path: join(dir, 'moved.ledger.jsonl'), rewound: new Set() });
+  });
+
+  describe('a session that leaves this node and comes back (another owner may have appended meanwhile)', () => {
+    const line = (record: object) => `${JSON.stringify(record)}\n`;
+    const lostBy = (files: LedgerFiles, promptId: string) => files.view('s').then((view) => view.latest.get(promptId));
+
+    it('keeps nothing of a read that spans the detach: the next attachment reads the file again', async () => {
+      const path = paths.get('s')!;
+      writeFileSync(path, line(inFlightRecord('a', 1)));
+      const files = make();
+      const before = files.view('s'); // a poll's read, under way as the session leaves
+      paths.delete('s');
+      await files.detach('s');
+      await expect(before).resolves.toMatchObject({ latest: new Map([['a', expect.objectContaining({ state: 'in_flight' })]]) });
+      appendFileSync(path, line(reconciledRecordOf('a', false, 2))); // the next owner's load settles a as lost
+      paths.set('s', path); // loaded here again
+      await expect(lostBy(files, 'a')).resolves.toMatchObject({ terminal: 'interrupted', code: 'daemon_lost' });
+      expect(reads).toHaveBeenCalledTimes(2);
+    });
+
+    it('does not share a read of the earlier attachment with a read of the new one', async () => {
+      const path = paths.get('s')!;
+      writeFileSync(path, line(inFlightRecord('a', 1)));
+      const held = deferred<void>();
+      const actual = jest.requireActual<typeof import('./ledger-tail.js')>('./ledger-tail.js').readLedgerTail;
+      reads.mockImplementationOnce(async (file) => {
+        const tail = await actual(file); // the file as it was before the detach
+        await held.promise;
+        return tail;
+      });
+      const files = make();
+      const before = files.view('s');
+      await settle();
+      paths.delete('s');
+      await files.detach('s');
+      appendFileSync(path, line(reconciledRecordOf('a', false, 2)));
+      paths.set('s', path);
+      const after = lostBy(files, 'a'); // asked while the earlier attachment's read is still under way
+      held.resolve();
+      await expect(after).resolves.toMatchObject({ terminal: 'interrupted', code: 'daemon_lost' });
+      await expect(before).resolves.toMatchObject({ records: [expect.objectContaining({ state: 'in_flight' })] });
+    });
   });
 
   it('logs a failed append without its content, and goes on with the next', async () => {

@@ -74,12 +74,15 @@ export interface LedgerFile {
  * a marker is refused (`fenced`), never acknowledged.
  *
  * The parsed tail is kept until this process appends again, with concurrent
- * reads of a session sharing one.
+ * reads of a session sharing one — of this attachment of the session only: a
+ * read that spans a detach keeps nothing, since a session that left this node
+ * and came back may have had another owner append meanwhile.
  */
 export class LedgerFiles {
   private readonly files = new Map<string, LedgerFile>();
-  private readonly cache = new Map<string, { version: number; view: LedgerView }>();
-  private readonly reads = new Map<string, Promise<LedgerView>>();
+  /** The last parsed tail of each session, of the file (attachment) and version it was read at. */
+  private readonly cache = new Map<string, { file: LedgerFile; version: number; view: LedgerView }>();
+  private readonly reads = new Map<string, { file: LedgerFile | undefined; view: Promise<LedgerView> }>();
 
   constructor(
     /** Where a live session's ledger is now; `undefined` when its transcript is not recorded. */
@@ -115,14 +118,18 @@ export class LedgerFiles {
     this.cache.delete(sessionId);
   }
 
-  /** The parsed tail, re-read only when the file changed; concurrent reads of a session share one. */
+  /** The parsed tail, re-read only when the file changed; concurrent reads of one attachment of a session share one. */
   view(sessionId: string): Promise<LedgerView> {
-    let reading = this.reads.get(sessionId);
-    if (!reading) {
-      reading = this.readView(sessionId).finally(() => this.reads.delete(sessionId));
-      this.reads.set(sessionId, reading);
-    }
-    return reading;
+    const file = this.file(sessionId);
+    const shared = this.reads.get(sessionId);
+    if (shared && shared.file === file) return shared.view;
+    const reading = { file, view: this.readView(sessionId, file) };
+    this.reads.set(sessionId, reading);
+    const forget = () => {
+      if (this.reads.get(sessionId) === reading) this.reads.delete(sessionId);
+    };
+    reading.view.then(forget, forget);
+    return reading.view;
   }
 
   /**
@@ -201,8 +208,7 @@ export class LedgerFiles {
     return new LedgerWriteError('storage', code);
   }
 
-  private async readView(sessionId: string): Promise<LedgerView> {
-    const file = this.file(sessionId);
+  private async readView(sessionId: string, file: LedgerFile | undefined): Promise<LedgerView> {
     if (!file) return EMPTY;
     const fence = this.fenceOf(sessionId);
     if (fence !== undefined && file.markedFence !== fence) {
@@ -211,11 +217,13 @@ export class LedgerFiles {
     }
     const { version } = file;
     const cached = this.cache.get(sessionId);
-    if (cached?.version === version) return cached.view;
+    // Versions count one attachment's writes: a tail read before a detach is no answer after it, whatever its number.
+    if (cached?.file === file && cached.version === version) return cached.view;
     const { records } = await readLedgerTail(file.path);
     const view = { records, latest: latestByPrompt(records) };
+    if (this.files.get(sessionId) !== file) return view; // detached during the read: nothing is kept of it
     this.cache.delete(sessionId);
-    this.cache.set(sessionId, { version, view });
+    this.cache.set(sessionId, { file, version, view });
     if (this.cache.size > MAX_CACHED_SESSIONS) this.cache.delete(this.cache.keys().next().value as string);
     return view;
   }

@@ -33,7 +33,9 @@ const MAX_RECONCILE_LOOKUPS = 64;
  * logged, never felt by the prompt. Reads look at the last
  * 256 KiB only, and concurrent reads of a session share one; the parsed tail
  * is kept until this process appends again — the node that holds a session's
- * lease is its ledger's one writer — so a repeated miss costs no I/O.
+ * lease is its ledger's one writer — so a repeated miss costs no I/O. It is
+ * let go with the session (a read under way then keeps nothing): once back,
+ * another owner may have appended.
  *
  * @publicApi
  */

@@ -122,4 +122,64 @@ describe('TurnStatusService across the awaited scan', () => {
       expect(bridge.writeBacks).toHaveLength(0);
     });
   });
+
+  describe('a session that leaves this node during the scan (closed, or its lease lost)', () => {
+    const leave = () => {
+      bridge.gone = true;
+      bridge.overlay.forget(S);
+    };
+
+    it('answers 404 session_not_found, not prompt_not_found, when its sources found nothing', async () => {
+      const exact = service.getTurn(S, 'p');
+      leave();
+      scan.last.resolve(undefined); // its transcript and ledger were let go: read as nothing
+      await expect(exact).rejects.toMatchObject({ code: 'session_not_found', details: { sessionId: S } });
+    });
+
+    it('answers session_not_found for current (never idle), the list, and a failed scan', async () => {
+      const current = service.getCurrent(S);
+      leave();
+      scan.last.resolve(undefined);
+      await expect(current).rejects.toMatchObject({ code: 'session_not_found' });
+      bridge.gone = false;
+      const list = service.listTurns(S, { limit: 20 });
+      leave();
+      scan.last.resolve(persisted('p'));
+      await expect(list).rejects.toMatchObject({ code: 'session_not_found' });
+      bridge.gone = false;
+      const failed = service.getTurn(S, 'q');
+      leave();
+      scan.last.reject(new ApiException(409, 'transcript_snapshot_unavailable', 'x'));
+      await expect(failed).rejects.toMatchObject({ code: 'session_not_found' });
+    });
+
+    it('still answers what its scan found (a settled record is final), and writes nothing back', async () => {
+      const exact = service.getTurn(S, 'p');
+      leave();
+      scan.last.resolve(persisted('p'));
+      await expect(exact).resolves.toMatchObject({ promptId: 'p', resultText: 'answer p' });
+      expect(bridge.writeBacks).toHaveLength(0);
+    });
+
+    it('answers session_not_found when it left and came back during the scan, and a poll after does not share that read', async () => {
+      const before = service.getTurn(S, 'p');
+      bridge.overlay.forget(S); // closed, and loaded here again: live, with nothing of its earlier attachment
+      const after = service.getTurn(S, 'p');
+      expect(scan.calls).toHaveLength(2);
+      scan.calls[0]!.resolve(undefined);
+      scan.calls[1]!.resolve(persisted('p'));
+      await expect(before).rejects.toMatchObject({ code: 'session_not_found' });
+      await expect(after).resolves.toMatchObject({ promptId: 'p', resultText: 'answer p' });
+    });
+
+    it('answers prompt_not_found and idle as before while the session stays (another session closing changes nothing)', async () => {
+      const exact = service.getTurn(S, 'p');
+      bridge.overlay.forget('other');
+      scan.last.resolve(undefined);
+      await expect(exact).rejects.toMatchObject({ code: 'prompt_not_found' });
+      const current = service.getCurrent(S);
+      scan.last.resolve(undefined);
+      await expect(current).resolves.toEqual({ sessionId: S, state: 'idle' });
+    });
+  });
 });

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { promptNotFound } from '../errors/api-errors.js';
+import { promptNotFound, sessionNotFound } from '../errors/api-errors.js';
 import { BridgeOverlayProvider } from './bridge-overlay.provider.js';
 import { mergeTurnStatus, newerSettled } from './merge-turn-status.js';
 import { TranscriptScanService, type MaybePromise } from './transcript-scan.service.js';
@@ -7,7 +7,8 @@ import { collectTurns } from './list/collect-turns.js';
 import { pageTurns, type TurnListQuery, type TurnPage } from './list/turn-page.js';
 import type { SettledTurnStatus, TurnStatus } from './turn-status.js';
 
-type ScanOutcome<T = SettledTurnStatus | undefined> = { ok: true; record: T } | { ok: false; error: unknown };
+/** A scan's result or error, and whether its session left this node meanwhile (its sources let go: "nothing" is no answer). */
+type ScanOutcome<T = SettledTurnStatus | undefined> = ({ ok: true; record: T } | { ok: false; error: unknown }) & { left: boolean };
 
 /**
  * Answers a poll from its two providers and nothing else: live state
@@ -15,14 +16,17 @@ type ScanOutcome<T = SettledTurnStatus | undefined> = { ok: true; record: T } | 
  * scan — a fresh re-read of live state and overlay, merged with what the scan
  * found. No I/O of its own; the only write is the in-memory write-back into
  * the bridge's `TerminalOverlay`. Whether the session is live is the caller's
- * check (`ClientIdGuard`).
+ * check (`ClientIdGuard`); when it left this node during the scan (closed, or
+ * lost to another node — even if it is back), an answer that nothing was
+ * found is `404 session_not_found`, as a poll sent then gets: its sources
+ * were let go.
  *
  * @publicApi
  */
 @Injectable()
 export class TurnStatusService {
-  /** Reads in flight by session and prompt: concurrent polls that need the transcript share one. */
-  private readonly reads = new Map<string, Promise<TurnStatus>>();
+  /** Reads in flight by session and prompt, with the close mark they began at: concurrent polls that need the transcript share one. */
+  private readonly reads = new Map<string, { mark: number; answer: Promise<TurnStatus> }>();
 
   constructor(
     private readonly bridge: BridgeOverlayProvider,
@@ -57,6 +61,8 @@ export class TurnStatusService {
    */
   async listTurns(sessionId: string, query: TurnListQuery): Promise<TurnPage> {
     const scan = await this.scan(sessionId, () => this.transcript.listRecent(sessionId), []);
+    // A page is of a live session's turns: one that left during the scan may have been read from nothing.
+    if (scan.left) throw sessionNotFound(sessionId);
     if (!scan.ok) throw scan.error;
     const { turns, combined } = collectTurns({
       live: this.bridge.listLive(sessionId),
@@ -73,20 +79,22 @@ export class TurnStatusService {
   /**
    * Polls of one prompt that arrive while its read is in flight share it: the
    * read decides from the view after its scan, so it is as fresh for each of
-   * them — and ten thousand woken waiters cost one transcript read.
+   * them — and ten thousand woken waiters cost one transcript read. Not one
+   * begun before the session last left this node (it is here again): that
+   * one answers for the session as it was.
    */
   private shared(sessionId: string, promptId: string | undefined, read: () => Promise<TurnStatus>): Promise<TurnStatus> {
     const key = `${sessionId}\u0000${promptId ?? ''}`;
-    let pending = this.reads.get(key);
-    if (!pending) {
-      pending = read();
-      this.reads.set(key, pending);
-      const forget = () => {
-        if (this.reads.get(key) === pending) this.reads.delete(key);
-      };
-      pending.then(forget, forget);
-    }
-    return pending;
+    const { overlay } = this.bridge;
+    const pending = this.reads.get(key);
+    if (pending && !overlay.leftSince(sessionId, pending.mark)) return pending.answer;
+    const reading = { mark: overlay.closeMark(), answer: read() };
+    this.reads.set(key, reading);
+    const forget = () => {
+      if (this.reads.get(key) === reading) this.reads.delete(key);
+    };
+    reading.answer.then(forget, forget);
+    return reading.answer;
   }
 
   private async readTurn(sessionId: string, promptId: string): Promise<TurnStatus> {
@@ -99,11 +107,11 @@ export class TurnStatusService {
     const overlay = this.bridge.overlay.get(sessionId, promptId)?.status;
     if (!scan.ok) {
       if (overlay) return overlay;
-      throw scan.error;
+      throw scan.left ? sessionNotFound(sessionId) : scan.error;
     }
     if (!scan.record) {
       if (overlay) return overlay; // not combined: the agent may still settle (deadline path)
-      throw promptNotFound(sessionId, promptId);
+      throw scan.left ? sessionNotFound(sessionId) : promptNotFound(sessionId, promptId);
     }
     const answer = overlay ? mergeTurnStatus(overlay, scan.record) : scan.record;
     this.writeBack(sessionId, answer, false);
@@ -118,11 +126,14 @@ export class TurnStatusService {
     const newest = this.bridge.overlay.newest(sessionId)?.status;
     if (!scan.ok) {
       if (newest) return newest;
-      throw scan.error;
+      throw scan.left ? sessionNotFound(sessionId) : scan.error;
     }
     const record = scan.record;
     if (!newest) {
-      if (!record) return { sessionId, state: 'idle' };
+      if (!record) {
+        if (scan.left) throw sessionNotFound(sessionId);
+        return { sessionId, state: 'idle' };
+      }
       this.writeBack(sessionId, record, true);
       return record;
     }
@@ -158,18 +169,23 @@ export class TurnStatusService {
     if (this.bridge.hasSession(sessionId)) this.bridge.overlay.writeBack(sessionId, status, newest);
   }
 
-  /** Runs a scan, folding failure into the outcome and replacing a result a rewind made stale by `none`. */
+  /**
+   * Runs a scan, folding failure into the outcome and replacing a result a rewind made stale by `none`; `left`
+   * when the session was closed or lost during it, even if it is back (chaos SEED=6151 schedule 5: a poll held
+   * across a lost lease found nothing in the files let go, and answered 404 prompt_not_found).
+   */
   private async scan<T>(sessionId: string, read: () => MaybePromise<T>, none: T): Promise<ScanOutcome<T>> {
-    const generation = this.bridge.overlay.generation(sessionId);
+    const { overlay } = this.bridge;
+    const generation = overlay.generation(sessionId);
+    const mark = overlay.closeMark();
     let outcome: ScanOutcome<T>;
     try {
-      outcome = { ok: true, record: await read() };
+      outcome = { ok: true, record: await read(), left: false };
     } catch (error) {
-      outcome = { ok: false, error };
+      outcome = { ok: false, error, left: false };
     }
-    if (outcome.ok && this.bridge.overlay.generation(sessionId) !== generation) {
-      return { ok: true, record: none };
-    }
+    outcome.left = overlay.leftSince(sessionId, mark) || !this.bridge.hasSession(sessionId);
+    if (outcome.ok && overlay.generation(sessionId) !== generation) outcome.record = none;
     return outcome;
   }
 }

@@ -20,9 +20,11 @@ export class RecordingOverlay extends TerminalOverlay {
 export class FakeBridge extends BridgeOverlayProvider {
   live: TurnStatus[] = [];
   readonly overlay = new RecordingOverlay();
+  /** The session left this process (closed, or lost to another node). */
+  gone = false;
 
   hasSession(): boolean {
-    return true;
+    return !this.gone;
   }
   isClientRegistered(): boolean {
     return true;

@@ -12,6 +12,28 @@ const deadline = (sessionId: string, promptId: string): SettledTurnStatus => ({
 });
 
 describe('TerminalOverlay', () => {
+  it('tells a scan whether its session was closed since it began, even if it is live again', () => {
+    const overlay = new TerminalOverlay();
+    overlay.forget('s');
+    const mark = overlay.closeMark();
+    expect(overlay.leftSince('s', mark)).toBe(false); // closed before the mark
+    overlay.forget('other');
+    expect(overlay.leftSince('s', mark)).toBe(false);
+    overlay.forget('s');
+    overlay.publish(settled('s', 'a')); // back, with a terminal of its new attachment
+    expect(overlay.leftSince('s', mark)).toBe(true);
+    expect(overlay.leftSince('s', overlay.closeMark())).toBe(false);
+  });
+
+  it('takes a session for closed when more sessions closed since the mark than it remembers', () => {
+    const overlay = new TerminalOverlay();
+    const mark = overlay.closeMark();
+    for (let i = 0; i < 1_024; i += 1) overlay.forget(`s${i}`);
+    expect(overlay.leftSince('s', mark)).toBe(false);
+    overlay.forget('s1024');
+    expect(overlay.leftSince('s', mark)).toBe(true);
+  });
+
   it('keeps the first terminal of a prompt: a later one is refused and changes nothing, the newest included', () => {
     const overlay = new TerminalOverlay();
     expect(overlay.publish(deadline('s', 'a'))).toBe(true);

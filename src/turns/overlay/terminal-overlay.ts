@@ -2,6 +2,9 @@ import { TERMINAL_OVERLAY_SIZE } from '../rules/limits.js';
 import type { SettledTurnStatus } from '../turn-status.js';
 import { SessionTerminals } from './session-terminals.js';
 
+/** Sessions whose last close is remembered, for {@link TerminalOverlay.leftSince} (a bound, not an index). */
+const REMEMBERED_CLOSES = 1_024;
+
 /**
  * A terminal status held in memory, and whether it already met its transcript record.
  *
@@ -47,6 +50,9 @@ export class TerminalOverlay {
   /** Statuses kept per session. */
   readonly capacity: number;
   private readonly sessions = new Map<string, SessionTerminals>();
+  /** Closes counted so far, and the count at each recent session's last one (oldest first out). */
+  private closes = 0;
+  private readonly closedAt = new Map<string, number>();
 
   constructor(options: TerminalOverlayOptions = {}) {
     this.capacity = options.capacity ?? TERMINAL_OVERLAY_SIZE;
@@ -80,6 +86,10 @@ export class TerminalOverlay {
   /** The session is closed or unloaded: what is held for it goes (publish its last terminals first). */
   forget(sessionId: string): void {
     this.sessions.delete(sessionId);
+    this.closes += 1;
+    this.closedAt.delete(sessionId);
+    this.closedAt.set(sessionId, this.closes);
+    if (this.closedAt.size > REMEMBERED_CLOSES) this.closedAt.delete(this.closedAt.keys().next().value as string);
   }
 
   // --- what a poll reads and writes back (TurnStatusService) -------------------
@@ -97,6 +107,22 @@ export class TerminalOverlay {
   /** Every entry held for the session, in no particular order. */
   entries(sessionId: string): OverlayEntry[] {
     return this.sessions.get(sessionId)?.entries() ?? [];
+  }
+
+  /** A mark of the closes so far: a scan takes one as it begins, for {@link leftSince}. */
+  closeMark(): number {
+    return this.closes;
+  }
+
+  /**
+   * Whether the session was closed or unloaded ({@link forget}) after `mark`,
+   * even if it is live again: a scan begun before read files its runtime has
+   * let go since. True, too, when so many sessions closed since that its own
+   * close may no longer be remembered.
+   */
+  leftSince(sessionId: string, mark: number): boolean {
+    const at = this.closedAt.get(sessionId);
+    return at === undefined ? this.closes - mark > REMEMBERED_CLOSES : at > mark;
   }
 
   /** Bumped by each successful rewind (`0` before any); a scan begun before a bump is stale. */
