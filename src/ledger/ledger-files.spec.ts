@@ -183,16 +183,18 @@ describe('LedgerFiles', () => {
     it('does not share a read of the earlier attachment with a read of the new one', async () => {
       const path = paths.get('s')!;
       writeFileSync(path, line(inFlightRecord('a', 1)));
-      const held = deferred<void>();
+      const [read, held] = [deferred<void>(), deferred<void>()];
       const actual = jest.requireActual<typeof import('./ledger-tail.js')>('./ledger-tail.js').readLedgerTail;
       reads.mockImplementationOnce(async (file) => {
         const tail = await actual(file); // the file as it was before the detach
+        read.resolve();
         await held.promise;
         return tail;
       });
       const files = make();
       const before = files.view('s');
-      await settle();
+      // The read itself is done (on the thread pool: a count of turns is no bound) before the next owner appends.
+      await read.promise;
       paths.delete('s');
       await files.detach('s');
       appendFileSync(path, line(reconciledRecordOf('a', false, 2)));
