@@ -221,18 +221,33 @@ describe('SessionsService: a load restores the keys before the session is live',
 });
 
 describe('SessionsService: the bound on live sessions', () => {
-  it('a load refused 503 too_many_sessions gives back the lease a cluster router claimed for it; a load of a started session is never refused', async () => {
-    const rt = await startSessionsRuntime({ maxSessions: 1 });
+  /** Runs `test` on a runtime bounded to `maxSessions`, closed (its spies restored) after. */
+  async function bounded(maxSessions: number, test: (rt: SessionsRuntime) => Promise<void>): Promise<void> {
+    const rt = await startSessionsRuntime({ maxSessions });
     try {
-      const { sessionId: live } = await rt.sessions.create({ sessionScope: 'thread' });
+      await test(rt);
+    } finally {
+      jest.restoreAllMocks();
+      await rt.close();
+    }
+  }
+
+  /** A live session that ran a prompt: persisted, so loadable once closed. */
+  async function ranPrompt(rt: SessionsRuntime): Promise<string> {
+    const { sessionId } = await rt.sessions.create({ sessionScope: 'thread' });
+    rt.bridge.admit(sessionId, text('persisted'));
+    (await rt.engine.nextTurn()).finish();
+    await settle();
+    return sessionId;
+  }
+
+  it('a load refused 503 too_many_sessions gives back the lease a cluster router claimed for it; a load of a started session is never refused', () =>
+    bounded(1, async (rt) => {
+      const parked = await ranPrompt(rt);
       await expect(rt.sessions.create({ sessionScope: 'thread' })).rejects.toMatchObject({ code: 'too_many_sessions' });
       // A cluster's claim for a load is refused the same way before it asks any owner to let go.
       expect(rt.ownership['claimRefused']()).toMatchObject({ code: 'too_many_sessions' });
-      // A persisted session (it ran a prompt), closed here: the bound is on live ones.
-      const parked = live;
-      rt.bridge.admit(parked, text('persisted'));
-      (await rt.engine.nextTurn()).finish();
-      await settle();
+      // Closed here (the bound is on live sessions), another takes its place.
       await rt.sessions.close(parked);
       const { sessionId: second } = await rt.sessions.create({ sessionScope: 'thread' });
       rt.ownership.calls.length = 0;
@@ -242,18 +257,11 @@ describe('SessionsService: the bound on live sessions', () => {
       expect(rt.ownership.calls).toEqual([`claim ${parked}`, `release ${parked}`]);
       // The live one loads (attached), bound or not.
       await expect(rt.sessions.load(second)).resolves.toMatchObject({ sessionId: second, attached: true });
-    } finally {
-      await rt.close();
-    }
-  });
+    }));
 
-  it('a fork under way counts against the bound: a second fork meanwhile is refused 503 too_many_sessions', async () => {
-    const rt = await startSessionsRuntime({ maxSessions: 2 });
-    try {
-      const { sessionId } = await rt.sessions.create({ sessionScope: 'thread' });
-      rt.bridge.admit(sessionId, text('persisted'));
-      (await rt.engine.nextTurn()).finish();
-      await settle();
+  it('a fork under way counts against the bound: a second fork meanwhile is refused 503 too_many_sessions', () =>
+    bounded(2, async (rt) => {
+      const sessionId = await ranPrompt(rt);
       const [forking, forked] = [deferred<void>(), deferred<void>()];
       const fork = rt.recorder.fork.bind(rt.recorder);
       jest.spyOn(rt.recorder, 'fork').mockImplementation(async (...args) => (forking.resolve(), await forked.promise, fork(...args)));
@@ -262,19 +270,11 @@ describe('SessionsService: the bound on live sessions', () => {
       await expect(rt.sessions.fork(sessionId)).rejects.toMatchObject({ code: 'too_many_sessions' });
       forked.resolve();
       await expect(first).resolves.toMatchObject({ sessionId: expect.any(String) });
-    } finally {
-      jest.restoreAllMocks();
-      await rt.close();
-    }
-  });
+    }));
 
-  it('a second load of a session still starting shares its start, though the start fills the bound', async () => {
-    const rt = await startSessionsRuntime({ maxSessions: 1 });
-    try {
-      const { sessionId } = await rt.sessions.create({ sessionScope: 'thread' });
-      rt.bridge.admit(sessionId, text('persisted'));
-      (await rt.engine.nextTurn()).finish();
-      await settle();
+  it('a second load of a session still starting shares its start, though the start fills the bound', () =>
+    bounded(1, async (rt) => {
+      const sessionId = await ranPrompt(rt);
       await rt.sessions.close(sessionId);
       const [attaching, attached] = [deferred<void>(), deferred<void>()];
       const attach = rt.recorder.attach.bind(rt.recorder);
@@ -287,9 +287,5 @@ describe('SessionsService: the bound on live sessions', () => {
       attached.resolve();
       await expect(first).resolves.toMatchObject({ sessionId, attached: false });
       await expect(second).resolves.toMatchObject({ sessionId });
-    } finally {
-      jest.restoreAllMocks();
-      await rt.close();
-    }
-  });
+    }));
 });
