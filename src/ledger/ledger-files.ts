@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import { dirname } from 'node:path';
-import { syncDirectory } from '../common/sync-directory.js';
+import { syncDirectory } from '../common/durable-files.js';
 import { pausePoint } from '../common/pause-point.js';
 import { TranscriptAppender } from '../transcript/transcript-appender.js';
 import { fenceMarkerLine, type LedgerRecord } from './ledger-record.js';

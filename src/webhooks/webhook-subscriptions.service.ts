@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { readFile, rename } from 'node:fs/promises';
-import { makeDirectorySynced, syncDirectory, writeSyncedFile } from '../common/sync-directory.js';
-import { dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { writeAtomically } from '../common/durable-files.js';
 import { apiError } from '../errors/api-errors.js';
 import { Clock } from '../common/clock.js';
 import { ChatRecordingService } from '../transcript/chat-recording.service.js';
@@ -107,19 +106,4 @@ export class WebhookSubscriptions {
     void run.finally(() => this.writing.get(file) === run && this.writing.delete(file)).catch(() => undefined);
     return run;
   }
-}
-
-/**
- * Writes `file` through a temp file renamed over it, synced first, then the
- * directory synced: a crash leaves the old or the new file, and a power loss
- * after this resolves the new one. Directories it makes are synced into
- * their parents; with `createDir: false` a missing directory is an ENOENT.
- */
-export async function writeAtomically(file: string, text: string, { createDir = true } = {}): Promise<void> {
-  const dir = dirname(file);
-  if (createDir) await makeDirectorySynced(dir);
-  const temp = `${file}.${randomUUID()}.tmp`;
-  await writeSyncedFile(temp, text);
-  await rename(temp, file);
-  await syncDirectory(dir);
 }

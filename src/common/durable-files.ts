@@ -1,4 +1,5 @@
-import { mkdir, open } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, open, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /**
@@ -41,4 +42,19 @@ export async function makeDirectorySynced(dir: string, mode?: number): Promise<v
     await syncDirectory(dirname(entry));
     if (entry === made || entry === dirname(entry)) break;
   }
+}
+
+/**
+ * Writes `file` through a temp file renamed over it, synced first, then the
+ * directory synced: a crash leaves the old or the new file, and a power loss
+ * after this resolves the new one. Directories it makes are synced into
+ * their parents; with `createDir: false` a missing directory is an ENOENT.
+ */
+export async function writeAtomically(file: string, text: string, { createDir = true } = {}): Promise<void> {
+  const dir = dirname(file);
+  if (createDir) await makeDirectorySynced(dir);
+  const temp = `${file}.${randomUUID()}.tmp`;
+  await writeSyncedFile(temp, text);
+  await rename(temp, file);
+  await syncDirectory(dir);
 }
