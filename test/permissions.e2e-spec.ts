@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AcpEngine } from '../src/acp/acp.engine.js';
 import type { DaemonConfig } from '../src/daemon/daemon-config.js';
@@ -20,6 +20,19 @@ async function acpDaemon(httpAdapter: Adapter, config: Partial<DaemonConfig> = {
 }
 
 const markerOf = (daemon: TestDaemon) => join(daemon.config.workspaces[0]!, 'marker.txt');
+const outcomesLogOf = (daemon: TestDaemon) => join(daemon.config.workspaces[0]!, 'permission-outcomes.log');
+/** Each answer the fixture agent got, in order (its option id, or `cancelled`). */
+const outcomesOf = (daemon: TestDaemon): string[] =>
+  existsSync(outcomesLogOf(daemon)) ? readFileSync(outcomesLogOf(daemon), 'utf8').split('\n').filter(Boolean) : [];
+/**
+ * The answers the agent got by the time it ran one more prompt of `sessionId`: its messages arrive in
+ * order, so an answer sent before that prompt ran is in the log, and a second one would be too.
+ */
+async function outcomesAfterNextTurn(daemon: TestDaemon, sessionId: string): Promise<string[]> {
+  const next = await daemon.prompt(sessionId, 'hello');
+  expect(await settled(daemon, sessionId, next)).toMatchObject({ state: 'completed', resultText: 'fixture: hello' });
+  return outcomesOf(daemon);
+}
 const settled = (daemon: TestDaemon, sessionId: string, promptId: string) => waitForTurn(daemon, sessionId, promptId, 20_000, 20);
 
 /** The lines a Nest logger of `context` writes at `level`, captured until restored. */
@@ -50,7 +63,10 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
       daemon = await acpDaemon(httpAdapter, { promptDeadlineMs: 600_000 });
     });
     afterAll(() => daemon.close(true));
-    beforeEach(() => rmSync(markerOf(daemon), { force: true }));
+    beforeEach(() => {
+      rmSync(markerOf(daemon), { force: true });
+      rmSync(outcomesLogOf(daemon), { force: true });
+    });
 
     it('holds the turn running with the request visible to polls, status and list; runs the tool only after an allow', async () => {
       const log = captureLog('Permissions', 'log');
@@ -120,6 +136,32 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
         pendingInteractionCount: 0,
         pendingInteractions: [],
       });
+      // The agent got the chosen option, once: the later answers reached nothing.
+      expect(await outcomesAfterNextTurn(daemon, sessionId)).toEqual(['proceed_once']);
+    });
+
+    it('wakes a poll held on the running status when a request appears', async () => {
+      const signal = join(daemon.config.workspaces[0]!, `ask-${Date.now()}`);
+      const { sessionId } = await daemon.createSession({ sessionScope: 'thread' });
+      const promptId = await daemon.prompt(sessionId, `shell on ${signal}`);
+      const running = await eventually(async () => {
+        const res = await daemon.http.get(`/session/${sessionId}/turns/${promptId}`);
+        return res.body.state === 'running' ? res : undefined;
+      });
+      expect(running.body.pendingInteractions).toBeUndefined();
+      const waiters = async () => sampleValue((await daemon.http.get('/metrics').expect(200)).text, 'turns_waiters');
+      const before = await waiters();
+      const wait = daemon.http.get(`/session/${sessionId}/turns/${promptId}?waitMs=20000`).set('If-None-Match', running.headers.etag!);
+      const pending = wait.then((res) => res); // supertest sends on then()
+      await eventually(async () => ((await waiters()) === before + 1 ? true : undefined));
+      writeFileSync(signal, ''); // the agent asks now, while the poll is held
+      const woken = await pending;
+      expect(woken.status).toBe(200);
+      expect(woken.headers.etag).not.toBe(running.headers.etag);
+      expect(woken.body).toMatchObject({ state: 'running', pendingInteractions: [{ action: { title: 'echo ran > marker.txt' } }] });
+      await daemon.http.post(`/permission/${woken.body.pendingInteractions[0].requestId}`).send(REJECT).expect(200);
+      expect(await settled(daemon, sessionId, promptId)).toMatchObject({ state: 'completed', resultText: 'refused' });
+      rmSync(signal, { force: true });
     });
 
     it('never runs the tool after a reject (answered on the peer’s unscoped route)', async () => {
@@ -129,6 +171,7 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
       await daemon.http.post(`/permission/${request.requestId}`).send(REJECT).expect(200, {});
       expect(await settled(daemon, sessionId, promptId)).toMatchObject({ state: 'completed', resultText: 'refused' });
       expect(existsSync(markerOf(daemon))).toBe(false);
+      expect(await outcomesAfterNextTurn(daemon, sessionId)).toEqual(['reject']);
     });
 
     it('never runs the tool after a cancelled answer', async () => {
@@ -141,6 +184,7 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
         .expect(200);
       expect(await settled(daemon, sessionId, promptId)).toMatchObject({ state: 'cancelled' });
       expect(existsSync(markerOf(daemon))).toBe(false);
+      expect(await outcomesAfterNextTurn(daemon, sessionId)).toEqual(['cancelled']);
     });
 
     it('answers the agent cancelled when the turn is cancelled: nothing stays pending, the tool never runs', async () => {
@@ -151,6 +195,18 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
       expect(await settled(daemon, sessionId, promptId)).toMatchObject({ state: 'cancelled', stopReason: 'cancelled' });
       expect((await daemon.http.post(`/session/${sessionId}/permission/${request.requestId}`).send(ALLOW)).status).toBe(404);
       expect((await daemon.http.get(`/session/${sessionId}/status`)).body.pendingInteractionCount).toBe(0);
+      expect(existsSync(markerOf(daemon))).toBe(false);
+      expect(await outcomesAfterNextTurn(daemon, sessionId)).toEqual(['cancelled']);
+    });
+
+    it('answers the agent cancelled when the running prompt is removed', async () => {
+      const { sessionId } = await daemon.createSession({ sessionScope: 'thread' });
+      const promptId = await daemon.prompt(sessionId, 'shell now');
+      const [request] = (await held(daemon, sessionId, promptId)).body.pendingInteractions;
+      await daemon.http.delete(`/session/${sessionId}/pending-prompts/${promptId}`).expect(200, { removed: true });
+      expect(await settled(daemon, sessionId, promptId)).toMatchObject({ state: 'cancelled' });
+      expect((await daemon.http.post(`/permission/${request.requestId}`).send(ALLOW)).status).toBe(404);
+      expect(await outcomesAfterNextTurn(daemon, sessionId)).toEqual(['cancelled']);
       expect(existsSync(markerOf(daemon))).toBe(false);
     });
 
@@ -164,8 +220,7 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
       expect(['error', 'cancelled']).toContain(ended.state);
       expect((await daemon.http.post(`/session/${sessionId}/permission/${request.requestId}`).send(ALLOW)).status).toBe(404);
       // The agent got `cancelled` and ended its turn: the next prompt runs.
-      const next = await daemon.prompt(sessionId, 'hello');
-      expect(await settled(daemon, sessionId, next)).toMatchObject({ state: 'completed', resultText: 'fixture: hello' });
+      expect(await outcomesAfterNextTurn(daemon, sessionId)).toEqual(['cancelled']);
       expect(existsSync(markerOf(daemon))).toBe(false);
     });
 
@@ -177,6 +232,8 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
       const late = await daemon.http.post(`/permission/${request.requestId}`).send(ALLOW);
       expect([late.status, late.body.code]).toEqual([404, 'permission_not_found']);
       expect(existsSync(markerOf(daemon))).toBe(false);
+      // The agent was told before its session went: no next turn to wait for, so read until it shows.
+      expect(await eventually(() => (outcomesOf(daemon).length ? outcomesOf(daemon) : undefined))).toEqual(['cancelled']);
     });
 
     it('refuses an option not offered, a malformed body, a stranger, and another session’s route — and still waits', async () => {
@@ -219,6 +276,22 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
       expect(Buffer.byteLength(JSON.stringify(request))).toBeLessThanOrEqual(16 * 1024);
       await daemon.http.post(`/permission/${request.requestId}`).send(REJECT).expect(200);
       await settled(daemon, sessionId, promptId);
+    });
+  });
+
+  describe('a daemon that shuts down', () => {
+    it('answers the agent cancelled before it stops: nothing stays pending, the tool never runs', async () => {
+      const daemon = await acpDaemon(httpAdapter);
+      try {
+        const { sessionId } = await daemon.createSession({ sessionScope: 'thread' });
+        const promptId = await daemon.prompt(sessionId, 'shell now');
+        await held(daemon, sessionId, promptId);
+        await daemon.close();
+        expect(await eventually(() => (outcomesOf(daemon).length ? outcomesOf(daemon) : undefined))).toEqual(['cancelled']);
+        expect(existsSync(markerOf(daemon))).toBe(false);
+      } finally {
+        rmSync(daemon.config.workspaces[0]!, { recursive: true, force: true });
+      }
     });
   });
 

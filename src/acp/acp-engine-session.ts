@@ -6,6 +6,12 @@ import { AgentProcess, type AcpTurnHandlers } from './agent-process.js';
 import { AgentStderrLog } from './agent-stderr-log.js';
 
 /**
+ * How long a close waits for the prompt it cancelled to end before it stops the agent: time for the
+ * agent to read the `cancelled` answers to its requests for approval (SPEC §21) and end its turn.
+ */
+const CLOSE_GRACE_MS = 2_000;
+
+/**
  * An engine session backed by one ACP agent process, spawned in the
  * session's workspace. A process that dies fails the running prompt (its
  * request rejects) and is replaced, with a new ACP session, for the next one.
@@ -14,6 +20,8 @@ export class AcpEngineSession implements EngineSession {
   private process?: AgentProcess;
   private acpSessionId?: string;
   private readonly turns = new Map<string, AcpTurnHandlers>();
+  /** The prompt under way, settled either way. */
+  private running?: Promise<unknown>;
   private resume: boolean;
 
   private readonly log: AgentStderrLog;
@@ -33,11 +41,13 @@ export class AcpEngineSession implements EngineSession {
     this.turns.set(sessionId, { onUpdate, requestPermission });
     const cancel = () => void connection.agent.notify('session/cancel', { sessionId }).catch(() => undefined);
     signal.addEventListener('abort', cancel, { once: true });
+    const request = connection.agent.request('session/prompt', {
+      sessionId,
+      prompt: prompt.map((block) => ({ ...block }) as never),
+    });
+    const running = (this.running = request.catch(() => undefined));
     try {
-      const response = await connection.agent.request('session/prompt', {
-        sessionId,
-        prompt: prompt.map((block) => ({ ...block }) as never),
-      });
+      const response = await request;
       return { stopReason: response.stopReason };
     } catch (error) {
       if (!this.process?.isAlive) throw Object.assign(new Error('Agent process exited'), { code: 'agent_process_exited' });
@@ -45,10 +55,17 @@ export class AcpEngineSession implements EngineSession {
     } finally {
       signal.removeEventListener('abort', cancel);
       this.turns.delete(sessionId);
+      if (this.running === running) this.running = undefined;
     }
   }
 
+  /** Stops the agent; a prompt under way (its turn aborted first, by the bridge) gets a bounded grace to end. */
   async close(): Promise<void> {
+    if (this.running) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.running, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+      clearTimeout(timer);
+    }
     this.process?.kill();
     await this.process?.exited;
     this.process = undefined;
