@@ -2,13 +2,15 @@ import { Logger } from '@nestjs/common';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AcpEngine } from '../src/acp/acp.engine.js';
+import { compileSources } from './support/compiled.js';
+import { startDaemonProcess } from './support/daemon-process.js';
 import type { DaemonConfig } from '../src/daemon/daemon-config.js';
 import { eventually } from './support/eventually.js';
 import { sampleValue } from './support/prometheus.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 import { verifyTurnWebhook } from '../src/webhooks/turn-webhook-signature.js';
 import { waitForTurn } from './support/poll.js';
-import { ADAPTERS, startDaemon, type Adapter, type TestDaemon } from './support/test-daemon.js';
+import { ADAPTERS, startDaemon, tempDir, type Adapter, type TestDaemon } from './support/test-daemon.js';
 
 const FIXTURE = `node ${join(__dirname, 'fixtures', 'acp-fixture-agent.mjs')}`;
 const ALLOW = { outcome: { outcome: 'selected', optionId: 'proceed_once' } };
@@ -401,5 +403,57 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
       expect(await settled(daemon, sessionId, promptId)).toMatchObject({ state: 'completed', resultText });
       expect(existsSync(markerOf(daemon))).toBe(ran);
     });
+  });
+});
+
+/** A crash: the request is lost with its prompt, which the next owner settles `daemon_lost` (SPEC §18). */
+describe('tool approval across kill -9 (daemon processes)', () => {
+  jest.setTimeout(120_000);
+  let bin: string;
+  beforeAll(() => {
+    bin = join(compileSources('permissions'), 'daemon', 'bin.js');
+  });
+
+  it.each(ADAPTERS)('loses a pending request with its prompt: daemon_lost at load, and the tool never ran (%s)', async (adapter) => {
+    const dataDir = tempDir('turns-permission-crash-');
+    const env = {
+      TURNS_DATA_DIR: dataDir,
+      TURNS_WORKSPACES: dataDir,
+      TURNS_HTTP_ADAPTER: adapter,
+      TURNS_AGENT: 'acp',
+      TURNS_AGENT_COMMAND: FIXTURE,
+    };
+    const first = await startDaemonProcess(bin, env);
+    try {
+      const post = (url: string, body: unknown) =>
+        fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const { sessionId } = (await (await post(`${first.url}/session`, {})).json()) as { sessionId: string };
+      const admitted = await post(`${first.url}/session/${sessionId}/prompt`, { prompt: [{ type: 'text', text: 'shell now' }] });
+      const { promptId } = (await admitted.json()) as { promptId: string };
+      const requestId = await eventually(async () => {
+        const turn = (await (await fetch(`${first.url}/session/${sessionId}/turns/${promptId}`)).json()) as {
+          pendingInteractions?: { requestId: string }[];
+        };
+        return turn.pendingInteractions?.[0]?.requestId;
+      }, 20_000);
+      first.child.kill('SIGKILL');
+      await first.exited;
+
+      const second = await startDaemonProcess(bin, env);
+      try {
+        await post(`${second.url}/session/${sessionId}/load`, {});
+        const turn = await fetch(`${second.url}/session/${sessionId}/turns/${promptId}`);
+        expect(await turn.json()).toMatchObject({ state: 'error', error: { code: 'daemon_lost' } });
+        const late = await post(`${second.url}/permission/${requestId}`, ALLOW);
+        expect([late.status, ((await late.json()) as { code: string }).code]).toEqual([404, 'permission_not_found']);
+        expect(existsSync(join(dataDir, 'marker.txt'))).toBe(false);
+      } finally {
+        second.child.kill('SIGKILL');
+        await second.exited;
+      }
+    } finally {
+      if (first.child.exitCode === null && first.child.signalCode === null) first.child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
