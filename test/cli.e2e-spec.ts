@@ -106,6 +106,11 @@ describe('nest-turn-status command line', () => {
       expect(run.stderr).toMatch(/^error: .*--help/);
       expect(run.stdout).not.toContain('listening');
     }
+    // Each command lists the flags it reads: a time-out only where something waits.
+    const help = (await cli('permissions', '--help')).stdout;
+    expect(help).toMatch(/--json\s+print each pending request as one JSON line/);
+    expect(help).not.toContain('--timeout');
+    expect((await cli('wait', '--help')).stdout).toContain('--timeout <ms>');
   });
 
   it('suggests the command a typo meant, and names the setting a port in use came from (flag or variable)', async () => {

@@ -93,13 +93,12 @@ export async function runCli(
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .showHelpAfterError();
 
-  const clientOptions = (command: Command) =>
+  const clientOptions = (command: Command, json = 'print the status as JSON instead of the result text') =>
     command
       .addOption(new Option('--url <url>', 'daemon URL').env('TURNS_URL').default('http://127.0.0.1:4170'))
       .addOption(new Option('--token <token>', 'bearer token').env('TURNS_TOKEN'))
       .addOption(new Option('--client-id <id>', 'the client id registered on the session').env('TURNS_CLIENT_ID'))
-      .option('--json', 'print the status as JSON instead of the result text')
-      .addOption(new Option('--timeout <ms>', 'give up waiting after this many ms').default('600000').argParser(milliseconds));
+      .option('--json', json);
   const client = (flags: ClientFlags, clientId = flags.clientId) => {
     url = flags.url!;
     return new TurnsClient({ baseUrl: flags.url!, token: flags.token, clientId });
@@ -107,6 +106,7 @@ export async function runCli(
   // The agent's requests for permission while waiting: see PermissionMode.
   const waitOptions = (command: Command) =>
     clientOptions(command)
+      .addOption(new Option('--timeout <ms>', 'give up waiting after this many ms').default('600000').argParser(milliseconds))
       .addOption(new Option('--approve', 'allow each tool call the agent asks for, once (its allow_once option)').conflicts('deny'))
       .option('--deny', 'refuse each tool call the agent asks for');
 
@@ -166,6 +166,7 @@ export async function runCli(
       .description("list a session's turns, newest first (with --json, one status per line)")
       .argument('<session>')
       .option('--state <states>', 'only these states, a comma list (e.g. running,error)'),
+    'print each status as one JSON line',
   ).action(async (sessionId: string, flags: ClientFlags & { state?: string }) => {
     const state = flags.state?.split(',').map((name) => name.trim()) as TurnState[] | undefined;
     for await (const page of client(flags).listTurns(sessionId, { state, limit: 100 })) {
@@ -183,6 +184,7 @@ export async function runCli(
       .addOption(new Option('--deny', 'refuse it (its reject option, else cancelled)').conflicts(['option', 'cancel']))
       .addOption(new Option('--option <id>', 'choose this option').conflicts('cancel'))
       .option('--cancel', 'answer cancelled'),
+    'print each pending request as one JSON line',
   ).action(async (sessionId: string, requestId: string | undefined, flags: ClientFlags & PermissionFlags, command: Command) => {
     const refused = await runPermissionsCommand(client(flags), sessionId, requestId, flags, io.stdout);
     if (refused && 'usage' in refused) command.error(refused.usage, { exitCode: EXIT.usage });
