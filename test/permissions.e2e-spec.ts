@@ -142,7 +142,7 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
       expect(await outcomesAfterNextTurn(daemon, sessionId)).toEqual(['proceed_once']);
     });
 
-    it('wakes a poll held on the running status when a request appears', async () => {
+    it('wakes polls held on the running status when a request appears, with If-None-Match or without', async () => {
       const signal = join(daemon.config.workspaces[0]!, `ask-${Date.now()}`);
       const { sessionId } = await daemon.createSession({ sessionScope: 'thread' });
       const promptId = await daemon.prompt(sessionId, `shell on ${signal}`);
@@ -153,15 +153,24 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
       expect(running.body.pendingInteractions).toBeUndefined();
       const waiters = async () => sampleValue((await daemon.http.get('/metrics').expect(200)).text, 'turns_waiters');
       const before = await waiters();
-      const wait = daemon.http.get(`/session/${sessionId}/turns/${promptId}?waitMs=20000`).set('If-None-Match', running.headers.etag!);
-      const pending = wait.then((res) => res); // supertest sends on then()
-      await eventually(async () => ((await waiters()) === before + 1 ? true : undefined));
-      writeFileSync(signal, ''); // the agent asks now, while the poll is held
-      const woken = await pending;
-      expect(woken.status).toBe(200);
-      expect(woken.headers.etag).not.toBe(running.headers.etag);
-      expect(woken.body).toMatchObject({ state: 'running', pendingInteractions: [{ action: { title: 'echo ran > marker.txt' } }] });
-      await daemon.http.post(`/permission/${woken.body.pendingInteractions[0].requestId}`).send(REJECT).expect(200);
+      const route = `/session/${sessionId}/turns/${promptId}?waitMs=20000`;
+      // supertest sends on then()
+      const changed = daemon.http
+        .get(route)
+        .set('If-None-Match', running.headers.etag!)
+        .then((res) => res);
+      const plain = daemon.http.get(route).then((res) => res);
+      await eventually(async () => ((await waiters()) === before + 2 ? true : undefined));
+      writeFileSync(signal, ''); // the agent asks now, while both polls are held
+      for (const woken of await Promise.all([changed, plain])) {
+        expect(woken.status).toBe(200);
+        expect(woken.headers.etag).not.toBe(running.headers.etag);
+        expect(woken.body).toMatchObject({ state: 'running', pendingInteractions: [{ action: { title: 'echo ran > marker.txt' } }] });
+      }
+      const [request] = (await plain).body.pendingInteractions;
+      // While it waits, a poll without If-None-Match is answered at once: only a client's answer moves the turn on.
+      expect((await daemon.http.get(route)).body.pendingInteractions).toEqual([request]);
+      await daemon.http.post(`/permission/${request.requestId}`).send(REJECT).expect(200);
       expect(await settled(daemon, sessionId, promptId)).toMatchObject({ state: 'completed', resultText: 'refused' });
       rmSync(signal, { force: true });
     });

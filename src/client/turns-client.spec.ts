@@ -43,6 +43,24 @@ describe('TurnsClient.waitForTurn', () => {
     expect(calls.slice(2).every((c) => /\?waitMs=\d+$/.test(c.url) && header(c.init, 'if-none-match') === '"r"')).toBe(true);
   });
 
+  it('polls, not long-polls, a turn waiting on an approval when no ETag reaches it (a held request would answer at once)', async () => {
+    jest.useFakeTimers();
+    const request = { requestId: 's.0123456789abcdef', kind: 'permission', createdAt: 'x', action: {}, options: [] };
+    const waiting = { status: 200, body: status('running', { pendingInteractions: [request] }), headers: { 'retry-after': '2' } };
+    const { fetch, calls } = stubFetch([
+      caps(['session_turn_wait']),
+      waiting,
+      waiting,
+      { status: 200, body: status('completed', { endedAt: 3 }) },
+    ]);
+    const client = new TurnsClient({ baseUrl: 'http://daemon', fetch });
+    const result = client.waitForTurn('s', 'p');
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(calls).toHaveLength(2); // the answer that waits is followed by a pause (Retry-After), not a request at once
+    for (let i = 0; i < 10 && calls.length < 4; i += 1) await jest.advanceTimersByTimeAsync(5_000);
+    await expect(result).resolves.toMatchObject({ state: 'completed' });
+  });
+
   it('polls with If-None-Match against a daemon without long-poll, honoring Retry-After with backoff', async () => {
     jest.useFakeTimers();
     const { fetch, calls } = stubFetch([

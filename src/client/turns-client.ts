@@ -236,7 +236,8 @@ export class TurnsClient {
         if (error.status === 404 && error.code === 'prompt_not_found' && last) throw new TurnWindowExpiredError(sessionId, promptId, last);
         throw error;
       }
-      if (!longPoll) {
+      // Held without an ETag, a turn waiting on an approval is answered at once (SPEC §21): poll it instead.
+      if (!longPoll || (!etag && last?.pendingInteractions !== undefined)) {
         const delay = Math.min(pollDelayMs(response.headers.get('retry-after'), unchanged), Math.max(0, deadline - Date.now()));
         await sleep(delay, options.signal);
       }

@@ -76,6 +76,22 @@ describe('TurnWaitService', () => {
     expect(bridge.listeners.size).toBe(0);
   });
 
+  it('without If-None-Match, answers when the running turn comes to wait on a request for approval, and at once while it does', async () => {
+    const answer = held({ sessionId: 's', promptId: 'p', waitMs: 60_000 });
+    let done = false;
+    void answer.then(() => (done = true));
+    await flush();
+    expect(done).toBe(false);
+    const request = { requestId: 's.0123456789abcdef', kind: 'permission', createdAt: '2026-12-03T00:00:00.000Z', action: {}, options: [] };
+    bridge.live.set('p', { ...running('p'), pendingInteractions: [request] });
+    bridge.notify();
+    await expect(answer).resolves.toMatchObject({ state: 'running', pendingInteractions: [request] });
+    expect(waits.waiting).toBe(0);
+    // A poller that comes back while the request still waits is answered at once: only a client can move the turn on.
+    await expect(held({ sessionId: 's', promptId: 'p', waitMs: 60_000 })).resolves.toMatchObject({ pendingInteractions: [request] });
+    expect(waits.waiting).toBe(0);
+  });
+
   it('does not miss a change that lands between the first poll and the watch', async () => {
     const answer = held({ sessionId: 's', promptId: 'p', waitMs: 60_000 });
     bridge.live.delete('p'); // settles silently before the waiter is registered

@@ -136,6 +136,7 @@ export class TurnWaitService implements BeforeApplicationShutdown {
 
   private satisfied(request: TurnWaitRequest, status: TurnStatus): boolean {
     if (request.ifNoneMatch) return !etagMatches(request.ifNoneMatch, serializeTurnStatus(status).etag);
-    return !isLiveStatus(status);
+    // A turn that waits on a client's answer goes nowhere until one comes: the waiter is that client (SPEC §21).
+    return !isLiveStatus(status) || (status.state === 'running' && status.pendingInteractions !== undefined);
   }
 }
