@@ -1,6 +1,6 @@
 import { PROTOCOL_VERSION, type ClientConnection } from '@agentclientprotocol/sdk';
 import type { Logger } from '@nestjs/common';
-import type { EngineSession, EngineSessionContext, EngineTurnRequest, EngineTurnResult } from '../engines/agent-engine.js';
+import type { EngineCloseOptions, EngineSession, EngineSessionContext, EngineTurnRequest, EngineTurnResult } from '../engines/agent-engine.js';
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import { AgentProcess, type AcpTurnHandlers } from './agent-process.js';
 import { AgentStderrLog } from './agent-stderr-log.js';
@@ -60,8 +60,8 @@ export class AcpEngineSession implements EngineSession {
   }
 
   /** Stops the agent; a prompt under way (its turn aborted first, by the bridge) gets a bounded grace to end. */
-  async close(): Promise<void> {
-    if (this.running) {
+  async close({ immediate = false }: EngineCloseOptions = {}): Promise<void> {
+    if (this.running && !immediate) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([this.running, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))]);
       clearTimeout(timer);

@@ -15,6 +15,20 @@ export interface AcpTurnHandlers {
 /** A request for approval with no prompt (or no runtime) to ask is refused: nothing runs unapproved (SPEC §21). */
 const REFUSED: EnginePermissionOutcome = { outcome: 'cancelled' };
 
+/** Whether an agent's `session/request_permission` has what a client is shown and chooses from. */
+export function isPermissionRequest(params: unknown): params is EnginePermissionRequest {
+  const { toolCall, options } = (params ?? {}) as Partial<Record<'toolCall' | 'options', unknown>>;
+  return (
+    typeof toolCall === 'object' &&
+    toolCall !== null &&
+    Array.isArray(options) &&
+    options.every((option: unknown) => {
+      const { optionId, kind } = (option ?? {}) as Record<string, unknown>;
+      return typeof optionId === 'string' && typeof kind === 'string';
+    })
+  );
+}
+
 /** Variables of the daemon that an agent process must not see. */
 const WITHHELD_ENV = ['TURNS_TOKEN'];
 
@@ -69,7 +83,12 @@ export class AgentProcess {
       })
       .onRequest('session/request_permission', async ({ params }) => {
         const ask = turns.get(params.sessionId)?.requestPermission;
-        return { outcome: ask ? await ask(params as EnginePermissionRequest) : REFUSED };
+        if (!ask) return { outcome: REFUSED };
+        if (!isPermissionRequest(params)) {
+          log.line('(daemon) the agent asked approval with no tool call or options: refused');
+          return { outcome: REFUSED };
+        }
+        return { outcome: await ask(params) };
       });
     const stream = ndJsonStream(
       Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,

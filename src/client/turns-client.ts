@@ -237,7 +237,7 @@ export class TurnsClient {
         throw error;
       }
       // Held without an ETag, a turn waiting on an approval is answered at once (SPEC §21): poll it instead.
-      if (!longPoll || (!etag && last?.pendingInteractions !== undefined)) {
+      if (!longPoll || (!etag && last?.state === 'running' && last.pendingInteractions !== undefined)) {
         const delay = Math.min(pollDelayMs(response.headers.get('retry-after'), unchanged), Math.max(0, deadline - Date.now()));
         await sleep(delay, options.signal);
       }

@@ -83,7 +83,21 @@ export interface EngineSession {
    * @publicApi
    */
   prompt(request: EngineTurnRequest): Promise<EngineTurnResult>;
-  close(): Promise<void>;
+  /**
+   * Stops the session's agent. The bridge aborted its running turn first; unless `immediate`, an engine
+   * may give that turn a bounded moment to end (to tell the agent its requests were cancelled).
+   */
+  close(options?: EngineCloseOptions): Promise<void>;
+}
+
+/**
+ * How an engine session is closed.
+ *
+ * @publicApi
+ */
+export interface EngineCloseOptions {
+  /** The session moved to another node: its workspace is another agent's now, so stop at once. */
+  immediate?: boolean;
 }
 
 export interface EngineSessionContext {

@@ -59,6 +59,14 @@ describe('pendingInteractionOf', () => {
     expect(cut).toEqual({ toolCallId: 'c', title: 't', rawInput: { a: 1 }, truncated: true });
   });
 
+  it('bounds an event’s tool call whose own fields, or a title of escapes, are over 16 KiB: id, kind and the title cut to fit', () => {
+    const call = { toolCallId: 'c', kind: 'execute', title: '\u0001'.repeat(4_096), _meta: { note: 'x'.repeat(30_000) } };
+    const bounded = boundedToolCall(call);
+    expect(bytes(bounded)).toBeLessThanOrEqual(INTERACTION_MAX_BYTES);
+    expect(bounded).toEqual({ toolCallId: 'c', kind: 'execute', title: expect.stringMatching(/^\u0001+$/), truncated: true });
+    expect((bounded.title as string).length).toBeGreaterThan(2_000);
+  });
+
   it('cuts the type and the labels at 256 code units, never through a surrogate pair', () => {
     const label = 'x'.repeat(255) + '😀';
     const item = pendingInteractionOf('req', 0, {
@@ -107,6 +115,8 @@ describe('pendingInteractionOf', () => {
         content: fc.array(text(5_000), { maxLength: 4 }),
         rawInput: fc.dictionary(text(20), text(5_000)),
         locations: fc.array(fc.record({ path: text(3_000) }), { maxLength: 3 }),
+        // A field of the agent's own (ACP's `_meta`, say): the event carries it as sent while it fits.
+        _meta: fc.dictionary(text(20), text(5_000)),
       },
       { requiredKeys: [] },
     );
@@ -114,6 +124,7 @@ describe('pendingInteractionOf', () => {
       fc.property(toolCall, fc.array(option, { maxLength: 40 }), (call, options) => {
         const item = pendingInteractionOf('req', 0, { toolCall: call, options });
         expect(bytes(item)).toBeLessThanOrEqual(INTERACTION_MAX_BYTES);
+        expect(bytes(boundedToolCall(call))).toBeLessThanOrEqual(INTERACTION_MAX_BYTES);
         for (const offered of item.options) expect(isPermissionOutcome({ outcome: 'selected', optionId: offered.optionId })).toBe(true);
       }),
       { numRuns: 150, endOnFailure: true },

@@ -1,17 +1,18 @@
 import type { EnginePermissionRequest } from '../engines/agent-engine.js';
+import { INTERACTION_LIMITS } from '../turns/rules/limits.js';
 import { truncateCodeUnits } from '../turns/rules/truncate-code-units.js';
 import type { PendingInteraction, PendingInteractionOption } from '../turns/turn-status.js';
 
 /** SPEC §21: a title at most this many UTF-16 code units. */
-export const INTERACTION_TITLE_LIMIT = 4_096;
+export const INTERACTION_TITLE_LIMIT = INTERACTION_LIMITS.title;
 /** An option's label, and the action's and an option's `kind`, at most this many code units. */
-export const INTERACTION_LABEL_LIMIT = 256;
+export const INTERACTION_LABEL_LIMIT = INTERACTION_LIMITS.label;
 /** An option id at most this many code units: the answer's bound, so every option offered can be chosen. */
-export const OPTION_ID_LIMIT = 256;
+export const OPTION_ID_LIMIT = INTERACTION_LIMITS.optionId;
 /** Options offered at most (ACP agents offer two to four). */
-export const INTERACTION_OPTIONS_LIMIT = 16;
+export const INTERACTION_OPTIONS_LIMIT = INTERACTION_LIMITS.options;
 /** SPEC §21: a pending request, or a `permission_request`'s tool call, as JSON at most this many bytes. */
-export const INTERACTION_MAX_BYTES = 16 * 1024;
+export const INTERACTION_MAX_BYTES = INTERACTION_LIMITS.itemBytes;
 
 /** The fields dropped, in this order, until what is left fits. */
 const DROPPABLE = ['content', 'input', 'locations'] as const;
@@ -85,12 +86,30 @@ export function boundedToolCall(toolCall: EnginePermissionRequest['toolCall']): 
   bounded.truncated = true;
   for (const field of TOOL_CALL_DROPPABLE) {
     delete bounded[field];
-    if (jsonBytes(bounded) <= INTERACTION_MAX_BYTES) break;
+    if (jsonBytes(bounded) <= INTERACTION_MAX_BYTES) return bounded;
   }
-  return bounded;
+  // Still over: the agent's other fields, or a title of escapes. The id, the kind and the title cut to fit stay.
+  const id = cut(toolCall.toolCallId, OPTION_ID_LIMIT);
+  const minimal: Record<string, unknown> = {
+    ...(id !== undefined && { toolCallId: id }),
+    ...(kind !== undefined && { kind }),
+    ...(title !== undefined && { title }),
+    truncated: true,
+  };
+  if (typeof minimal.title === 'string' && jsonBytes(minimal) > INTERACTION_MAX_BYTES) {
+    minimal.title = cutToFit(minimal.title, jsonBytes(minimal));
+  }
+  return minimal;
 }
 
-/** `title` short by what `bytes` is over the bound: each code unit is at least one byte of JSON. */
+/** The longest start of `title` that is short, as JSON, by what `bytes` is over the bound (a code unit is 1 to 6 bytes). */
 function cutToFit(title: string, bytes: number): string {
-  return truncateCodeUnits(title, title.length - (bytes - INTERACTION_MAX_BYTES)).text;
+  const budget = jsonBytes(title) - (bytes - INTERACTION_MAX_BYTES);
+  let [low, high] = [0, title.length];
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (jsonBytes(truncateCodeUnits(title, mid).text) <= budget) low = mid;
+    else high = mid - 1;
+  }
+  return truncateCodeUnits(title, low).text;
 }

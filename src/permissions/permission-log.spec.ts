@@ -23,6 +23,13 @@ describe('permission audit lines', () => {
     expect(decisionLine('r1', 'Run', { outcome: 'cancelled' }, 'cancelled', 'client')).toContain('by client anonymous');
   });
 
+  it('quote an option id that is not plain, so an agent cannot forge a line', () => {
+    const forged = 'ok\n[Nest] 1 LOG permission r2 allowed';
+    const line = decisionLine('r1', 'Run', { outcome: 'selected', optionId: forged }, 'allowed', 'policy');
+    expect(line).toBe(`permission r1 allowed (${JSON.stringify(forged)}): "Run", decided by policy`);
+    expect(line).not.toContain('\n');
+  });
+
   it('keep a long title short', () => {
     expect(requestLine('r1', 'x'.repeat(1_000), 'p1').length).toBeLessThan(320);
   });

@@ -6,6 +6,8 @@ import { truncateCodeUnits } from '../turns/rules/truncate-code-units.js';
 const LOGGED_TITLE = 256;
 
 const quoted = (title: string) => JSON.stringify(truncateCodeUnits(title, LOGGED_TITLE).text);
+/** An option id as the agent named it: bare when plain, else quoted, so no id can break or forge a line. */
+const optionOf = (optionId: string) => (/^[\w.:-]{1,256}$/.test(optionId) ? optionId : quoted(optionId));
 
 /** An allowing, refusing or cancelling answer, by the kind of the option chosen. */
 export function outcomeKind(
@@ -31,7 +33,7 @@ export function decisionLine(
   decidedBy: PermissionDecider,
   clientId?: string,
 ): string {
-  const option = outcome.outcome === 'selected' ? ` (${outcome.optionId})` : '';
+  const option = outcome.outcome === 'selected' ? ` (${optionOf(outcome.optionId)})` : '';
   const who = decidedBy === 'client' ? `client ${clientId ?? 'anonymous'}` : decidedBy.replace('_', ' ');
   return `permission ${requestId} ${kind}${option}: ${quoted(title)}, decided by ${who}`;
 }

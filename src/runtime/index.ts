@@ -36,6 +36,9 @@ export type {
 } from '../wire/session-event.js';
 export {
   AgentEngine,
+  type EngineCloseOptions,
+  type EnginePermissionOutcome,
+  type EnginePermissionRequest,
   type EngineSession,
   type EngineSessionContext,
   type EngineTurnRequest,

@@ -76,7 +76,8 @@ export class SessionTeardown {
       await bridge.admissionsDecided(session.id);
       bridge.closeSession(session.id);
       events.close(session.id);
-      await session.close();
+      // A lost session's workspace is the new owner's: its agent stops at once, with no grace.
+      await session.close({ immediate: !owned });
       if (owned) await recorder.detach(session.id);
       await ledger.detach(session.id);
     } finally {

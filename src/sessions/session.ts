@@ -1,6 +1,6 @@
 import type { Clock } from '../common/clock.js';
 import { normalizeTurnError } from '../turns/rules/normalize-turn-error.js';
-import type { AgentEngine, EngineSession, EngineUpdate } from '../engines/agent-engine.js';
+import type { AgentEngine, EngineCloseOptions, EngineSession, EngineUpdate } from '../engines/agent-engine.js';
 import { FinalAnswerAccumulator } from '../engines/final-answer-accumulator.js';
 import type { SessionEventBus } from '../events/session-event-bus.js';
 import type { ChatRecordingService } from '../transcript/chat-recording.service.js';
@@ -44,10 +44,11 @@ export class Session {
     return run;
   }
 
-  async close(): Promise<void> {
+  /** Stops the engine; `immediate` when the session moved to another node (see {@link EngineCloseOptions}). */
+  async close(options: EngineCloseOptions = {}): Promise<void> {
     const engineSession = this.engineSession;
     this.engineSession = undefined;
-    await (await engineSession?.catch(() => undefined))?.close().catch(() => undefined);
+    await (await engineSession?.catch(() => undefined))?.close(options).catch(() => undefined);
   }
 
   private openEngine(): Promise<EngineSession> {

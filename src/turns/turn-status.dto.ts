@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '../common/swagger.js';
 import { Type } from 'class-transformer';
 import { Equals, IsArray, IsInt, IsObject, IsString, MaxLength, Min, ValidateNested } from 'class-validator';
 import { IsOmittable } from '../validation/is-omittable.decorator.js';
-import { RESULT_TEXT_TRUNCATED, TURN_LIMITS } from './rules/limits.js';
+import { INTERACTION_LIMITS, RESULT_TEXT_TRUNCATED, TURN_LIMITS } from './rules/limits.js';
 import type {
   CancelledTurnStatus,
   CompletedTurnStatus,
@@ -151,29 +151,28 @@ export class TurnActivityDto implements TurnActivity {
   lastTool?: string;
 }
 
-/** SPEC §21: a title or label at most this many UTF-16 code units. */
-const INTERACTION_TEXT_LIMIT = 4_096;
-
 /** @publicApi */
 export class PendingInteractionOptionDto implements PendingInteractionOption {
-  @ApiProperty({ example: 'proceed_once' })
-  @IsString()
+  @LimitedText(INTERACTION_LIMITS.optionId, { required: true, example: 'proceed_once' })
   optionId!: string;
 
-  @LimitedText(INTERACTION_TEXT_LIMIT, { example: 'Allow once' })
+  @LimitedText(INTERACTION_LIMITS.label, { example: 'Allow once' })
   label?: string;
 
-  @ApiProperty({ description: "ACP's kind: allow_once, allow_always, reject_once, reject_always.", example: 'allow_once' })
-  @IsString()
+  @LimitedText(INTERACTION_LIMITS.label, {
+    required: true,
+    description: "ACP's kind: allow_once, allow_always, reject_once, reject_always.",
+    example: 'allow_once',
+  })
   kind!: string;
 }
 
 /** The tool call a pending request is about, as the agent described it. @publicApi */
 export class PendingInteractionActionDto {
-  @LimitedText(INTERACTION_TEXT_LIMIT, { description: "The tool's kind (ACP: read, edit, execute, ...).", example: 'execute' })
+  @LimitedText(INTERACTION_LIMITS.label, { description: "The tool's kind (ACP: read, edit, execute, ...).", example: 'execute' })
   type?: string;
 
-  @LimitedText(INTERACTION_TEXT_LIMIT, { example: 'echo ran > marker.txt' })
+  @LimitedText(INTERACTION_LIMITS.title, { example: 'echo ran > marker.txt' })
   title?: string;
 
   @ApiPropertyOptional({ description: "The tool call's content, as the agent sent it (dropped when the item would pass 16 KiB)." })
@@ -213,13 +212,15 @@ export class PendingInteractionDto implements PendingInteraction {
   @Type(() => PendingInteractionActionDto)
   action!: PendingInteractionActionDto;
 
-  @ApiProperty({ type: () => [PendingInteractionOptionDto] })
+  @ApiProperty({ type: () => [PendingInteractionOptionDto], maxItems: INTERACTION_LIMITS.options })
   @IsArray()
   @ValidateNested({ each: true })
   @Type(() => PendingInteractionOptionDto)
   options!: PendingInteractionOptionDto[];
 
-  @TrueFlag('content, input or locations was dropped to keep the item within 16 KiB.')
+  @TrueFlag(
+    'Something the agent sent was left out: an option whose id no answer could name or past the 16th, or, to keep the item within 16 KiB, content, input, locations, the end of the title, the labels or the last options.',
+  )
   truncated?: true;
 }
 

@@ -12,6 +12,19 @@ export const TURN_LIMITS = {
 } as const;
 
 /**
+ * Bounds of a pending request's item (SPEC §21), in UTF-16 code units unless said: a tool's title; an
+ * option's label and the kinds; an option id (the longest an answer may name); options offered; the item
+ * as JSON, in bytes.
+ */
+export const INTERACTION_LIMITS = {
+  title: 4_096,
+  label: 256,
+  optionId: 256,
+  options: 16,
+  itemBytes: 16 * 1024,
+} as const;
+
+/**
  * Code reported next to a truncated `resultText`.
  *
  * @publicApi
