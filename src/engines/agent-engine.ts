@@ -100,6 +100,11 @@ export interface EngineCloseOptions {
   immediate?: boolean;
 }
 
+/**
+ * The daemon session an engine session is opened for.
+ *
+ * @publicApi
+ */
 export interface EngineSessionContext {
   sessionId: string;
   /** Workspace directory the session (and an agent process) works in. */
