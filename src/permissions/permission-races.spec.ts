@@ -15,7 +15,7 @@ const CANCELLED = { outcome: 'cancelled' } as const;
 
 /** A bridge with the broker on its transition stream, and a running prompt whose agent asks for approval. */
 function running(rig: BridgeRig, deadlineMs?: number) {
-  const broker = new PermissionBroker(rig.events as SessionEventBus, rig.clock, {
+  const broker = new PermissionBroker(rig.runner, rig.events as SessionEventBus, rig.clock, {
     permissionPolicy: 'ask',
     permissionResponder: 'first-responder',
   });
@@ -44,7 +44,10 @@ describe('tool approval races on the bridge (SPEC §21)', () => {
   afterEach(() => jest.useRealTimers());
 
   it('shows the request on the running status (a new one, and the watchers woken) until it is answered', async () => {
-    const broker = new PermissionBroker(rig.events, rig.clock, { permissionPolicy: 'ask', permissionResponder: 'first-responder' });
+    const broker = new PermissionBroker(rig.runner, rig.events, rig.clock, {
+      permissionPolicy: 'ask',
+      permissionResponder: 'first-responder',
+    });
     const bridge = rig.bridge({}, broker);
     const promptId = bridge.admit('s', text('shell')).promptId;
     const before = bridge.getLive('s', promptId);
@@ -116,6 +119,15 @@ describe('tool approval races on the bridge (SPEC §21)', () => {
     await closed.asked;
     expect(closed.outcomes).toEqual([CANCELLED]);
     expect(closed.broker.pendingCount).toBe(0);
+  });
+
+  it('no answer is taken while the session is torn down (out of the registry, not yet closed); the close cancels it', async () => {
+    const { broker, bridge, outcomes, asked, requestId } = running(rig);
+    rig.runner.live.delete('s');
+    expect(answerCode(broker, requestId)).toBe('permission_not_found');
+    bridge.closeSession('s');
+    await asked;
+    expect(outcomes).toEqual([CANCELLED]);
   });
 
   it('announces the request resolved before the turn’s terminal event', async () => {
