@@ -46,9 +46,13 @@ async function reduceUntilTerminal(
 describe.each(ADAPTERS)('@qwen-code/sdk against the daemon (%s)', (httpAdapter) => {
   let daemon: TestDaemon;
   let client: DaemonClient;
-  const start = async (root = tempDir(), overrides: Parameters<typeof startDaemon>[1] = { engine: undefined }) => {
+  const start = async (
+    root = tempDir(),
+    overrides: Parameters<typeof startDaemon>[1] = { engine: undefined },
+    config: Parameters<typeof startDaemon>[0] = {},
+  ) => {
     // `engine: undefined` lets the daemon build its own: the echo engine.
-    daemon = await startDaemon({ httpAdapter, dataDir: root, workspaces: [root] }, overrides);
+    daemon = await startDaemon({ httpAdapter, dataDir: root, workspaces: [root], ...config }, overrides);
     client = new DaemonClient({ baseUrl: daemon.url });
     return root;
   };
@@ -336,5 +340,47 @@ describe.each(ADAPTERS)('@qwen-code/sdk against the daemon (%s)', (httpAdapter) 
     ]);
     for (const event of permissions) expect(asKnownDaemonEvent(event)).toBeDefined();
     expect(view.unrecognizedKnownEventCount).toBe(0);
+  });
+
+  it('reduces the permission_forbidden of a designated responder’s refusal with nothing unrecognized (SPEC §21)', async () => {
+    await start(tempDir(), { engine: new AcpEngine(ACP_FIXTURE) }, { permissionResponder: 'designated' });
+    const workspaceCwd = daemon.config.workspaces[0];
+    const session = await DaemonSessionClient.createOrAttach(client, { workspaceCwd });
+    const other = await DaemonSessionClient.resume(client, session.sessionId, { workspaceCwd });
+    const admitted = await session.submitPrompt(text('shell now'));
+    const allow = { outcome: { outcome: 'selected' as const, optionId: 'proceed_once' } };
+    const abort = new AbortController();
+    let view = createDaemonSessionViewState();
+    const events: DaemonEvent[] = [];
+    const from = { lastEventId: admitted.lastEventId, epoch: admitted.eventEpoch };
+    try {
+      for await (const event of client.subscribeEvents(session.sessionId, { ...from, signal: abort.signal })) {
+        events.push(event);
+        view = reduceDaemonSessionEvent(view, event);
+        if (event.type === 'permission_request') {
+          const { requestId } = event.data as { requestId: string };
+          // Another client of the session is refused (403): only the prompt's originator may answer.
+          await expect(other.respondToSessionPermission(requestId, allow)).rejects.toMatchObject({
+            status: 403,
+            body: { code: 'permission_forbidden', clientId: other.clientId },
+          });
+          await expect(session.respondToSessionPermission(requestId, allow)).resolves.toBe(true);
+        }
+        const data = event.data as { promptId?: string } | undefined;
+        if ((event.type === 'turn_complete' || event.type === 'turn_error') && data?.promptId === admitted.promptId) break;
+      }
+    } finally {
+      abort.abort();
+    }
+    const forbidden = events.filter((e) => e.type === 'permission_forbidden');
+    expect(forbidden).toHaveLength(1);
+    expect(forbidden[0]!.data).toMatchObject({ sessionId: session.sessionId, reason: 'designated_mismatch', clientId: other.clientId });
+    expect(asKnownDaemonEvent(forbidden[0]!)).toBeDefined();
+    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['permission_request', 'permission_resolved']));
+    expect(view.unrecognizedKnownEventCount).toBe(events.filter((e) => e.type === 'replay_complete').length);
+    expect(await pollTurn(daemon, session.sessionId, admitted.promptId)).toMatchObject({
+      state: 'completed',
+      resultText: 'ran (proceed_once)',
+    });
   });
 });
