@@ -219,7 +219,7 @@ export class PermissionBroker implements OnApplicationShutdown {
     return true;
   }
 
-  /** A late answer to a request answered a moment ago: `permission_already_resolved`, in a live session only (a closed one has no stream to put it on). */
+  /** Tells a late answer the outcome (`permission_already_resolved`), in a live session only: a closed one has no stream left. */
   private tellLate(requestId: string, sessionId: string | undefined): void {
     const late = this.answered.get(requestId);
     if (!late || (sessionId !== undefined && late.sessionId !== sessionId) || !this.sessions.hasSession(late.sessionId)) return;
