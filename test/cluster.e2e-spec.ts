@@ -7,6 +7,8 @@ import { startDaemonProcess, type DaemonProcess } from './support/daemon-process
 import { HAS_REDIS, startRedis, type RedisProcess } from './support/redis-server.js';
 
 const LEASE_MS = 1_500;
+/** The ACP fixture agent: `shell now` asks permission to run a command, and runs it only once allowed. */
+const ACP_FIXTURE = `node ${join(__dirname, 'fixtures', 'acp-fixture-agent.mjs')}`;
 const TOKEN = 'cluster-secret';
 const json = { 'content-type': 'application/json' };
 
@@ -46,8 +48,9 @@ const UI_ORIGIN = 'http://ui.example';
   let admin: Redis;
   let a: Node, b: Node, c: Node;
 
-  async function startNode(id: string, adapter: 'express' | 'fastify'): Promise<Node> {
+  async function startNode(id: string, adapter: 'express' | 'fastify', env: Record<string, string> = {}): Promise<Node> {
     const daemon = await startDaemonProcess(join(dist, 'daemon', 'bin.js'), {
+      ...env,
       TURNS_DATA_DIR: dataDir,
       TURNS_WORKSPACES: dataDir,
       TURNS_HTTP_ADAPTER: adapter,
@@ -235,6 +238,41 @@ const UI_ORIGIN = 'http://ui.example';
       [404, 'node-a'],
     ]);
     for (const res of answers) expect(await res.json()).toMatchObject({ code: 'permission_not_found', requestId });
+  });
+
+  it('an answer through a node that does not own the session reaches the request held on its owner, on both routes', async () => {
+    // A fourth node whose agent asks approval (the others run the echo agent, which never does).
+    const d = await startNode('node-d', 'fastify', { TURNS_AGENT: 'acp', TURNS_AGENT_COMMAND: ACP_FIXTURE });
+    try {
+      const { sessionId, clientId } = await createSession(d);
+      const routes: Array<[Node, (requestId: string) => string]> = [
+        [b, (requestId) => `/session/${sessionId}/permission/${requestId}`],
+        [c, (requestId) => `/permission/${requestId}`],
+      ];
+      for (const [via, route] of routes) {
+        const { promptId } = (await (await prompt(d, sessionId, 'shell now', clientId)).json()) as { promptId: string };
+        const requestId = await eventually(async () => {
+          const turn = (await (await call(`${d.url}/session/${sessionId}/turns/${promptId}`)).json()) as {
+            pendingInteractions?: Array<{ requestId: string }>;
+          };
+          return turn.pendingInteractions?.[0]?.requestId;
+        }, 20_000);
+        const answered = await call(`${via.url}${route(requestId)}`, {
+          method: 'POST',
+          headers: { ...json, 'x-qwen-client-id': clientId },
+          body: JSON.stringify({ outcome: { outcome: 'selected', optionId: 'proceed_once' } }),
+        });
+        expect([answered.status, answered.headers.get('x-turns-node'), await answered.json()]).toEqual([200, 'node-d', {}]);
+        const turn = await eventually(async () => {
+          const res = (await (await call(`${d.url}/session/${sessionId}/turns/${promptId}`)).json()) as { state: string };
+          return res.state === 'running' ? undefined : res;
+        }, 20_000);
+        expect(turn).toMatchObject({ state: 'completed', resultText: 'ran (proceed_once)' });
+      }
+    } finally {
+      d.daemon.child.kill('SIGKILL');
+      await d.daemon.exited;
+    }
   });
 
   /**

@@ -2,9 +2,13 @@ import { Logger } from '@nestjs/common';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AcpEngine } from '../src/acp/acp.engine.js';
+import { SessionOwnership } from '../src/sessions/session-ownership.js';
+import { SessionRegistry } from '../src/sessions/session-registry.js';
+import { ChatRecordingService } from '../src/transcript/chat-recording.service.js';
 import { compileSources } from './support/compiled.js';
 import { startDaemonProcess } from './support/daemon-process.js';
 import type { DaemonConfig } from '../src/daemon/daemon-config.js';
+import { deferred } from './support/deferred.js';
 import { eventually } from './support/eventually.js';
 import { sampleValue } from './support/prometheus.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
@@ -175,6 +179,31 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
       rmSync(signal, { force: true });
     });
 
+    it('takes one of two answers sent at once (one on each route): one 200, one 404, and the agent got one', async () => {
+      const { sessionId } = await daemon.createSession({ sessionScope: 'thread' });
+      const promptId = await daemon.prompt(sessionId, 'shell now');
+      const [request] = (await held(daemon, sessionId, promptId)).body.pendingInteractions;
+      // supertest sends on then(): both are on the wire before either is answered
+      const answers = await Promise.all([
+        daemon.http
+          .post(`/session/${sessionId}/permission/${request.requestId}`)
+          .send(ALLOW)
+          .then((res) => res),
+        daemon.http
+          .post(`/permission/${request.requestId}`)
+          .send(REJECT)
+          .then((res) => res),
+      ]);
+      expect(answers.map((res) => res.status).sort()).toEqual([200, 404]);
+      expect(answers.find((res) => res.status === 404)!.body.code).toBe('permission_not_found');
+      const won = answers[0]!.status === 200 ? 'proceed_once' : 'reject';
+      expect(await settled(daemon, sessionId, promptId)).toMatchObject({
+        state: 'completed',
+        resultText: won === 'reject' ? 'refused' : 'ran (proceed_once)',
+      });
+      expect(await outcomesAfterNextTurn(daemon, sessionId)).toEqual([won]);
+    });
+
     it('never runs the tool after a reject (answered on the peer’s unscoped route)', async () => {
       const { sessionId } = await daemon.createSession({ sessionScope: 'thread' });
       const promptId = await daemon.prompt(sessionId, 'shell now');
@@ -290,6 +319,74 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
     });
   });
 
+  describe('a session being torn down (the testing kit’s scripted engine)', () => {
+    let daemon: TestDaemon;
+    beforeAll(async () => {
+      daemon = await startDaemon({ httpAdapter, promptDeadlineMs: 600_000 });
+    });
+    afterAll(() => daemon.close(true));
+
+    it('takes no answer, on either route, between leaving the registry and the close that cancels its request', async () => {
+      const { sessionId, clientId } = await daemon.createSession({ sessionScope: 'thread' });
+      const stranger = await daemon.createSession({ sessionScope: 'thread' });
+      await daemon.prompt(sessionId, 'shell', clientId);
+      const turn = await daemon.engine.nextTurn();
+      const decision = turn.askPermission('rm -rf build');
+      const [request] = (await daemon.http.get(`/session/${sessionId}/status`).expect(200)).body.pendingInteractions;
+      await daemon.app.get(ChatRecordingService).flush(sessionId);
+
+      // The teardown waits for the admission of a second prompt, whose ledger record's write is held here.
+      const write = deferred<boolean>();
+      const writing = deferred<void>();
+      const ownership = daemon.app.get(SessionOwnership);
+      const mayWrite = ownership.mayWrite.bind(ownership);
+      const holding = jest.spyOn(ownership, 'mayWrite').mockImplementation((id) => {
+        if (id !== sessionId) return mayWrite(id);
+        writing.resolve();
+        return write.promise;
+      });
+      const registry = daemon.app.get(SessionRegistry);
+      const remove = registry.remove.bind(registry);
+      const left = deferred<void>();
+      const removal = jest.spyOn(registry, 'remove').mockImplementation((id) => {
+        remove(id);
+        if (id === sessionId) left.resolve();
+      });
+      try {
+        const second = daemon.http
+          .post(`/session/${sessionId}/prompt`)
+          .send({ prompt: [{ type: 'text', text: 'second' }] })
+          .then((res) => res);
+        await writing.promise;
+        const closing = daemon.http.delete(`/session/${sessionId}`).then((res) => res);
+        await left.promise;
+
+        // Out of the registry, its request not yet cancelled: a stranger, an anonymous caller and the originator are all refused.
+        for (const who of [{ 'X-Qwen-Client-Id': stranger.clientId }, {}, { 'X-Qwen-Client-Id': clientId }]) {
+          const unscoped = await daemon.http
+            .post(`/permission/${request.requestId}`)
+            .set(who)
+            .send({ outcome: { outcome: 'selected', optionId: 'allow_once' } });
+          expect([unscoped.status, unscoped.body.code]).toEqual([404, 'permission_not_found']);
+          const scoped = await daemon.http
+            .post(`/session/${sessionId}/permission/${request.requestId}`)
+            .set(who)
+            .send({ outcome: { outcome: 'selected', optionId: 'allow_once' } });
+          expect([scoped.status, scoped.body.code]).toEqual([404, 'session_not_found']);
+        }
+
+        write.resolve(true);
+        expect((await closing).status).toBe(204);
+        expect(await decision).toEqual({ outcome: 'cancelled' });
+        await second;
+      } finally {
+        write.resolve(true); // a failed assertion must not leave the teardown (and the daemon's close) held
+        holding.mockRestore();
+        removal.mockRestore();
+      }
+    });
+  });
+
   describe('a daemon that shuts down', () => {
     it('answers the agent cancelled before it stops: nothing stays pending, the tool never runs', async () => {
       const daemon = await acpDaemon(httpAdapter);
@@ -368,6 +465,12 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
         expect.objectContaining({ code: 'permission_forbidden', requestId: request.requestId, clientId: attached.clientId }),
       ]);
       expect((await daemon.http.post(route).send(ALLOW)).status).toBe(403);
+      // Refused before its option is looked at: a client that may not answer learns nothing of the options.
+      const guess = await daemon.http
+        .post(route)
+        .set('X-Qwen-Client-Id', attached.clientId)
+        .send({ outcome: { outcome: 'selected', optionId: 'yolo' } });
+      expect([guess.status, guess.body.code]).toEqual([403, 'permission_forbidden']);
       await daemon.http.post(route).set('X-Qwen-Client-Id', clientId).send(ALLOW).expect(200);
       expect(await settled(daemon, sessionId, promptId)).toMatchObject({ state: 'completed', resultText: 'ran (proceed_once)' });
     });
@@ -376,15 +479,23 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
   describe('a time-out', () => {
     let daemon: TestDaemon;
     beforeAll(async () => {
-      daemon = await acpDaemon(httpAdapter, { permissionTimeoutMs: 300 });
+      // Long enough that a poll sees the request pending first, on a loaded machine.
+      daemon = await acpDaemon(httpAdapter, { permissionTimeoutMs: 2_000 });
     });
     afterAll(() => daemon.close(true));
 
-    it('refuses a request nobody answered', async () => {
+    it('refuses a request nobody answered: pending first, then decided by the time-out', async () => {
+      rmSync(outcomesLogOf(daemon), { force: true });
+      const metrics = async () => (await daemon.http.get('/metrics').expect(200)).text;
+      const byTimeout = { outcome: 'rejected', decided_by: 'timeout' };
+      const before = sampleValue(await metrics(), 'turns_permission_requests_total', byTimeout);
       const { sessionId } = await daemon.createSession();
       const promptId = await daemon.prompt(sessionId, 'shell now');
+      await held(daemon, sessionId, promptId);
       expect(await settled(daemon, sessionId, promptId)).toMatchObject({ state: 'completed', resultText: 'refused' });
+      expect(sampleValue(await metrics(), 'turns_permission_requests_total', byTimeout)).toBe(before + 1);
       expect(existsSync(markerOf(daemon))).toBe(false);
+      expect(await outcomesAfterNextTurn(daemon, sessionId)).toEqual(['reject']);
     });
   });
 

@@ -19,13 +19,15 @@ const text = (value: string) => ({ prompt: [{ type: 'text' as const, text: value
 
 /**
  * Reads the session's events with the SDK's own transport from `lastEventId`
- * until `promptId` has its terminal event, reduced by the SDK's reducer.
+ * until `promptId` has its terminal event, reduced by the SDK's reducer;
+ * `onEvent` sees each as it comes (an answer to a request for approval).
  */
 async function reduceUntilTerminal(
   client: DaemonClient,
   sessionId: string,
   promptId: string,
   from: { lastEventId?: number; epoch?: string },
+  onEvent?: (event: DaemonEvent) => Promise<void>,
 ): Promise<{ view: DaemonSessionViewState; events: DaemonEvent[] }> {
   const abort = new AbortController();
   let view = createDaemonSessionViewState();
@@ -34,6 +36,7 @@ async function reduceUntilTerminal(
     for await (const event of client.subscribeEvents(sessionId, { ...from, signal: abort.signal })) {
       events.push(event);
       view = reduceDaemonSessionEvent(view, event);
+      await onEvent?.(event);
       const data = event.data as { promptId?: string } | undefined;
       if ((event.type === 'turn_complete' || event.type === 'turn_error') && data?.promptId === promptId) break;
     }
@@ -46,9 +49,13 @@ async function reduceUntilTerminal(
 describe.each(ADAPTERS)('@qwen-code/sdk against the daemon (%s)', (httpAdapter) => {
   let daemon: TestDaemon;
   let client: DaemonClient;
-  const start = async (root = tempDir(), overrides: Parameters<typeof startDaemon>[1] = { engine: undefined }) => {
+  const start = async (
+    root = tempDir(),
+    overrides: Parameters<typeof startDaemon>[1] = { engine: undefined },
+    config: Parameters<typeof startDaemon>[0] = {},
+  ) => {
     // `engine: undefined` lets the daemon build its own: the echo engine.
-    daemon = await startDaemon({ httpAdapter, dataDir: root, workspaces: [root] }, overrides);
+    daemon = await startDaemon({ httpAdapter, dataDir: root, workspaces: [root], ...config }, overrides);
     client = new DaemonClient({ baseUrl: daemon.url });
     return root;
   };
@@ -286,28 +293,16 @@ describe.each(ADAPTERS)('@qwen-code/sdk against the daemon (%s)', (httpAdapter) 
     ];
     for (const { optionId, respond } of answers) {
       const admitted = await session.submitPrompt(text('shell now'));
-      const abort = new AbortController();
-      let view = createDaemonSessionViewState();
-      const events: DaemonEvent[] = [];
       const from = { lastEventId: admitted.lastEventId, epoch: admitted.eventEpoch };
-      try {
-        for await (const event of client.subscribeEvents(session.sessionId, { ...from, signal: abort.signal })) {
-          events.push(event);
-          view = reduceDaemonSessionEvent(view, event);
-          if (event.type === 'permission_request') {
-            const { requestId } = event.data as { requestId: string };
-            expect(await session.status()).toMatchObject({ isWaitingForPermission: true, pendingInteractionCount: 1 });
-            const response = { outcome: { outcome: 'selected' as const, optionId } };
-            await expect(respond(requestId, response)).resolves.toBe(true);
-            // The first answer won: a second one is the SDK's `false` (a 404).
-            await expect(respond(requestId, response)).resolves.toBe(false);
-          }
-          const data = event.data as { promptId?: string } | undefined;
-          if ((event.type === 'turn_complete' || event.type === 'turn_error') && data?.promptId === admitted.promptId) break;
-        }
-      } finally {
-        abort.abort();
-      }
+      const { view, events } = await reduceUntilTerminal(client, session.sessionId, admitted.promptId, from, async (event) => {
+        if (event.type !== 'permission_request') return;
+        const { requestId } = event.data as { requestId: string };
+        expect(await session.status()).toMatchObject({ isWaitingForPermission: true, pendingInteractionCount: 1 });
+        const response = { outcome: { outcome: 'selected' as const, optionId } };
+        await expect(respond(requestId, response)).resolves.toBe(true);
+        // The first answer won: a second one is the SDK's `false` (a 404).
+        await expect(respond(requestId, response)).resolves.toBe(false);
+      });
       expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['permission_request', 'permission_resolved']));
       expect(view.unrecognizedKnownEventCount).toBe(events.filter((e) => e.type === 'replay_complete').length);
       expect(await pollTurn(daemon, session.sessionId, admitted.promptId)).toMatchObject({
@@ -336,5 +331,35 @@ describe.each(ADAPTERS)('@qwen-code/sdk against the daemon (%s)', (httpAdapter) 
     ]);
     for (const event of permissions) expect(asKnownDaemonEvent(event)).toBeDefined();
     expect(view.unrecognizedKnownEventCount).toBe(0);
+  });
+
+  it('reduces the permission_forbidden of a designated responder’s refusal with nothing unrecognized (SPEC §21)', async () => {
+    await start(tempDir(), { engine: new AcpEngine(ACP_FIXTURE) }, { permissionResponder: 'designated' });
+    const workspaceCwd = daemon.config.workspaces[0];
+    const session = await DaemonSessionClient.createOrAttach(client, { workspaceCwd });
+    const other = await DaemonSessionClient.resume(client, session.sessionId, { workspaceCwd });
+    const admitted = await session.submitPrompt(text('shell now'));
+    const allow = { outcome: { outcome: 'selected' as const, optionId: 'proceed_once' } };
+    const from = { lastEventId: admitted.lastEventId, epoch: admitted.eventEpoch };
+    const { view, events } = await reduceUntilTerminal(client, session.sessionId, admitted.promptId, from, async (event) => {
+      if (event.type !== 'permission_request') return;
+      const { requestId } = event.data as { requestId: string };
+      // Another client of the session is refused (403): only the prompt's originator may answer.
+      await expect(other.respondToSessionPermission(requestId, allow)).rejects.toMatchObject({
+        status: 403,
+        body: { code: 'permission_forbidden', clientId: other.clientId },
+      });
+      await expect(session.respondToSessionPermission(requestId, allow)).resolves.toBe(true);
+    });
+    const forbidden = events.filter((e) => e.type === 'permission_forbidden');
+    expect(forbidden).toHaveLength(1);
+    expect(forbidden[0]!.data).toMatchObject({ sessionId: session.sessionId, reason: 'designated_mismatch', clientId: other.clientId });
+    expect(asKnownDaemonEvent(forbidden[0]!)).toBeDefined();
+    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['permission_request', 'permission_resolved']));
+    expect(view.unrecognizedKnownEventCount).toBe(events.filter((e) => e.type === 'replay_complete').length);
+    expect(await pollTurn(daemon, session.sessionId, admitted.promptId)).toMatchObject({
+      state: 'completed',
+      resultText: 'ran (proceed_once)',
+    });
   });
 });

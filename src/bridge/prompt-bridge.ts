@@ -251,9 +251,11 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
     const { promptId, prompt, promptText, startedAt, originatorClientId, idempotency } = entry;
     const onUpdate = (update: CountedUpdate) => this.core.counted(sessionId, entry, update);
     const { permissions } = this;
+    // The broker cancels a turn's requests as it settles; one asked after that (a normal end aborts nothing) is cancelled at once.
+    const turnSignal = () => (entry.published ? AbortSignal.abort() : entry.abort.signal);
     const requestPermission =
       permissions &&
-      ((request: EnginePermissionRequest) => permissions.ask({ sessionId, promptId, originatorClientId }, request, entry.abort.signal));
+      ((request: EnginePermissionRequest) => permissions.ask({ sessionId, promptId, originatorClientId }, request, turnSignal()));
     const run = this.spans.run(promptId, () =>
       this.sessions.run(
         sessionId,

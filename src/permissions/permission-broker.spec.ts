@@ -1,10 +1,14 @@
+import { Logger } from '@nestjs/common';
 import { ApiException } from '../errors/api-exception.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { ManualClock } from '../../test/support/manual-clock.js';
+import { FakeRunner } from '../../test/support/fake-session-runner.js';
+import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import type { EnginePermissionOutcome } from '../engines/agent-engine.js';
 import type { SessionEventKind } from '../wire/session-event.js';
 import { PermissionBroker } from './permission-broker.js';
 import type { PermissionOptions } from './permission-options.js';
+import { MAX_PENDING_PER_SESSION } from './permission-policy.js';
 
 const SESSION = '0b7c5a3e-8f7e-4c52-9d0c-3c1f2e4a5b6c';
 const TURN = { sessionId: SESSION, promptId: 'p1', originatorClientId: 'client_a' };
@@ -23,7 +27,13 @@ function rig(options: Partial<PermissionOptions> = {}) {
   const events = new SessionEventBus(clock);
   const published: Array<{ type: SessionEventKind; data: unknown }> = [];
   events.subscribe(SESSION).subscribe((e) => published.push({ type: e.type, data: e.data }));
-  const broker = new PermissionBroker(events, clock, { permissionPolicy: 'ask', permissionResponder: 'first-responder', ...options });
+  const sessions = new FakeRunner(clock);
+  sessions.live.add(SESSION);
+  const broker = new PermissionBroker(sessions, events, clock, {
+    permissionPolicy: 'ask',
+    permissionResponder: 'first-responder',
+    ...options,
+  });
   const changes: string[] = [];
   broker.onChange((sessionId, promptId) => changes.push(`${sessionId} ${promptId}`));
   const ask = (signal = new AbortController().signal) => {
@@ -32,7 +42,19 @@ function rig(options: Partial<PermissionOptions> = {}) {
     const [item] = broker.pendingOf(SESSION, 'p1') ?? [];
     return { outcomes, asked, requestId: item?.requestId ?? '' };
   };
-  return { broker, published, changes, ask };
+  return { broker, events, sessions, published, changes, ask };
+}
+
+/** The decisions published on the metrics channel while `action` runs. */
+async function decisionsDuring(action: () => Promise<void>): Promise<Array<{ outcome: string; decidedBy: string }>> {
+  const seen: Array<{ outcome: string; decidedBy: string }> = [];
+  const stop = TURNS_CHANNELS.permissionDecided.subscribe((decision) => seen.push(decision));
+  try {
+    await action();
+  } finally {
+    stop();
+  }
+  return seen;
 }
 
 const codeOf = (action: () => void): string | undefined => {
@@ -155,6 +177,76 @@ describe('PermissionBroker', () => {
       await asked;
       expect([permissionPolicy, outcomes]).toEqual([permissionPolicy, [{ outcome: 'cancelled' }]]);
       expect(broker.pendingCount).toBe(0);
+    }
+  });
+
+  it('under designated, refuses a client before it looks at the option (403, not 400)', () => {
+    const { broker, ask } = rig({ permissionResponder: 'designated' });
+    const { requestId } = ask();
+    expect(codeOf(() => broker.answer(requestId, { outcome: 'selected', optionId: 'maybe' }, 'client_b'))).toBe('permission_forbidden');
+    expect(codeOf(() => broker.answer(requestId, { outcome: 'selected', optionId: 'maybe' }, 'client_a'))).toBe(
+      'permission_option_not_offered',
+    );
+  });
+
+  it('answers nothing while its session is not live (a teardown before the close): 404, no event, the agent still waits', async () => {
+    const { broker, sessions, published, ask } = rig();
+    const { outcomes, asked, requestId } = ask();
+    sessions.live.delete(SESSION);
+    for (const clientId of ['client_b', undefined]) {
+      expect(codeOf(() => broker.answer(requestId, YES, clientId))).toBe('permission_not_found');
+      expect(codeOf(() => broker.answer(requestId, YES, clientId, SESSION))).toBe('permission_not_found');
+    }
+    expect(published.map((e) => e.type)).toEqual(['permission_request']);
+    expect(broker.pendingCount).toBe(1);
+    broker.onApplicationShutdown();
+    await asked;
+    expect(outcomes).toEqual([{ outcome: 'cancelled' }]);
+  });
+
+  it('puts no late answer on the stream of a session that has closed (which would start a new one for it)', async () => {
+    const { broker, events, sessions, ask } = rig();
+    const { asked, requestId } = ask();
+    broker.answer(requestId, YES, undefined);
+    await asked;
+    sessions.live.delete(SESSION);
+    events.close(SESSION);
+    expect(codeOf(() => broker.answer(requestId, NO, undefined))).toBe('permission_not_found');
+    expect(events.newestEventAt(SESSION)).toBeUndefined();
+  });
+
+  it('answers cancelled at once, counted as the turn’s end, a request of a session that is not live', async () => {
+    const { broker, sessions, ask } = rig();
+    sessions.live.delete(SESSION);
+    const decisions = await decisionsDuring(async () => {
+      const { outcomes, asked } = ask();
+      await asked;
+      expect(outcomes).toEqual([{ outcome: 'cancelled' }]);
+    });
+    expect(decisions).toEqual([{ outcome: 'cancelled', decidedBy: 'turn_end' }]);
+    expect(broker.pendingCount).toBe(0);
+  });
+
+  it('holds at most 16 requests a session: one more is cancelled at once, with a warn that never carries the tool input', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      const { broker, published, ask } = rig();
+      for (let i = 0; i < MAX_PENDING_PER_SESSION; i += 1) ask();
+      expect(broker.pendingInSession(SESSION)).toHaveLength(16);
+      const decisions = await decisionsDuring(async () => {
+        const { outcomes, asked } = ask();
+        await asked;
+        expect(outcomes).toEqual([{ outcome: 'cancelled' }]);
+      });
+      expect(decisions).toEqual([{ outcome: 'cancelled', decidedBy: 'limit' }]);
+      expect(broker.pendingInSession(SESSION)).toHaveLength(16);
+      expect(broker.pendingOf(SESSION, 'p1')).toHaveLength(16);
+      expect(published.filter((e) => e.type === 'permission_request')).toHaveLength(16);
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0]![0])).toMatch(/cancelled: 16 requests of session .* are pending/);
+      expect(String(warn.mock.calls[0]![0])).not.toContain('rm -rf');
+    } finally {
+      warn.mockRestore();
     }
   });
 

@@ -6,13 +6,14 @@ import { apiError } from '../errors/api-errors.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { TURNS_CHANNELS, type PermissionDecider } from '../telemetry/turns-channels.js';
 import type { PendingInteraction } from '../turns/turn-status.js';
+import { SessionRunner } from '../bridge/session-runner.js';
 import type { TurnTransition } from '../bridge/turn-transition.js';
 import { permissionRequestId } from '../wire/permission-request-id.js';
 import type { PermissionOutcome } from '../wire/session-event.js';
 import { boundedToolCall, pendingInteractionOf } from './pending-interaction.js';
 import { decisionLine, outcomeKind, requestLine } from './permission-log.js';
 import { PERMISSION_OPTIONS, type PermissionOptions } from './permission-options.js';
-import { allowingOutcome, isOffered, mayAnswer, refusingOutcome } from './permission-policy.js';
+import { decisionAtOnce, isOffered, MAX_PENDING_PER_SESSION, mayAnswer, refusingOutcome } from './permission-policy.js';
 import { RecentAnswers } from './recent-answers.js';
 
 /** The prompt a request for approval belongs to. */
@@ -42,7 +43,8 @@ const CANCELLED: EnginePermissionOutcome = { outcome: 'cancelled' };
  * or the end of its turn — and hands that one to the agent, exactly once.
  * The `allow` and `deny` policies answer at once. The bridge projects the
  * pending ones onto the running turn's status, and hangs {@link observe} on
- * its transition stream so a turn that ends leaves nothing pending.
+ * its transition stream so a turn that ends leaves nothing pending. Nothing
+ * is held for, or answered in, a session that is not live.
  */
 @Injectable()
 export class PermissionBroker implements OnApplicationShutdown {
@@ -54,6 +56,7 @@ export class PermissionBroker implements OnApplicationShutdown {
   private readonly requestListeners = new Set<(turn: PermissionTurn, item: PendingInteraction) => void>();
 
   constructor(
+    private readonly sessions: SessionRunner,
     private readonly events: SessionEventBus,
     private readonly clock: Clock,
     @Inject(PERMISSION_OPTIONS) private readonly options: PermissionOptions,
@@ -65,23 +68,23 @@ export class PermissionBroker implements OnApplicationShutdown {
 
   /**
    * An agent asks approval for a tool call during `turn`: settles with the
-   * decision, exactly once; `cancelled` when `signal` (the turn's) aborts first.
+   * decision, exactly once; `cancelled` when `signal` (the turn's) aborts
+   * first, or has already, or the session is not live (being torn down).
    */
   ask(turn: PermissionTurn, request: EnginePermissionRequest, signal: AbortSignal): Promise<EnginePermissionOutcome> {
     const requestId = permissionRequestId(turn.sessionId, randomBytes(8).toString('hex'));
     const item = pendingInteractionOf(requestId, this.clock.now(), request);
     const title = item.action.title ?? '';
-    const { permissionPolicy } = this.options;
-    if (permissionPolicy !== 'ask' || signal.aborted) {
-      // A turn that ended already runs nothing, whatever the policy.
-      const outcome = signal.aborted
-        ? CANCELLED
-        : permissionPolicy === 'allow'
-          ? allowingOutcome(request.options)
-          : refusingOutcome(request.options);
+    const ended = signal.aborted || !this.sessions.hasSession(turn.sessionId);
+    const pendingInSession = this.bySession.get(turn.sessionId)?.length ?? 0;
+    const atOnce = decisionAtOnce(this.options.permissionPolicy, request.options, { ended, pendingInSession });
+    if (atOnce) {
       this.logger.log(requestLine(requestId, title, turn.promptId));
-      this.decided(requestId, title, outcome, request.options, signal.aborted ? 'turn_end' : 'policy');
-      return Promise.resolve(outcome);
+      if (atOnce.decidedBy === 'limit') {
+        this.logger.warn(`permission ${requestId} cancelled: ${MAX_PENDING_PER_SESSION} requests of session ${turn.sessionId} are pending`);
+      }
+      this.decided(requestId, title, atOnce.outcome, request.options, atOnce.decidedBy);
+      return Promise.resolve(atOnce.outcome);
     }
     return new Promise((resolve) => {
       const onEnd = () => this.resolve(entry, CANCELLED, 'turn_end');
@@ -120,23 +123,18 @@ export class PermissionBroker implements OnApplicationShutdown {
   /**
    * A client's answer (`POST /session/:id/permission/:requestId`, or the
    * peer's unscoped route without `sessionId`): `404 permission_not_found`
-   * when unknown or answered already, `400 permission_option_not_offered`,
-   * `403 permission_forbidden` for a client the responder policy refuses.
+   * when unknown, answered already or its session is not live, then `403
+   * permission_forbidden` for a client the responder policy refuses, then
+   * `400 permission_option_not_offered`.
    */
   answer(requestId: string, outcome: PermissionOutcome, clientId: string | undefined, sessionId?: string): void {
     const entry = this.held.get(requestId);
-    if (!entry || (sessionId !== undefined && entry.sessionId !== sessionId)) {
-      const late = this.answered.get(requestId);
-      if (late && (sessionId === undefined || late.sessionId === sessionId)) {
-        this.events.publish(late.sessionId, 'permission_already_resolved', {
-          data: { sessionId: late.sessionId, requestId, outcome: late.outcome },
-        });
-      }
+    // A session being torn down is not live while its requests wait for the close to cancel them: nobody answers them.
+    if (!entry || (sessionId !== undefined && entry.sessionId !== sessionId) || !this.sessions.hasSession(entry.sessionId)) {
+      this.tellLate(requestId, sessionId);
       throw apiError('permission_not_found', { requestId });
     }
-    if (outcome.outcome === 'selected' && !isOffered(entry.item, outcome)) {
-      throw apiError('permission_option_not_offered', { requestId, optionId: outcome.optionId });
-    }
+    // Who may answer comes first: a client refused learns nothing about the request's options.
     if (!mayAnswer(this.options.permissionResponder, entry.originatorClientId, clientId)) {
       const who = clientId !== undefined ? { clientId } : {};
       this.events.publish(entry.sessionId, 'permission_forbidden', {
@@ -144,6 +142,9 @@ export class PermissionBroker implements OnApplicationShutdown {
         data: { sessionId: entry.sessionId, requestId, reason: 'designated_mismatch', ...who },
       });
       throw apiError('permission_forbidden', { sessionId: entry.sessionId, requestId, ...who });
+    }
+    if (outcome.outcome === 'selected' && !isOffered(entry.item, outcome)) {
+      throw apiError('permission_option_not_offered', { requestId, optionId: outcome.optionId });
     }
     this.resolve(
       entry,
@@ -216,6 +217,15 @@ export class PermissionBroker implements OnApplicationShutdown {
     this.decided(requestId, entry.title, outcome, entry.item.options, decidedBy, clientId);
     this.changed(entry);
     return true;
+  }
+
+  /** Tells a late answer the outcome (`permission_already_resolved`), in a live session only: a closed one has no stream left. */
+  private tellLate(requestId: string, sessionId: string | undefined): void {
+    const late = this.answered.get(requestId);
+    if (!late || (sessionId !== undefined && late.sessionId !== sessionId) || !this.sessions.hasSession(late.sessionId)) return;
+    this.events.publish(late.sessionId, 'permission_already_resolved', {
+      data: { sessionId: late.sessionId, requestId, outcome: late.outcome },
+    });
   }
 
   private decided(

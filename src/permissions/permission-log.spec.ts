@@ -12,6 +12,10 @@ describe('permission audit lines', () => {
     expect(outcomeKind({ outcome: 'cancelled' }, OPTIONS)).toBe('cancelled');
   });
 
+  it('name an option of a kind neither allowing nor refusing for what the agent got: selected, not cancelled', () => {
+    expect(outcomeKind({ outcome: 'selected', optionId: 'later' }, [...OPTIONS, { optionId: 'later', kind: 'defer' }])).toBe('selected');
+  });
+
   it('say the request, the title, the outcome and who decided', () => {
     expect(requestLine('r1', 'echo ran > marker.txt', 'p1')).toBe('permission r1 requested: "echo ran > marker.txt" (prompt p1)');
     expect(decisionLine('r1', 'Run', { outcome: 'selected', optionId: 'reject' }, 'rejected', 'client', 'client_7')).toBe(

@@ -9,14 +9,15 @@ const quoted = (title: string) => JSON.stringify(truncateCodeUnits(title, LOGGED
 /** An option id as the agent named it: bare when plain, else quoted, so no id can break or forge a line. */
 const optionOf = (optionId: string) => (/^[\w.:-]{1,256}$/.test(optionId) ? optionId : quoted(optionId));
 
-/** An allowing, refusing or cancelling answer, by the kind of the option chosen. */
+/** An allowing or refusing answer by the kind of the option chosen (`selected` for any other kind), or `cancelled`. */
 export function outcomeKind(
   outcome: EnginePermissionOutcome,
   options: readonly { optionId: string; kind: string }[],
 ): PermissionOutcomeKind {
   if (outcome.outcome === 'cancelled') return 'cancelled';
   const kind = options.find((option) => option.optionId === outcome.optionId)?.kind ?? '';
-  return kind.startsWith('allow') ? 'allowed' : kind.startsWith('reject') ? 'rejected' : 'cancelled';
+  // The agent got that option whatever its kind: a kind ACP does not name is no cancel.
+  return kind.startsWith('allow') ? 'allowed' : kind.startsWith('reject') ? 'rejected' : 'selected';
 }
 
 /** The audit line of a request (SPEC §21): its id and the tool's title; never the tool's input. */

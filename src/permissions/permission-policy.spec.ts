@@ -1,4 +1,12 @@
-import { allowingOutcome, isOffered, mayAnswer, refusalOption, refusingOutcome } from './permission-policy.js';
+import {
+  allowingOutcome,
+  decisionAtOnce,
+  isOffered,
+  MAX_PENDING_PER_SESSION,
+  mayAnswer,
+  refusalOption,
+  refusingOutcome,
+} from './permission-policy.js';
 
 const OFFERED = [
   { kind: 'reject_always', optionId: 'never' },
@@ -42,5 +50,21 @@ describe('permission policy', () => {
     expect(mayAnswer('designated', 'client_a', undefined)).toBe(false);
     expect(mayAnswer('designated', undefined, undefined)).toBe(true);
     expect(mayAnswer('designated', undefined, 'client_b')).toBe(false);
+  });
+
+  it('decides at once a request of an ended turn (any policy), under allow and deny, and one past the bound; holds the rest', () => {
+    const CANCELLED = { outcome: 'cancelled' };
+    const open = { ended: false, pendingInSession: 0 };
+    for (const policy of ['ask', 'allow', 'deny'] as const) {
+      expect(decisionAtOnce(policy, OFFERED, { ended: true, pendingInSession: 0 })).toEqual({ outcome: CANCELLED, decidedBy: 'turn_end' });
+    }
+    expect(decisionAtOnce('allow', OFFERED, open)).toEqual({ outcome: { outcome: 'selected', optionId: 'once' }, decidedBy: 'policy' });
+    expect(decisionAtOnce('deny', OFFERED, open)).toEqual({ outcome: { outcome: 'selected', optionId: 'no' }, decidedBy: 'policy' });
+    expect(decisionAtOnce('ask', OFFERED, open)).toBeUndefined();
+    expect(decisionAtOnce('ask', OFFERED, { ended: false, pendingInSession: MAX_PENDING_PER_SESSION - 1 })).toBeUndefined();
+    expect(decisionAtOnce('ask', OFFERED, { ended: false, pendingInSession: MAX_PENDING_PER_SESSION })).toEqual({
+      outcome: CANCELLED,
+      decidedBy: 'limit',
+    });
   });
 });

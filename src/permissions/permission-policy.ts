@@ -1,4 +1,5 @@
 import type { EnginePermissionOutcome, EnginePermissionRequest } from '../engines/agent-engine.js';
+import type { PermissionDecider } from '../telemetry/turns-channels.js';
 import type { PendingInteraction } from '../turns/turn-status.js';
 import type { PermissionOutcome } from '../wire/session-event.js';
 
@@ -31,6 +32,27 @@ export function refusingOutcome(options: Options): EnginePermissionOutcome {
 /** The option that refuses a tool call: `reject_once`, else `reject_always`; none offered, `undefined` (answer `cancelled`). */
 export function refusalOption<O extends { kind: string }>(options: readonly O[]): O | undefined {
   return options.find((o) => o.kind === 'reject_once') ?? options.find((o) => o.kind === 'reject_always');
+}
+
+/** At most this many requests of a session are held at once; one more is answered `cancelled` (SPEC §21 bounds each item). */
+export const MAX_PENDING_PER_SESSION = 16;
+
+/**
+ * A request decided as it is asked, without a client: `cancelled` when its
+ * turn has ended (whatever the policy), the `allow`/`deny` policy's answer,
+ * or `cancelled` when its session holds {@link MAX_PENDING_PER_SESSION}
+ * already; `undefined` when it is held for a client's answer.
+ */
+export function decisionAtOnce(
+  policy: PermissionPolicy,
+  options: Options,
+  turn: { ended: boolean; pendingInSession: number },
+): { outcome: EnginePermissionOutcome; decidedBy: PermissionDecider } | undefined {
+  if (turn.ended) return { outcome: CANCELLED, decidedBy: 'turn_end' };
+  if (policy === 'allow') return { outcome: allowingOutcome(options), decidedBy: 'policy' };
+  if (policy === 'deny') return { outcome: refusingOutcome(options), decidedBy: 'policy' };
+  if (turn.pendingInSession >= MAX_PENDING_PER_SESSION) return { outcome: CANCELLED, decidedBy: 'limit' };
+  return undefined;
 }
 
 /** True when `outcome` is `cancelled` or selects one of the options `item` offers (anything else is `permission_option_not_offered`). */

@@ -1,5 +1,6 @@
 import { SessionEventBus } from '../events/session-event-bus.js';
-import { bridgeRig, text, type BridgeRig } from '../../test/support/fake-session-runner.js';
+import { bridgeRig, flush, text, type BridgeRig } from '../../test/support/fake-session-runner.js';
+import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import type { EnginePermissionOutcome } from '../engines/agent-engine.js';
 import { PermissionBroker } from './permission-broker.js';
 
@@ -15,7 +16,7 @@ const CANCELLED = { outcome: 'cancelled' } as const;
 
 /** A bridge with the broker on its transition stream, and a running prompt whose agent asks for approval. */
 function running(rig: BridgeRig, deadlineMs?: number) {
-  const broker = new PermissionBroker(rig.events as SessionEventBus, rig.clock, {
+  const broker = new PermissionBroker(rig.runner, rig.events as SessionEventBus, rig.clock, {
     permissionPolicy: 'ask',
     permissionResponder: 'first-responder',
   });
@@ -44,7 +45,10 @@ describe('tool approval races on the bridge (SPEC §21)', () => {
   afterEach(() => jest.useRealTimers());
 
   it('shows the request on the running status (a new one, and the watchers woken) until it is answered', async () => {
-    const broker = new PermissionBroker(rig.events, rig.clock, { permissionPolicy: 'ask', permissionResponder: 'first-responder' });
+    const broker = new PermissionBroker(rig.runner, rig.events, rig.clock, {
+      permissionPolicy: 'ask',
+      permissionResponder: 'first-responder',
+    });
     const bridge = rig.bridge({}, broker);
     const promptId = bridge.admit('s', text('shell')).promptId;
     const before = bridge.getLive('s', promptId);
@@ -116,6 +120,34 @@ describe('tool approval races on the bridge (SPEC §21)', () => {
     await closed.asked;
     expect(closed.outcomes).toEqual([CANCELLED]);
     expect(closed.broker.pendingCount).toBe(0);
+  });
+
+  it('a request asked after its turn completed is cancelled at once (logged and counted): nothing stays pending', async () => {
+    const { broker, bridge, promptId, asked, requestId } = running(rig);
+    broker.answer(requestId, YES, undefined);
+    await asked;
+    rig.dispatched[0]!.settle({});
+    await flush();
+    expect(bridge.overlay.get('s', promptId)?.status.state).toBe('completed');
+    const decisions: Array<{ outcome: string; decidedBy: string }> = [];
+    const stop = TURNS_CHANNELS.permissionDecided.subscribe((decision) => decisions.push(decision));
+    const outcomes: unknown[] = [];
+    const late = rig.dispatched[0]!.input.requestPermission!(REQUEST).then((outcome) => void outcomes.push(outcome));
+    stop();
+    expect(broker.pendingCount).toBe(0);
+    expect(broker.pendingInSession('s')).toEqual([]);
+    expect(decisions).toEqual([{ outcome: 'cancelled', decidedBy: 'turn_end' }]);
+    await late;
+    expect(outcomes).toEqual([CANCELLED]);
+  });
+
+  it('no answer is taken while the session is torn down (out of the registry, not yet closed); the close cancels it', async () => {
+    const { broker, bridge, outcomes, asked, requestId } = running(rig);
+    rig.runner.live.delete('s');
+    expect(answerCode(broker, requestId)).toBe('permission_not_found');
+    bridge.closeSession('s');
+    await asked;
+    expect(outcomes).toEqual([CANCELLED]);
   });
 
   it('announces the request resolved before the turn’s terminal event', async () => {

@@ -42,8 +42,10 @@ export class PermissionWebhookEvents implements OnModuleInit, OnModuleDestroy {
     const file = this.subscriptions.fileOf(sessionId);
     if (!file) return;
     const webhooks = (await this.subscriptions.read(file)).filter((w) => w.disabledAt === undefined && w.events.includes(TYPE));
+    // Read after the subscriptions' read: the request may have been answered (or its turn ended) meanwhile.
     const data = this.bridge.getLive(sessionId, promptId);
     if (webhooks.length === 0 || data?.state !== 'running') return;
+    if (!data.pendingInteractions?.some((pending) => pending.requestId === requestId)) return;
     const now = this.clock.now();
     const event: TurnPermissionRequestedWebhookEvent = { type: TYPE, timestamp: now, requestId, data };
     const body = JSON.stringify(event);

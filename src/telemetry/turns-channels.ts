@@ -6,11 +6,17 @@ export type PollSource = 'memory' | 'scan' | 'not_found' | 'not_modified';
 /** A terminal state a prompt settles in. */
 export type SettledState = 'completed' | 'cancelled' | 'error';
 
-/** How a request for approval ended (SPEC §21): by the kind of option chosen, or `cancelled`. */
-export type PermissionOutcomeKind = 'allowed' | 'rejected' | 'cancelled';
+/**
+ * How a request for approval ended (SPEC §21): by the kind of option chosen (`selected`: a kind neither `allow_*`
+ * nor `reject_*`), or `cancelled`.
+ */
+export type PermissionOutcomeKind = 'allowed' | 'rejected' | 'selected' | 'cancelled';
 
-/** Who decided it: a client, the operator's policy, the time-out, or the end of its turn (cancel, deadline, close). */
-export type PermissionDecider = 'client' | 'policy' | 'timeout' | 'turn_end';
+/**
+ * Who decided it: a client, the operator's policy, the time-out, the end of its turn (cancel, deadline, close), or
+ * the bound on the requests pending in a session.
+ */
+export type PermissionDecider = 'client' | 'policy' | 'timeout' | 'turn_end' | 'limit';
 
 /**
  * The daemon's observable events, each on its own diagnostics channel
