@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { PACKAGE_VERSION } from '../common/package-version.js';
 import { ownRequire } from '../common/own-require.js';
+import { installedNestMajor } from '../common/peer-install.js';
 import { missingPackages, SERVE_PACKAGES, serveNeedsMessage } from './serve-packages.js';
 import { turnLine, unknownCommand } from './cli-output.js';
 import { waitAndPrint, type WaitFlags } from './cli-wait.js';
@@ -228,6 +229,7 @@ export async function runCli(
           serveNeedsMessage(
             missingPackages(SERVE_PACKAGES, (pkg) => ownRequire.resolve(pkg)),
             name,
+            installedNestMajor(),
           ),
         );
         code = EXIT.error;
