@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { PACKAGE_VERSION } from '../common/package-version.js';
 import { ownRequire } from '../common/own-require.js';
 import { installedNestMajor } from '../common/peer-install.js';
+import { TURN_STATES } from '../turns/rules/turn-state.js';
 import { missingPackages, SERVE_PACKAGES, serveNeedsMessage } from './serve-packages.js';
 import { turnLine, unknownCommand } from './cli-output.js';
 import { waitAndPrint, type WaitFlags } from './cli-wait.js';
@@ -32,6 +33,15 @@ function missingPackage(error: unknown): string | undefined {
 function milliseconds(value: string): string {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('a whole number of milliseconds');
   return value;
+}
+
+/** `--state`: known states, else a usage error (the daemon would refuse the list). */
+function turnStates(value: string): TurnState[] {
+  const states = value.split(',').map((name) => name.trim());
+  if (!states.every((name) => (TURN_STATES as readonly string[]).includes(name))) {
+    throw new InvalidArgumentError(`a comma list of ${TURN_STATES.join(', ')}`);
+  }
+  return states as TurnState[];
 }
 
 interface Io {
@@ -166,10 +176,10 @@ export async function runCli(
       .command('turns')
       .description("list a session's turns, newest first (with --json, one status per line)")
       .argument('<session>', SESSION)
-      .option('--state <states>', 'only these states, a comma list (e.g. running,error)'),
+      .addOption(new Option('--state <states>', 'only these states, a comma list (e.g. running,error)').argParser(turnStates)),
     'print each status as one JSON line',
-  ).action(async (sessionId: string, flags: ClientFlags & { state?: string }) => {
-    const state = flags.state?.split(',').map((name) => name.trim()) as TurnState[] | undefined;
+  ).action(async (sessionId: string, flags: ClientFlags & { state?: TurnState[] }) => {
+    const { state } = flags;
     for await (const page of client(flags).listTurns(sessionId, { state, limit: 100 })) {
       for (const status of page.turns) io.stdout.write(`${flags.json ? JSON.stringify(status) : turnLine(status)}\n`);
     }
