@@ -1,10 +1,10 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { PACKAGE_VERSION } from '../common/package-version.js';
 import { ownRequire } from '../common/own-require.js';
 import { installedNestMajor } from '../common/peer-install.js';
-import { TURN_STATES } from '../turns/rules/turn-state.js';
 import { missingPackages, SERVE_PACKAGES, serveNeedsMessage } from './serve-packages.js';
 import { turnLine, unknownCommand } from './cli-output.js';
+import { milliseconds, turnStates } from './cli-arguments.js';
 import { waitAndPrint, type WaitFlags } from './cli-wait.js';
 import { EXIT, exitCodeOf, exitCodeOfAnswer } from './cli-exit.js';
 import type { CallerFlags } from './permission-choice.js';
@@ -27,21 +27,6 @@ function missingPackage(error: unknown): string | undefined {
   if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') return undefined;
   const name = /Cannot find (?:package|module) '([^']+)'/.exec((error as Error).message)?.[1];
   return name && !name.startsWith('.') && !name.startsWith('/') ? name : undefined;
-}
-
-/** `--timeout`: a whole number of milliseconds, else a usage error. */
-function milliseconds(value: string): string {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('a whole number of milliseconds');
-  return value;
-}
-
-/** `--state`: known states, else a usage error (the daemon would refuse the list). */
-function turnStates(value: string): TurnState[] {
-  const states = value.split(',').map((name) => name.trim());
-  if (!states.every((name) => (TURN_STATES as readonly string[]).includes(name))) {
-    throw new InvalidArgumentError(`a comma list of ${TURN_STATES.join(', ')}`);
-  }
-  return states as TurnState[];
 }
 
 interface Io {
