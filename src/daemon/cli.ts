@@ -164,8 +164,7 @@ export async function runCli(
       .addOption(new Option('--state <states>', 'only these states, a comma list (e.g. running,error)').argParser(turnStates)),
     'print each status as one JSON line',
   ).action(async (sessionId: string, flags: ClientFlags & { state?: TurnState[] }) => {
-    const { state } = flags;
-    for await (const page of client(flags).listTurns(sessionId, { state, limit: 100 })) {
+    for await (const page of client(flags).listTurns(sessionId, { state: flags.state, limit: 100 })) {
       for (const status of page.turns) io.stdout.write(`${flags.json ? JSON.stringify(status) : turnLine(status)}\n`);
     }
   });

@@ -120,10 +120,10 @@ export function readDaemonConfig(flags: Partial<Record<Key, string>>, env: NodeJ
   const config: Record<string, unknown> = {};
   for (const [key, setting] of SETTINGS) {
     const raw = given(key);
-    const needed = setting.needs && KEY_OF.get(setting.needs.name)!;
-    if (needed && given(needed) === undefined) {
-      const why = setting.needs!.why ? ` (${setting.needs!.why})` : '';
-      if (raw !== undefined) throw new ConfigError(`${named(key)} needs ${named(needed)}${why}`);
+    const needed = setting.needs && { key: KEY_OF.get(setting.needs.name)!, why: setting.needs.why };
+    if (needed && given(needed.key) === undefined) {
+      const why = needed.why ? ` (${needed.why})` : '';
+      if (raw !== undefined) throw new ConfigError(`${named(key)} needs ${named(needed.key)}${why}`);
       continue;
     }
     config[key] = raw === undefined ? defaultOf(setting, cwd) : setting.read(raw, named(key), cwd);
