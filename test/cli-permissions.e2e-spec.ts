@@ -69,12 +69,22 @@ describe.each(ADAPTERS)('command line and tool approval over %s', (httpAdapter) 
     expect((await cli('prompt', 'x', '--approve', '--deny', '--url', daemon.url)).code).toBe(4);
   });
 
+  it('refuses --approve or --deny without --wait (a usage error, before anything is admitted)', async () => {
+    for (const flag of ['--approve', '--deny']) {
+      const run = await cli('prompt', 'shell now', flag, '--url', daemon.url);
+      expect(run).toMatchObject({ code: 4, stdout: '' });
+      expect(run.stderr).toMatch(new RegExp(`^error: ${flag} answers the agent's requests while waiting: add --wait$`, 'm'));
+    }
+  });
+
   it('without a terminal or a flag, reports the request and leaves it; permissions lists it and answers it from another shell', async () => {
     const waiting = startCli(['prompt', 'shell now', '--wait', '--url', daemon.url]);
     await waiting.stderr.shows('waits for an answer');
-    const [, sessionId] = /^session (\S+) prompt/.exec(waiting.stderr.text())!;
+    // The session's own client id is named: the one the prompt was sent with.
+    const [, sessionId, clientId] = /^session (\S+) prompt \S+ client (\S+)$/m.exec(waiting.stderr.text())!;
+    // The suggested command repeats the --url given and the client id sent (never a token).
     const line = new RegExp(
-      `^permission (\\S+): execute "echo ran > marker.txt" waits for an answer \\(nest-turn-status permissions ${sessionId} \\1 --allow\\|--deny\\)$`,
+      `^permission (\\S+): execute "echo ran > marker.txt" waits for an answer \\(nest-turn-status permissions ${sessionId} \\1 --allow\\|--deny --url ${daemon.url} --client-id ${clientId}\\)$`,
       'm',
     );
     expect(waiting.stderr.text()).toMatch(line);
@@ -89,6 +99,9 @@ describe.each(ADAPTERS)('command line and tool approval over %s', (httpAdapter) 
     });
     const json = await cli('permissions', sessionId!, '--url', daemon.url, '--json');
     expect(JSON.parse(json.stdout)).toMatchObject({ requestId, kind: 'permission', action: { type: 'execute' } });
+    // An option the request did not offer is the daemon's refusal, not a usage error.
+    const notOffered = await cli('permissions', sessionId!, requestId, '--option', 'nope', '--url', daemon.url);
+    expect(notOffered).toMatchObject({ code: 6, stderr: expect.stringMatching(/^400 permission_option_not_offered/) });
 
     expect(await cli('permissions', sessionId!, requestId, '--allow', '--url', daemon.url)).toEqual({
       code: 0,
@@ -99,8 +112,12 @@ describe.each(ADAPTERS)('command line and tool approval over %s', (httpAdapter) 
     expect(waiting.stdout.text()).toBe('ran (proceed_once)\n');
     expect(existsSync(marker)).toBe(true);
 
-    // Answered: no longer listed, and a second answer is the daemon's 404 (exit 5), whichever flag says it.
-    expect((await cli('permissions', sessionId!, '--url', daemon.url)).stdout).toBe('');
+    // Answered: no longer listed (nothing at all when piped; a line on a terminal), and a second answer is the
+    // daemon's 404 (exit 5), whichever flag says it.
+    expect(await cli('permissions', sessionId!, '--url', daemon.url)).toEqual({ code: 0, stdout: '', stderr: '' });
+    const onTerminal = startCli(['permissions', sessionId!, '--url', daemon.url], { terminal: true });
+    expect(await onTerminal.code).toBe(0);
+    expect([onTerminal.stdout.text(), onTerminal.stderr.text()]).toEqual(['', 'no pending permission requests\n']);
     expect((await cli('permissions', sessionId!, requestId, '--allow', '--url', daemon.url)).code).toBe(5);
     const late = await cli('permissions', sessionId!, requestId, '--option', 'reject', '--url', daemon.url);
     expect(late.code).toBe(5);
@@ -155,16 +172,17 @@ describe('command line and tool approval under the designated responder', () => 
 
     const waiting = startCli(['prompt', 'shell now', '--wait', '--url', daemon.url]);
     await waiting.stderr.shows('waits for an answer');
-    const [, sessionId, requestId] = /permissions (\S+) (\S+) --allow/.exec(waiting.stderr.text())!;
+    const [, suggested] = /waits for an answer \((nest-turn-status permissions .*)\)$/m.exec(waiting.stderr.text())!;
+    const [, sessionId, requestId] = /permissions (\S+) (\S+) --allow/.exec(suggested!)!;
+    // A client the policy refuses: the daemon's refusal (exit 6), not a usage error.
     const stranger = await cli('permissions', sessionId!, requestId!, '--allow', '--url', daemon.url);
-    expect(stranger.code).toBe(4);
+    expect(stranger.code).toBe(6);
     expect(stranger.stderr).toMatch(/403 permission_forbidden/);
-    // The originator answers with its client id (the one `prompt` sent, its new session's).
+    // The command suggested, run as printed from another shell, answers as the originator (the client `prompt` sent).
     const clientId: string = (await daemon.http.get(`/session/${sessionId}/turns/current`)).body.originatorClientId;
-    expect(clientId).toEqual(expect.any(String));
-    expect(await cli('permissions', sessionId!, requestId!, '--deny', '--client-id', clientId, '--url', daemon.url)).toMatchObject({
-      code: 0,
-    });
+    expect(suggested).toContain(` --client-id ${clientId}`);
+    const [, ...args] = suggested!.replace('--allow|--deny', '--deny').split(' ');
+    expect(await cli(...args)).toMatchObject({ code: 0, stdout: `${requestId} reject\n` });
     expect(await waiting.code).toBe(0);
     expect(waiting.stdout.text()).toBe('refused\n');
   });
@@ -194,5 +212,31 @@ describe('the command line asks about one request at a time', () => {
     turn.finish();
     expect(await run.code).toBe(0);
     expect(run.stdout.text()).toBe('half done\n');
+  });
+
+  it('--approve leaves a request with no allow_once option, and suggests the options that work', async () => {
+    const wide = [
+      { optionId: 'always', name: 'Always', kind: 'allow_always' },
+      { optionId: 'never', name: 'Never', kind: 'reject_always' },
+    ];
+    const run = startCli(['prompt', 'tidy', '--wait', '--approve', '--url', daemon.url]);
+    const turn = await daemon.engine.nextTurn();
+    const decision = turn.askPermission({ toolCall: { toolCallId: 'c1', title: 'wide', kind: 'execute' }, options: wide });
+    await run.stderr.shows('waits for an answer');
+    const line = /^permission (\S+): execute "wide" offers no allow_once option, so --approve leaves it: waits for an answer \((.*)\)$/m;
+    const [, requestId, suggested] = line.exec(run.stderr.text())!;
+    const [, sessionId] = /^session (\S+) prompt/.exec(run.stderr.text())!;
+    expect(suggested).toMatch(
+      new RegExp(`^nest-turn-status permissions ${sessionId} ${requestId} --option always\\|never --url \\S+ --client-id \\S+$`),
+    );
+    // --allow cannot say it either: the refusal names the options.
+    const allow = await cli('permissions', sessionId!, requestId!, '--allow', '--url', daemon.url);
+    expect(allow.code).toBe(4);
+    expect(allow.stderr).toMatch(/^error: request \S+ offers no allow_once option; choose one with --option always\|never$/m);
+    const [, ...args] = suggested!.replace('always|never', 'never').split(' ');
+    expect(await cli(...args)).toMatchObject({ code: 0, stdout: `${requestId} never\n` });
+    await expect(decision).resolves.toEqual({ outcome: 'selected', optionId: 'never' });
+    turn.finish();
+    expect(await run.code).toBe(0);
   });
 });

@@ -55,7 +55,8 @@ describe('nest-turn-status command line', () => {
     const run = await cli('prompt', 'tools please', '--wait');
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('There are two entries.\n');
-    expect(run.stderr).toMatch(/^session \S+ prompt \S+\n/);
+    // The new session's client id too: `permissions --client-id` answers as the prompt's originator with it.
+    expect(run.stderr).toMatch(/^session \S+ prompt \S+ client client_\S+\n/);
     expect(run.stderr).toMatch(/completed \d+\.\ds\n/);
   });
 
@@ -109,6 +110,8 @@ describe('nest-turn-status command line', () => {
     // Each command lists the flags it reads: a time-out only where something waits.
     const help = (await cli('permissions', '--help')).stdout;
     expect(help).toMatch(/--json\s+print each pending request as one JSON line/);
+    expect(help).toMatch(/^\s+session\s+the session id$/m);
+    expect(help).toMatch(/^\s+request\s+the request id to answer$/m);
     expect(help).not.toContain('--timeout');
     expect((await cli('wait', '--help')).stdout).toContain('--timeout <ms>');
   });
@@ -128,6 +131,12 @@ describe('nest-turn-status command line', () => {
       expect(byFlag).toMatchObject({ code: 1, stderr: `nest-turn-status: port ${port} is in use; set --port\n` });
       const byVariable = await run(['serve'], { ...env, TURNS_PORT: port });
       expect(byVariable).toMatchObject({ code: 1, stderr: `nest-turn-status: port ${port} is in use; set TURNS_PORT\n` });
+      // A bad value too: by the flag that set it, else by its variable.
+      const badFlag = await run(['serve', '--permission-policy', 'maybe'], env);
+      const oneOf = 'must be one of ask, allow, deny (got "maybe")';
+      expect(badFlag).toMatchObject({ code: 2, stderr: `nest-turn-status: --permission-policy ${oneOf}\n` });
+      const badVariable = await run(['serve'], { ...env, TURNS_PERMISSION_POLICY: 'maybe' });
+      expect(badVariable).toMatchObject({ code: 2, stderr: `nest-turn-status: TURNS_PERMISSION_POLICY ${oneOf}\n` });
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }

@@ -1,6 +1,7 @@
 import type { SettledTurnStatus, TurnsClient } from '../client/index.js';
 import { Progress } from './cli-output.js';
 import { PermissionAsker, type PermissionMode } from './permission-asker.js';
+import type { CallerFlags } from './permission-choice.js';
 
 /** Where `prompt --wait` and `wait` write, and read a y/N answer when stdin is a terminal. */
 export interface WaitIo {
@@ -27,7 +28,8 @@ function permissionMode(flags: WaitFlags, io: WaitIo): PermissionMode {
 /**
  * Waits for the prompt with the live progress on stderr, answering its
  * permission requests as the flags say, then prints the result (or the
- * status, `--json`) on stdout and an error's message on stderr.
+ * status, `--json`) on stdout and an error's message on stderr. `caller`:
+ * what a request's suggested `permissions` command repeats.
  */
 export async function waitAndPrint(
   io: WaitIo,
@@ -35,9 +37,10 @@ export async function waitAndPrint(
   sessionId: string,
   promptId: string,
   flags: WaitFlags,
+  caller: CallerFlags,
 ): Promise<SettledTurnStatus> {
   const progress = new Progress(io.stderr);
-  const asker = new PermissionAsker(turns, permissionMode(flags, io), progress, io.stdin);
+  const asker = new PermissionAsker(turns, permissionMode(flags, io), progress, caller, io.stdin);
   try {
     const status = await turns.waitForTurn(sessionId, promptId, {
       timeoutMs: Number(flags.timeout),

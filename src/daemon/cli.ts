@@ -1,9 +1,13 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { PACKAGE_VERSION } from '../common/package-version.js';
 import { ownRequire } from '../common/own-require.js';
+import { installedNestMajor } from '../common/peer-install.js';
 import { missingPackages, SERVE_PACKAGES, serveNeedsMessage } from './serve-packages.js';
 import { turnLine, unknownCommand } from './cli-output.js';
+import { milliseconds, turnStates } from './cli-arguments.js';
 import { waitAndPrint, type WaitFlags } from './cli-wait.js';
+import { EXIT, exitCodeOf, exitCodeOfAnswer } from './cli-exit.js';
+import type { CallerFlags } from './permission-choice.js';
 import { runPermissionsCommand, type PermissionFlags } from './permissions-command.js';
 import { addDaemonOptions, ConfigError, flagsOf, readDaemonConfig, settingNamer, type LoadedDaemonConfig } from './daemon-config.js';
 import {
@@ -12,21 +16,10 @@ import {
   TurnsConnectionError,
   TurnWaitTimeoutError,
   TurnWindowExpiredError,
-  type SettledTurnStatus,
   type TurnState,
 } from '../client/index.js';
 
-/**
- * Exit codes of the command line: the outcome of the prompt waited for;
- * `notFound` when the daemon does not know the session or prompt asked for;
- * `badSetting` when `serve` refuses its configuration.
- *
- * @publicApi
- */
-export const EXIT = { completed: 0, error: 1, cancelled: 2, expired: 3, usage: 4, notFound: 5, badSetting: 2 } as const;
-
-/** The error codes that exit with `EXIT.notFound`. */
-const NOT_FOUND_CODES = new Set(['prompt_not_found', 'session_not_found', 'permission_not_found']);
+export { EXIT } from './cli-exit.js';
 
 /** The package a failed `import()` (or, in the CommonJS build, `require()`) named; not a file of this package. */
 function missingPackage(error: unknown): string | undefined {
@@ -34,12 +27,6 @@ function missingPackage(error: unknown): string | undefined {
   if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') return undefined;
   const name = /Cannot find (?:package|module) '([^']+)'/.exec((error as Error).message)?.[1];
   return name && !name.startsWith('.') && !name.startsWith('/') ? name : undefined;
-}
-
-/** `--timeout`: a whole number of milliseconds, else a usage error. */
-function milliseconds(value: string): string {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('a whole number of milliseconds');
-  return value;
 }
 
 interface Io {
@@ -58,21 +45,9 @@ interface ClientFlags {
   timeout?: string;
 }
 
-/** The exit code of a terminal status. */
-function exitCodeOf(status: SettledTurnStatus): number {
-  switch (status.state) {
-    case 'completed':
-      return EXIT.completed;
-    case 'cancelled':
-      return EXIT.cancelled;
-    case 'error':
-      return EXIT.error;
-    default: {
-      const exhaustive: never = status;
-      return exhaustive;
-    }
-  }
-}
+type PromptFlags = ClientFlags & WaitFlags & { session?: string; wait?: boolean; idempotencyKey?: string };
+
+const SESSION = 'the session id';
 
 /**
  * The `nest-turn-status` command line: `serve` (the daemon), `prompt`,
@@ -103,6 +78,11 @@ export async function runCli(
     url = flags.url!;
     return new TurnsClient({ baseUrl: flags.url!, token: flags.token, clientId });
   };
+  // What a `permissions` command suggested from here must repeat to work in another shell.
+  const callerOf = (flags: ClientFlags, command: Command, clientId = flags.clientId): CallerFlags => ({
+    url: command.getOptionValueSource('url') === 'cli' ? flags.url : undefined,
+    clientId,
+  });
   // The agent's requests for permission while waiting: see PermissionMode.
   const waitOptions = (command: Command) =>
     clientOptions(command)
@@ -118,38 +98,54 @@ export async function runCli(
       .option('--session <id>', 'an existing session')
       .option('--wait', 'wait for the result and print it')
       .option('--idempotency-key <key>', 'the same key on a rerun admits nothing new: the same session and prompt answer again'),
-  ).action(async (text: string, flags: ClientFlags & WaitFlags & { session?: string; wait?: boolean; idempotencyKey?: string }) => {
+  ).action(async (text: string, flags: PromptFlags, command: Command) => {
+    // Answers are given while waiting only: without --wait they would be dropped unseen.
+    const decides = flags.approve ? '--approve' : flags.deny ? '--deny' : undefined;
+    if (decides && !flags.wait)
+      command.error(`error: ${decides} answers the agent's requests while waiting: add --wait`, { exitCode: EXIT.usage });
     let turns = client(flags);
     // Each call sends a key of its own by default (kept across its retries); a given one also makes reruns safe.
     const key = { idempotencyKey: flags.idempotencyKey };
     let sessionId = flags.session;
+    let clientId = flags.clientId;
     if (sessionId === undefined) {
       const created = await turns.createSession({ sessionScope: 'thread' }, key);
       sessionId = created.sessionId;
       // The session's own client: the prompt's originator, who may answer its requests under any policy.
-      turns = client(flags, flags.clientId ?? created.clientId);
+      clientId ??= created.clientId;
+      turns = client(flags, clientId);
     }
     const { promptId } = await turns.prompt(sessionId, text, key);
+    // The client id is named (on stderr, stdout's format unchanged): another shell answers as the originator with it.
+    const named = clientId === undefined ? '' : `client ${clientId}`;
     if (!flags.wait) {
-      io.stdout.write(flags.json ? `${JSON.stringify({ sessionId, promptId })}\n` : `${sessionId} ${promptId}\n`);
+      if (flags.json) io.stdout.write(`${JSON.stringify({ sessionId, promptId, clientId })}\n`);
+      else {
+        io.stdout.write(`${sessionId} ${promptId}\n`);
+        if (named) io.stderr.write(`${named}\n`);
+      }
       return;
     }
-    io.stderr.write(`session ${sessionId} prompt ${promptId}\n`);
-    code = exitCodeOf(await waitAndPrint(io, turns, sessionId, promptId, flags));
+    io.stderr.write(`session ${sessionId} prompt ${promptId}${named && ` ${named}`}\n`);
+    code = exitCodeOf(await waitAndPrint(io, turns, sessionId, promptId, flags, callerOf(flags, command, clientId)));
   });
 
   waitOptions(
-    program.command('wait').description('wait for a prompt to settle and print its result').argument('<session>').argument('<prompt>'),
-  ).action(async (sessionId: string, promptId: string, flags: ClientFlags & WaitFlags) => {
-    code = exitCodeOf(await waitAndPrint(io, client(flags), sessionId, promptId, flags));
+    program
+      .command('wait')
+      .description('wait for a prompt to settle and print its result')
+      .argument('<session>', SESSION)
+      .argument('<prompt>', 'the prompt id'),
+  ).action(async (sessionId: string, promptId: string, flags: ClientFlags & WaitFlags, command: Command) => {
+    code = exitCodeOf(await waitAndPrint(io, client(flags), sessionId, promptId, flags, callerOf(flags, command)));
   });
 
   clientOptions(
     program
       .command('status')
       .description('print the status of a prompt, or of the current turn')
-      .argument('<session>')
-      .argument('[prompt]'),
+      .argument('<session>', SESSION)
+      .argument('[prompt]', 'the prompt id (none: the current turn)'),
   ).action(async (sessionId: string, promptId: string | undefined, flags: ClientFlags) => {
     const turns = client(flags);
     const status = promptId ? await turns.getTurn(sessionId, promptId) : await turns.getCurrent(sessionId);
@@ -164,12 +160,11 @@ export async function runCli(
     program
       .command('turns')
       .description("list a session's turns, newest first (with --json, one status per line)")
-      .argument('<session>')
-      .option('--state <states>', 'only these states, a comma list (e.g. running,error)'),
+      .argument('<session>', SESSION)
+      .addOption(new Option('--state <states>', 'only these states, a comma list (e.g. running,error)').argParser(turnStates)),
     'print each status as one JSON line',
-  ).action(async (sessionId: string, flags: ClientFlags & { state?: string }) => {
-    const state = flags.state?.split(',').map((name) => name.trim()) as TurnState[] | undefined;
-    for await (const page of client(flags).listTurns(sessionId, { state, limit: 100 })) {
+  ).action(async (sessionId: string, flags: ClientFlags & { state?: TurnState[] }) => {
+    for await (const page of client(flags).listTurns(sessionId, { state: flags.state, limit: 100 })) {
       for (const status of page.turns) io.stdout.write(`${flags.json ? JSON.stringify(status) : turnLine(status)}\n`);
     }
   });
@@ -178,15 +173,15 @@ export async function runCli(
     program
       .command('permissions')
       .description("list a session's pending permission requests, or answer one")
-      .argument('<session>')
-      .argument('[request]', 'the request to answer')
+      .argument('<session>', SESSION)
+      .argument('[request]', 'the request id to answer')
       .addOption(new Option('--allow', 'allow it once (its allow_once option)').conflicts(['deny', 'option', 'cancel']))
       .addOption(new Option('--deny', 'refuse it (its reject option, else cancelled)').conflicts(['option', 'cancel']))
       .addOption(new Option('--option <id>', 'choose this option').conflicts('cancel'))
       .option('--cancel', 'answer cancelled'),
     'print each pending request as one JSON line',
   ).action(async (sessionId: string, requestId: string | undefined, flags: ClientFlags & PermissionFlags, command: Command) => {
-    const refused = await runPermissionsCommand(client(flags), sessionId, requestId, flags, io.stdout);
+    const refused = await runPermissionsCommand(client(flags), sessionId, requestId, flags, io);
     if (refused && 'usage' in refused) command.error(refused.usage, { exitCode: EXIT.usage });
     if (refused) {
       io.stderr.write(`${refused.notFound}\n`);
@@ -228,6 +223,7 @@ export async function runCli(
           serveNeedsMessage(
             missingPackages(SERVE_PACKAGES, (pkg) => ownRequire.resolve(pkg)),
             name,
+            installedNestMajor(),
           ),
         );
         code = EXIT.error;
@@ -247,7 +243,7 @@ export async function runCli(
     }
     if (error instanceof TurnsApiError) {
       io.stderr.write(`${error.message}\n`);
-      return NOT_FOUND_CODES.has(error.code ?? '') ? EXIT.notFound : EXIT.usage;
+      return exitCodeOfAnswer(error);
     }
     // fetch rejects with a TypeError when the daemon cannot be reached (the client names it a
     // TurnsConnectionError, whose cause is fetch's own); anything else is ours to report.

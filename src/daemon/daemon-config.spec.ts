@@ -79,7 +79,19 @@ describe('loadDaemonConfig', () => {
       idempotencyTtlMs: 60_000,
     });
     expect(() => loadDaemonConfig({ TURNS_MAX_IDEMPOTENCY_KEYS: '0' })).toThrow(/TURNS_MAX_IDEMPOTENCY_KEYS/);
-    expect(() => loadDaemonConfig({}, ['--idempotency-ttl-ms', '10'])).toThrow(/TURNS_IDEMPOTENCY_TTL_MS/);
+    expect(() => loadDaemonConfig({}, ['--idempotency-ttl-ms', '10'])).toThrow(/^--idempotency-ttl-ms must be/);
+  });
+
+  it('names a bad value by the flag that set it, else by its variable: the operator changes what they set', () => {
+    expect(() => loadDaemonConfig({}, ['--permission-policy', 'maybe'])).toThrow(/^--permission-policy must be one of ask, /);
+    expect(() => loadDaemonConfig({ TURNS_PERMISSION_POLICY: 'maybe' })).toThrow(/^TURNS_PERMISSION_POLICY must be one of ask, /);
+    // The flag wins over the variable, in the value read and in the name given.
+    expect(() => loadDaemonConfig({ TURNS_PERMISSION_POLICY: 'ask' }, ['--permission-policy', 'maybe'])).toThrow(/^--permission-policy /);
+    // Rules between settings, and a setting that needs another, name each as it was set.
+    expect(() => loadDaemonConfig({ TURNS_METRICS: 'true', TURNS_PORT: '4170' }, ['--metrics-port', '4170'])).toThrow(
+      '--metrics-port must differ from TURNS_PORT',
+    );
+    expect(() => loadDaemonConfig({}, ['--node-id', 'a'])).toThrow('--node-id needs TURNS_REDIS_URL (cluster mode)');
   });
 
   it('reads the origins a web UI may call from, normalized as browsers send them', () => {

@@ -108,44 +108,46 @@ export function parseDaemonFlags(argv: string[]): Partial<Record<Key, string>> {
 /**
  * Reads the configuration from flags (by setting) and the environment; flags
  * win. Every value is checked against its setting; a bad one throws a
- * {@link ConfigError} naming the variable, and so does a non-loopback bind
- * without a token.
+ * {@link ConfigError} naming the flag that set it, else the variable, and so
+ * does a non-loopback bind without a token.
  */
 export function readDaemonConfig(flags: Partial<Record<Key, string>>, env: NodeJS.ProcessEnv, cwd = process.cwd()): LoadedDaemonConfig {
   const given = (key: Key): string | undefined => {
     const value = flags[key] ?? env[variableOf(DAEMON_SETTINGS[key])];
     return value === '' ? undefined : value;
   };
+  const named = settingNamer(flags);
   const config: Record<string, unknown> = {};
   for (const [key, setting] of SETTINGS) {
     const raw = given(key);
-    if (setting.needs && given(KEY_OF.get(setting.needs.name)!) === undefined) {
-      const why = setting.needs.why ? ` (${setting.needs.why})` : '';
-      if (raw !== undefined) throw new ConfigError(`${variableOf(setting)} needs TURNS_${setting.needs.name}${why}`);
+    const needed = setting.needs && { key: KEY_OF.get(setting.needs.name)!, why: setting.needs.why };
+    if (needed && given(needed.key) === undefined) {
+      const why = needed.why ? ` (${needed.why})` : '';
+      if (raw !== undefined) throw new ConfigError(`${named(key)} needs ${named(needed.key)}${why}`);
       continue;
     }
-    config[key] = raw === undefined ? defaultOf(setting, cwd) : setting.read(raw, variableOf(setting), cwd);
+    config[key] = raw === undefined ? defaultOf(setting, cwd) : setting.read(raw, named(key), cwd);
   }
-  return checkDaemonConfig(config as LoadedDaemonConfig);
+  return checkDaemonConfig(config as LoadedDaemonConfig, named);
 }
 
-/** The rules between settings. */
-function checkDaemonConfig(config: LoadedDaemonConfig): LoadedDaemonConfig {
+/** The rules between settings; `named` names each as the operator set it. */
+function checkDaemonConfig(config: LoadedDaemonConfig, named: (key: Key) => string): LoadedDaemonConfig {
   if (config.allowOrigins?.includes('*') && !config.token) {
-    throw new ConfigError('TURNS_ALLOW_ORIGINS=* needs TURNS_TOKEN: any web page could drive the agent otherwise');
+    throw new ConfigError(`${named('allowOrigins')}=* needs ${named('token')}: any web page could drive the agent otherwise`);
   }
-  if (config.agent === 'acp' && !config.agentCommand) throw new ConfigError('TURNS_AGENT=acp needs TURNS_AGENT_COMMAND');
+  if (config.agent === 'acp' && !config.agentCommand) throw new ConfigError(`${named('agent')}=acp needs ${named('agentCommand')}`);
   if (config.metricsPort !== undefined && config.metricsPort !== 0 && config.metricsPort === config.port) {
-    throw new ConfigError('TURNS_METRICS_PORT must differ from TURNS_PORT');
+    throw new ConfigError(`${named('metricsPort')} must differ from ${named('port')}`);
   }
-  if (config.metricsPort !== undefined && !config.metrics) throw new ConfigError('TURNS_METRICS_PORT needs TURNS_METRICS=true');
+  if (config.metricsPort !== undefined && !config.metrics) throw new ConfigError(`${named('metricsPort')} needs ${named('metrics')}=true`);
   if (config.headersTimeoutMs > config.requestTimeoutMs)
-    throw new ConfigError('TURNS_HEADERS_TIMEOUT_MS must not exceed TURNS_REQUEST_TIMEOUT_MS');
+    throw new ConfigError(`${named('headersTimeoutMs')} must not exceed ${named('requestTimeoutMs')}`);
   if (config.redisUrl && !config.nodeUrl && (config.host === '0.0.0.0' || config.host === '::')) {
-    throw new ConfigError(`TURNS_HOST=${config.host} is not an address other nodes can use: set TURNS_NODE_URL`);
+    throw new ConfigError(`${named('host')}=${config.host} is not an address other nodes can use: set ${named('nodeUrl')}`);
   }
   if (!isLoopback(config.host) && !config.token) {
-    throw new ConfigError(`refusing to bind ${config.host} without TURNS_TOKEN: only loopback addresses may run unauthenticated`);
+    throw new ConfigError(`refusing to bind ${config.host} without ${named('token')}: only loopback addresses may run unauthenticated`);
   }
   return config;
 }

@@ -11,6 +11,7 @@ export { loadDaemonMetrics, type DaemonMetrics } from './daemon-metrics.js';
 export { loadDaemonConfig, type DaemonConfig, type LoadedDaemonConfig } from './daemon-config.js';
 export { ConfigError } from '../common/settings/setting.js';
 export { main } from './main.js';
-export { runCli, EXIT } from './cli.js';
+export { runCli } from './cli.js';
+export { EXIT } from './cli-exit.js';
 export { buildOpenApiDocument, type OpenApiDocumentOptions } from './openapi.js';
 export { installBrowserWalls, browserWallSettings, type BrowserWallSettings } from './browser-walls.js';

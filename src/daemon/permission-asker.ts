@@ -8,7 +8,7 @@ import {
   type TurnsClient,
 } from '../client/index.js';
 import { describeRequest, printable, type Progress } from './cli-output.js';
-import { outcomeFor, type PermissionVerdict } from './permission-choice.js';
+import { answerCommand, outcomeFor, type CallerFlags, type PermissionVerdict } from './permission-choice.js';
 
 /**
  * How `prompt --wait` and `wait` answer the agent's requests: `ask` on a
@@ -33,6 +33,8 @@ export class PermissionAsker {
     private readonly client: TurnsClient,
     private readonly mode: PermissionMode,
     private readonly progress: Progress,
+    /** What the `permissions` command a request's line suggests must repeat. */
+    private readonly caller: CallerFlags,
     private readonly stdin?: NodeJS.ReadableStream,
   ) {}
 
@@ -59,8 +61,10 @@ export class PermissionAsker {
     if (signal.aborted) return;
     const outcome = verdict && outcomeFor(request, verdict);
     if (!outcome) {
-      const hint = `nest-turn-status permissions ${sessionId} ${request.requestId} --allow|--deny`;
-      return this.progress.note(`permission ${id}: ${describeRequest(request)} waits for an answer (${hint})`);
+      // Only --approve can fail to decide: it never grants more than allow_once.
+      const why = verdict === 'allow' ? ' offers no allow_once option, so --approve leaves it:' : '';
+      const hint = answerCommand(sessionId, request, this.caller);
+      return this.progress.note(`permission ${id}: ${describeRequest(request)}${why} waits for an answer (${hint})`);
     }
     try {
       await this.client.respondToPermission(sessionId, request.requestId, outcome);

@@ -1,6 +1,6 @@
 import type { PendingInteraction, PendingInteractionOption } from '../client/index.js';
 import { refusingOutcome } from '../permissions/permission-policy.js';
-import { outcomeFor } from './permission-choice.js';
+import { answerCommand, optionChoice, outcomeFor } from './permission-choice.js';
 
 const offering = (...options: PendingInteractionOption[]): PendingInteraction => ({
   requestId: 'r',
@@ -32,5 +32,19 @@ describe('outcomeFor', () => {
       const options = all.filter((_, i) => mask & (1 << i));
       expect(outcomeFor(offering(...options), 'deny')).toEqual(refusingOutcome(options));
     }
+  });
+});
+
+describe('answerCommand', () => {
+  it('suggests --allow|--deny when allow_once is offered, else --option with the ids offered', () => {
+    expect(answerCommand('s', offering(once, reject), {})).toBe('nest-turn-status permissions s r --allow|--deny');
+    expect(answerCommand('s', offering(always, never), {})).toBe('nest-turn-status permissions s r --option always|never');
+    expect(optionChoice(offering(always, { optionId: 'x\u001b[2K', kind: 'other' }))).toBe('--option always|x?[2K');
+  });
+
+  it('repeats the URL given on the command line and the client id sent, so it works from another shell', () => {
+    expect(answerCommand('s', offering(once), { url: 'http://127.0.0.1:9', clientId: 'client_1' })).toBe(
+      'nest-turn-status permissions s r --allow|--deny --url http://127.0.0.1:9 --client-id client_1',
+    );
   });
 });

@@ -17,9 +17,18 @@ describe('serve packages', () => {
   });
 
   it('names every missing one in one npm install, or the one the import named', () => {
-    expect(serveNeedsMessage(['@nestjs/core', 'reflect-metadata'], '@nestjs/core')).toBe(
+    expect(serveNeedsMessage(['@nestjs/core', 'reflect-metadata'], '@nestjs/core', undefined)).toBe(
       'serve needs the packages @nestjs/core, reflect-metadata: npm install @nestjs/core reflect-metadata\n',
     );
-    expect(serveNeedsMessage([], 'pino')).toBe('serve needs the package pino: npm install pino\n');
+    expect(serveNeedsMessage([], 'pino', 11)).toBe('serve needs the package pino: npm install pino\n');
+  });
+
+  it("installs Nest's packages at the major installed: on Nest 11, @nestjs/swagger 11 (a bare install takes 12, which npm refuses)", () => {
+    expect(serveNeedsMessage(['@nestjs/swagger'], '@nestjs/swagger', 11)).toBe(
+      'serve needs the package @nestjs/swagger: npm install @nestjs/swagger@11\n',
+    );
+    expect(serveNeedsMessage(['@nestjs/platform-express', 'rxjs'], '@nestjs/platform-express', 12)).toBe(
+      'serve needs the packages @nestjs/platform-express, rxjs: npm install @nestjs/platform-express@12 rxjs\n',
+    );
   });
 });

@@ -5,6 +5,7 @@ import { BridgeOverlayProvider } from '../turns/bridge-overlay.provider.js';
 import { TranscriptScanService } from '../turns/transcript-scan.service.js';
 import type { TurnsModuleOptions } from '../turns/turns.module-definition.js';
 import { TurnsModule } from '../turns/turns.module.js';
+import { importPeer } from '../common/peer-install.js';
 import { importsModule } from './imported-module-graph.js';
 import { InMemoryBridgeOverlay } from './in-memory-bridge-overlay.js';
 import { InMemoryTranscriptScan } from './in-memory-transcript-scan.js';
@@ -191,19 +192,19 @@ async function createApp(
 
 /** Loaded only when asked for, so Express hosts need no Fastify. */
 async function fastifyAdapter() {
-  const { FastifyAdapter } = await import('@nestjs/platform-fastify');
+  const { FastifyAdapter } = await importPeer(
+    '@nestjs/platform-fastify',
+    () => import('@nestjs/platform-fastify'),
+    "createTurnsTestingApp: adapter 'fastify'",
+  );
   return new FastifyAdapter();
 }
 
 /** Loaded only to replace a host's ports (`nest new` projects have it among their devDependencies). */
-async function nestTesting(): Promise<typeof import('@nestjs/testing')> {
-  try {
-    return await import('@nestjs/testing');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException)?.code !== 'ERR_MODULE_NOT_FOUND' && (error as NodeJS.ErrnoException)?.code !== 'MODULE_NOT_FOUND')
-      throw error;
-    throw new Error(
-      "createTurnsTestingApp: replacing the ports of the host's TurnsModule with the in-memory ones needs @nestjs/testing (npm install -D @nestjs/testing)",
-    );
-  }
+function nestTesting(): Promise<typeof import('@nestjs/testing')> {
+  return importPeer(
+    '@nestjs/testing',
+    () => import('@nestjs/testing'),
+    "createTurnsTestingApp: replacing the ports of the host's TurnsModule with the in-memory ones",
+  );
 }

@@ -1,6 +1,7 @@
 import type { PendingInteraction, PendingInteractionOption } from '../turns/turn-status.js';
 import type { PermissionOutcome } from '../wire/session-event.js';
 import { isOffered } from '../permissions/permission-policy.js';
+import { isPermissionOutcome } from '../permissions/permission.dto.js';
 
 /**
  * A request for approval raised with `InMemoryBridgeOverlay.askPermission`:
@@ -51,8 +52,14 @@ export class InMemoryPermissionRequests {
     return { requestId, answered };
   }
 
-  /** The first answer of a pending request of the session: its prompt, or undefined when it is not pending. */
+  /**
+   * The first answer of a pending request of the session: its prompt, or undefined when it is not pending.
+   * Throws for an outcome the answer routes would refuse (a test in plain JavaScript has no type to stop it).
+   */
   answer(sessionId: string, requestId: string, outcome: PermissionOutcome): string | undefined {
+    if (!isPermissionOutcome(outcome)) {
+      throw new Error(`answerPermission: outcome must be {outcome:"selected", optionId} or {outcome:"cancelled"} (got ${shown(outcome)})`);
+    }
     const held = this.held.get(requestId);
     if (held?.sessionId !== sessionId) return undefined;
     if (outcome.outcome === 'selected' && !isOffered(held.item, outcome)) {
@@ -76,5 +83,14 @@ export class InMemoryPermissionRequests {
       this.held.delete(requestId);
       held.resolve({ outcome: 'cancelled' });
     }
+  }
+}
+
+/** A value as a test wrote it, for an error message. */
+function shown(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
   }
 }

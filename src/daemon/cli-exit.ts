@@ -1,0 +1,37 @@
+import type { SettledTurnStatus, TurnsApiError } from '../client/index.js';
+
+/**
+ * Exit codes of the command line: the outcome of the prompt waited for;
+ * `usage` for a command line the CLI itself refuses, or a daemon it cannot
+ * reach; `notFound` when the daemon does not know the session, prompt or
+ * request asked for; `refused` for any other error answer of the daemon
+ * (`403 permission_forbidden`, `400 permission_option_not_offered`, `401`…);
+ * `badSetting` when `serve` refuses its configuration.
+ *
+ * @publicApi
+ */
+export const EXIT = { completed: 0, error: 1, cancelled: 2, expired: 3, usage: 4, notFound: 5, refused: 6, badSetting: 2 } as const;
+
+/** The error codes that exit with `EXIT.notFound`. */
+const NOT_FOUND_CODES = new Set(['prompt_not_found', 'session_not_found', 'permission_not_found']);
+
+/** The exit code of a terminal status. */
+export function exitCodeOf(status: SettledTurnStatus): number {
+  switch (status.state) {
+    case 'completed':
+      return EXIT.completed;
+    case 'cancelled':
+      return EXIT.cancelled;
+    case 'error':
+      return EXIT.error;
+    default: {
+      const exhaustive: never = status;
+      return exhaustive;
+    }
+  }
+}
+
+/** The exit code of an error answer of the daemon: it did not know what was named, or it refused the request. */
+export function exitCodeOfAnswer(error: Pick<TurnsApiError, 'code'>): number {
+  return NOT_FOUND_CODES.has(error.code ?? '') ? EXIT.notFound : EXIT.refused;
+}
