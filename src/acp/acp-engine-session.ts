@@ -1,6 +1,12 @@
 import { PROTOCOL_VERSION, type ClientConnection } from '@agentclientprotocol/sdk';
 import type { Logger } from '@nestjs/common';
-import type { EngineCloseOptions, EngineSession, EngineSessionContext, EngineTurnRequest, EngineTurnResult } from '../engines/agent-engine.js';
+import type {
+  EngineCloseOptions,
+  EngineSession,
+  EngineSessionContext,
+  EngineTurnRequest,
+  EngineTurnResult,
+} from '../engines/agent-engine.js';
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import { AgentProcess, type AcpTurnHandlers } from './agent-process.js';
 import { AgentStderrLog } from './agent-stderr-log.js';
