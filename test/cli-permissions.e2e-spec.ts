@@ -101,7 +101,7 @@ describe.each(ADAPTERS)('command line and tool approval over %s', (httpAdapter) 
     expect(JSON.parse(json.stdout)).toMatchObject({ requestId, kind: 'permission', action: { type: 'execute' } });
     // An option the request did not offer is the daemon's refusal, not a usage error.
     const notOffered = await cli('permissions', sessionId!, requestId, '--option', 'nope', '--url', daemon.url);
-    expect(notOffered).toMatchObject({ code: 6, stderr: expect.stringMatching(/^400 permission_option_not_offered/) });
+    expect(notOffered).toMatchObject({ code: 4, stderr: expect.stringMatching(/^400 permission_option_not_offered/) });
 
     expect(await cli('permissions', sessionId!, requestId, '--allow', '--url', daemon.url)).toEqual({
       code: 0,
@@ -174,9 +174,9 @@ describe('command line and tool approval under the designated responder', () => 
     await waiting.stderr.shows('waits for an answer');
     const [, suggested] = /waits for an answer \((nest-turn-status permissions .*)\)$/m.exec(waiting.stderr.text())!;
     const [, sessionId, requestId] = /permissions (\S+) (\S+) --allow/.exec(suggested!)!;
-    // A client the policy refuses: the daemon's refusal (exit 6), not a usage error.
+    // A client the policy refuses: the daemon's refusal (exit 4, SPEC §9), its code on stderr.
     const stranger = await cli('permissions', sessionId!, requestId!, '--allow', '--url', daemon.url);
-    expect(stranger.code).toBe(6);
+    expect(stranger.code).toBe(4);
     expect(stranger.stderr).toMatch(/403 permission_forbidden/);
     // The command suggested, run as printed from another shell, answers as the originator (the client `prompt` sent).
     const clientId: string = (await daemon.http.get(`/session/${sessionId}/turns/current`)).body.originatorClientId;

@@ -51,7 +51,7 @@ describe('nest-turn-status turns <session>', () => {
     expect((await cli('turns', '5c1d2a8e-7f7b-4a44-9a57-1f2e3d4c5b6a', '--url', daemon.url)).code).toBe(5);
     const { sessionId } = await daemon.createSession();
     const bad = await cli('turns', sessionId, '--url', daemon.url, '--state', 'done');
-    // Checked by the command line itself (a usage error, 4), not left to the daemon's refusal (6).
+    // Checked by the command line itself, before any request (a usage error, 4).
     expect(bad.code).toBe(4);
     expect(bad.stderr).toMatch(
       /^error: option '--state <states>' argument 'done' is invalid\. a comma list of idle, queued, running, completed, cancelled, error$/m,

@@ -7,11 +7,10 @@ describe('exitCodeOfAnswer', () => {
     }
   });
 
-  it('exits refused, not usage, when the daemon refuses the request', () => {
+  it('exits 4 when the daemon refuses the request, as SPEC §9 has it (usage or connection)', () => {
     for (const code of ['permission_forbidden', 'permission_option_not_offered', 'unauthorized', undefined] as const) {
-      expect(exitCodeOfAnswer({ code })).toBe(EXIT.refused);
+      expect(exitCodeOfAnswer({ code })).toBe(EXIT.usage);
     }
-    expect(EXIT.refused).not.toBe(EXIT.usage);
     // Each outcome its own code (badSetting is serve's alone, and shares cancelled's).
     const { badSetting: _serveOnly, ...codes } = EXIT;
     expect(new Set(Object.values(codes)).size).toBe(Object.keys(codes).length);

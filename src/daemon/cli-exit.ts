@@ -1,16 +1,16 @@
 import type { SettledTurnStatus, TurnsApiError } from '../client/index.js';
 
 /**
- * Exit codes of the command line: the outcome of the prompt waited for;
- * `usage` for a command line the CLI itself refuses, or a daemon it cannot
- * reach; `notFound` when the daemon does not know the session, prompt or
- * request asked for; `refused` for any other error answer of the daemon
- * (`403 permission_forbidden`, `400 permission_option_not_offered`, `401`…);
- * `badSetting` when `serve` refuses its configuration.
+ * Exit codes of the command line (SPEC §9): the outcome of the prompt waited
+ * for; `usage` for a command line the CLI refuses, a daemon it cannot reach,
+ * or a request the daemon refused (`403 permission_forbidden`,
+ * `400 permission_option_not_offered`, `401`…: its status and code on
+ * stderr); `notFound` when the daemon does not know the session, prompt or
+ * request asked for; `badSetting` when `serve` refuses its configuration.
  *
  * @publicApi
  */
-export const EXIT = { completed: 0, error: 1, cancelled: 2, expired: 3, usage: 4, notFound: 5, refused: 6, badSetting: 2 } as const;
+export const EXIT = { completed: 0, error: 1, cancelled: 2, expired: 3, usage: 4, notFound: 5, badSetting: 2 } as const;
 
 /** The error codes that exit with `EXIT.notFound`. */
 const NOT_FOUND_CODES = new Set(['prompt_not_found', 'session_not_found', 'permission_not_found']);
@@ -31,7 +31,7 @@ export function exitCodeOf(status: SettledTurnStatus): number {
   }
 }
 
-/** The exit code of an error answer of the daemon: it did not know what was named, or it refused the request. */
+/** The exit code of an error answer of the daemon: it did not know what was named (5), or it refused the request (4, as SPEC §9 has it). */
 export function exitCodeOfAnswer(error: Pick<TurnsApiError, 'code'>): number {
-  return NOT_FOUND_CODES.has(error.code ?? '') ? EXIT.notFound : EXIT.refused;
+  return NOT_FOUND_CODES.has(error.code ?? '') ? EXIT.notFound : EXIT.usage;
 }
