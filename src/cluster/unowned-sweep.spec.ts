@@ -86,8 +86,9 @@ const LEASE_MS = 60_000;
     module = await Test.createTestingModule({ imports: [runtime, TurnsModule.forRoot({ imports: [runtime] })] }).compile();
     await module.init();
     const sweep = module.get(LostPromptSweep);
-    // Connected longer than a lease: nothing tells the sweeper that Redis lost its keys.
-    now = Math.max(owner.directory.connectedAt, sweeper.directory.connectedAt) + LEASE_MS + 1;
+    // Connected longer than a lease: nothing tells the sweeper that Redis lost its keys. Whole milliseconds: sightings
+    // exactly a lease apart stay a lease apart (a fractional clock, as performance.now() gives, can round the sum down).
+    now = Math.ceil(Math.max(owner.directory.connectedAt, sweeper.directory.connectedAt)) + LEASE_MS + 1;
 
     await admin.flushall();
     expect(sweeper.ownership.mayClaimUnowned()).toBe(true);
