@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, rename } from 'node:fs/promises';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /**
@@ -54,7 +54,13 @@ export async function writeAtomically(file: string, text: string, { createDir = 
   const dir = dirname(file);
   if (createDir) await makeDirectorySynced(dir);
   const temp = `${file}.${randomUUID()}.tmp`;
-  await writeSyncedFile(temp, text);
-  await rename(temp, file);
+  try {
+    await writeSyncedFile(temp, text);
+    await rename(temp, file);
+  } catch (error) {
+    // A write that failed (a full disk, say) leaves no temp file behind; the caller gets its error.
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw error;
+  }
   await syncDirectory(dir);
 }

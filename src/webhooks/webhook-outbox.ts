@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, opendir, readFile, rename, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { syncDirectory } from '../common/durable-files.js';
+import { syncDirectory, writeAtomically } from '../common/durable-files.js';
 import type { WebhookDelivery } from './webhook-delivery.js';
-import { writeAtomically } from '../common/durable-files.js';
 
 /** `<nextAttemptAt, 15 digits>_<deliveryId>.json`: a directory listing alone says what is due when. */
 const NAME = /^(\d{15})_(msg_[0-9a-f-]{36})\.json$/;
