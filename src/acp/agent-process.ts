@@ -2,7 +2,13 @@ import { client, ndJsonStream, type ClientConnection } from '@agentclientprotoco
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { Readable, Writable } from 'node:stream';
-import type { EnginePermissionOutcome, EnginePermissionRequest, EngineUpdate, EngineUpdateWire } from '../engines/agent-engine.js';
+import {
+  type EnginePermissionOutcome,
+  type EnginePermissionRequest,
+  type EngineUpdate,
+  type EngineUpdateWire,
+  PERMISSION_CANCELLED,
+} from '../engines/agent-engine.js';
 import { mapAcpUpdate } from './acp-update-mapper.js';
 import type { AgentStderrLog } from './agent-stderr-log.js';
 
@@ -11,9 +17,6 @@ export interface AcpTurnHandlers {
   onUpdate(update: EngineUpdate): void;
   requestPermission?(request: EnginePermissionRequest): Promise<EnginePermissionOutcome>;
 }
-
-/** A request for approval with no prompt (or no runtime) to ask is refused: nothing runs unapproved (SPEC §21). */
-const REFUSED: EnginePermissionOutcome = { outcome: 'cancelled' };
 
 /** Whether an agent's `session/request_permission` has what a client is shown and chooses from. */
 export function isPermissionRequest(params: unknown): params is EnginePermissionRequest {
@@ -83,10 +86,11 @@ export class AgentProcess {
       })
       .onRequest('session/request_permission', async ({ params }) => {
         const ask = turns.get(params.sessionId)?.requestPermission;
-        if (!ask) return { outcome: REFUSED };
+        // No turn (or no runtime) to ask: refused, as nothing runs unapproved (SPEC §21).
+        if (!ask) return { outcome: PERMISSION_CANCELLED };
         if (!isPermissionRequest(params)) {
           log.line('(daemon) the agent asked approval with no tool call or options: refused');
-          return { outcome: REFUSED };
+          return { outcome: PERMISSION_CANCELLED };
         }
         return { outcome: await ask(params) };
       });

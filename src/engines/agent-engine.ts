@@ -39,6 +39,9 @@ export interface EnginePermissionRequest {
  */
 export type EnginePermissionOutcome = { outcome: 'selected'; optionId: string } | { outcome: 'cancelled' };
 
+/** The answer that runs nothing: a request cancelled (its turn ended, nobody to ask, refused unseen). */
+export const PERMISSION_CANCELLED: EnginePermissionOutcome = Object.freeze({ outcome: 'cancelled' });
+
 /**
  * What the Session hands an engine for one prompt.
  *

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Clock } from '../common/clock.js';
-import type { EnginePermissionOutcome, EnginePermissionRequest } from '../engines/agent-engine.js';
+import { type EnginePermissionOutcome, type EnginePermissionRequest, PERMISSION_CANCELLED } from '../engines/agent-engine.js';
 import { apiError } from '../errors/api-errors.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { TURNS_CHANNELS, type PermissionDecider } from '../telemetry/turns-channels.js';
@@ -34,8 +34,6 @@ interface HeldRequest extends PermissionTurn {
   /** Hands the outcome to the agent and stops listening for the turn's end. */
   finish(outcome: EnginePermissionOutcome): void;
 }
-
-const CANCELLED: EnginePermissionOutcome = { outcome: 'cancelled' };
 
 /**
  * The requests for approval agents are waiting on (SPEC §21): holds each
@@ -87,7 +85,7 @@ export class PermissionBroker implements OnApplicationShutdown {
       return Promise.resolve(atOnce.outcome);
     }
     return new Promise((resolve) => {
-      const onEnd = () => this.resolve(entry, CANCELLED, 'turn_end');
+      const onEnd = () => this.resolve(entry, PERMISSION_CANCELLED, 'turn_end');
       const timer =
         this.options.permissionTimeoutMs === undefined
           ? undefined
@@ -148,7 +146,7 @@ export class PermissionBroker implements OnApplicationShutdown {
     }
     this.resolve(
       entry,
-      outcome.outcome === 'selected' ? { outcome: 'selected', optionId: outcome.optionId } : CANCELLED,
+      outcome.outcome === 'selected' ? { outcome: 'selected', optionId: outcome.optionId } : PERMISSION_CANCELLED,
       'client',
       clientId,
     );
@@ -189,13 +187,13 @@ export class PermissionBroker implements OnApplicationShutdown {
   readonly observe = (transition: TurnTransition): void => {
     if (transition.kind !== 'settled') return;
     for (const entry of this.bySession.get(transition.sessionId) ?? []) {
-      if (entry.promptId === transition.promptId) this.resolve(entry, CANCELLED, 'turn_end');
+      if (entry.promptId === transition.promptId) this.resolve(entry, PERMISSION_CANCELLED, 'turn_end');
     }
   };
 
   /** A daemon that stops answers every request still pending `cancelled`. */
   onApplicationShutdown(): void {
-    for (const entry of [...this.held.values()]) this.resolve(entry, CANCELLED, 'turn_end');
+    for (const entry of [...this.held.values()]) this.resolve(entry, PERMISSION_CANCELLED, 'turn_end');
   }
 
   /** Through the latch: true when this answer is the request's first. */

@@ -1,4 +1,4 @@
-import type { EnginePermissionOutcome, EnginePermissionRequest } from '../engines/agent-engine.js';
+import { type EnginePermissionOutcome, type EnginePermissionRequest, PERMISSION_CANCELLED } from '../engines/agent-engine.js';
 import type { PermissionDecider } from '../telemetry/turns-channels.js';
 import type { PendingInteraction } from '../turns/turn-status.js';
 import type { PermissionOutcome } from '../wire/session-event.js';
@@ -12,12 +12,10 @@ export type PermissionPolicy = 'ask' | 'allow' | 'deny';
 export type PermissionResponder = 'first-responder' | 'designated';
 
 const selected = (optionId: string): EnginePermissionOutcome => ({ outcome: 'selected', optionId });
-const CANCELLED: EnginePermissionOutcome = { outcome: 'cancelled' };
-
 /** `allow`: once where the agent offers that, else always; `cancelled` when it offers no allowing option. */
 export function allowingOutcome(options: Options): EnginePermissionOutcome {
   const allow = options.find((o) => o.kind === 'allow_once') ?? options.find((o) => o.kind === 'allow_always');
-  return allow ? selected(allow.optionId) : CANCELLED;
+  return allow ? selected(allow.optionId) : PERMISSION_CANCELLED;
 }
 
 /**
@@ -26,7 +24,7 @@ export function allowingOutcome(options: Options): EnginePermissionOutcome {
  */
 export function refusingOutcome(options: Options): EnginePermissionOutcome {
   const reject = refusalOption(options);
-  return reject ? selected(reject.optionId) : CANCELLED;
+  return reject ? selected(reject.optionId) : PERMISSION_CANCELLED;
 }
 
 /** The option that refuses a tool call: `reject_once`, else `reject_always`; none offered, `undefined` (answer `cancelled`). */
@@ -48,10 +46,10 @@ export function decisionAtOnce(
   options: Options,
   turn: { ended: boolean; pendingInSession: number },
 ): { outcome: EnginePermissionOutcome; decidedBy: PermissionDecider } | undefined {
-  if (turn.ended) return { outcome: CANCELLED, decidedBy: 'turn_end' };
+  if (turn.ended) return { outcome: PERMISSION_CANCELLED, decidedBy: 'turn_end' };
   if (policy === 'allow') return { outcome: allowingOutcome(options), decidedBy: 'policy' };
   if (policy === 'deny') return { outcome: refusingOutcome(options), decidedBy: 'policy' };
-  if (turn.pendingInSession >= MAX_PENDING_PER_SESSION) return { outcome: CANCELLED, decidedBy: 'limit' };
+  if (turn.pendingInSession >= MAX_PENDING_PER_SESSION) return { outcome: PERMISSION_CANCELLED, decidedBy: 'limit' };
   return undefined;
 }
 
