@@ -4,7 +4,7 @@ import type { RewindResult, RewindSnapshot } from './session-rewind.service.js';
 import { ApiProperty, ApiPropertyOptional } from '../common/swagger.js';
 import { IsIn, IsString, MaxLength, MinLength } from 'class-validator';
 import { IsOmittable } from '../validation/is-omittable.decorator.js';
-import { PendingInteractionDto } from '../turns/turn-status.dto.js';
+import { PendingInteractionDto } from '../turns/pending-interaction.dto.js';
 
 export class CreateSessionDto {
   @ApiPropertyOptional({ description: 'Workspace directory; defaults to the primary workspace. Must be registered.' })

@@ -1,44 +1,21 @@
 import { ApiProperty, ApiPropertyOptional } from '../common/swagger.js';
 import { Type } from 'class-transformer';
-import { Equals, IsArray, IsInt, IsObject, IsString, MaxLength, Min, ValidateNested } from 'class-validator';
+import { Equals, IsArray, IsInt, IsObject, IsString, Min, ValidateNested } from 'class-validator';
 import { IsOmittable } from '../validation/is-omittable.decorator.js';
-import { INTERACTION_LIMITS, RESULT_TEXT_TRUNCATED, TURN_LIMITS } from './rules/limits.js';
+import { LimitedText, TrueFlag } from './dto-fields.js';
+import { PendingInteractionDto } from './pending-interaction.dto.js';
+import { RESULT_TEXT_TRUNCATED, TURN_LIMITS } from './rules/limits.js';
 import type {
   CancelledTurnStatus,
   CompletedTurnStatus,
   ErrorTurnStatus,
   IdleTurnStatus,
-  PendingInteraction,
-  PendingInteractionOption,
   QueuedTurnStatus,
   RunningTurnStatus,
   TurnActivity,
   TurnError,
   TurnState,
 } from './turn-status.js';
-
-/** A property that is `true` or absent. */
-function TrueFlag(description: string): PropertyDecorator {
-  return (target, key) => {
-    ApiPropertyOptional({ enum: [true], type: Boolean, description })(target, key);
-    IsOmittable()(target, key);
-    Equals(true)(target, key);
-  };
-}
-
-/** A string property cut to `maxLength` UTF-16 code units. */
-function LimitedText(
-  maxLength: number,
-  options: { required?: boolean; description?: string; example?: string; format?: string } = {},
-): PropertyDecorator {
-  const { required = false, ...doc } = options;
-  return (target, key) => {
-    (required ? ApiProperty : ApiPropertyOptional)({ type: String, maxLength, ...doc })(target, key);
-    if (!required) IsOmittable()(target, key);
-    IsString()(target, key);
-    MaxLength(maxLength)(target, key);
-  };
-}
 
 /** An epoch-millisecond timestamp. */
 function EpochMs(description: string, required: boolean): PropertyDecorator {
@@ -149,79 +126,6 @@ export class TurnActivityDto implements TurnActivity {
 
   @LimitedText(TURN_LIMITS.identifier, { description: 'Title of the last tool call.', example: 'Read README.md' })
   lastTool?: string;
-}
-
-/** @publicApi */
-export class PendingInteractionOptionDto implements PendingInteractionOption {
-  @LimitedText(INTERACTION_LIMITS.optionId, { required: true, example: 'proceed_once' })
-  optionId!: string;
-
-  @LimitedText(INTERACTION_LIMITS.label, { example: 'Allow once' })
-  label?: string;
-
-  @LimitedText(INTERACTION_LIMITS.label, {
-    required: true,
-    description: "ACP's kind: allow_once, allow_always, reject_once, reject_always.",
-    example: 'allow_once',
-  })
-  kind!: string;
-}
-
-/** The tool call a pending request is about, as the agent described it. @publicApi */
-export class PendingInteractionActionDto {
-  @LimitedText(INTERACTION_LIMITS.label, { description: "The tool's kind (ACP: read, edit, execute, ...).", example: 'execute' })
-  type?: string;
-
-  @LimitedText(INTERACTION_LIMITS.title, { example: 'echo ran > marker.txt' })
-  title?: string;
-
-  @ApiPropertyOptional({ description: "The tool call's content, as the agent sent it (dropped when the item would pass 16 KiB)." })
-  content?: unknown;
-
-  @ApiPropertyOptional({ description: 'The files it touches, as the agent sent them.' })
-  locations?: unknown;
-
-  @ApiPropertyOptional({ description: "The tool's input, as the agent sent it (dropped when the item would pass 16 KiB)." })
-  input?: unknown;
-}
-
-/**
- * A tool call the running turn waits on approval for (SPEC §21).
- *
- * @publicApi
- */
-export class PendingInteractionDto implements PendingInteraction {
-  @ApiProperty({
-    description: 'The id a client answers the request by (SPEC §21).',
-    example: '5c1d2a8e-7f7b-4a44-9a57-1f2e3d4c5b6a.4f1c2a9b0d3e5f67',
-  })
-  @IsString()
-  requestId!: string;
-
-  @ApiProperty({ enum: ['permission'] })
-  @Equals('permission')
-  kind!: 'permission';
-
-  @ApiProperty({ format: 'date-time' })
-  @IsString()
-  createdAt!: string;
-
-  @ApiProperty({ type: () => PendingInteractionActionDto })
-  @IsObject()
-  @ValidateNested()
-  @Type(() => PendingInteractionActionDto)
-  action!: PendingInteractionActionDto;
-
-  @ApiProperty({ type: () => [PendingInteractionOptionDto], maxItems: INTERACTION_LIMITS.options })
-  @IsArray()
-  @ValidateNested({ each: true })
-  @Type(() => PendingInteractionOptionDto)
-  options!: PendingInteractionOptionDto[];
-
-  @TrueFlag(
-    'Something the agent sent was left out: an option whose id no answer could name or past the 16th, or, to keep the item within 16 KiB, content, input, locations, the end of the title, the labels or the last options.',
-  )
-  truncated?: true;
 }
 
 /** @publicApi */
