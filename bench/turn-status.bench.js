@@ -445,6 +445,12 @@ const DEFAULTS = { TURNS_LOG: '', TURNS_LOG_POLLS: '', TURNS_METRICS: '' };
 /** The A/B's cases; the "log off" variant takes the polls only, to stay short. */
 const AB_CASES = ['health', 'exact', 'current', 'repeatedMiss'];
 const AB_LOG_OFF_CASES = ['exact', 'current'];
+const RATE_LIMITS_ON = {
+  TURNS_RATE_LIMIT: 'true',
+  TURNS_RATE_LIMIT_READ: '1000000000',
+  TURNS_RATE_LIMIT_MUTATION: '1000000000',
+  TURNS_RATE_LIMIT_PROMPT: '1000000000',
+};
 
 /**
  * This daemon against the one built from `root` (a past commit), side by side
@@ -601,6 +607,8 @@ async function againstRef() {
       'log off (TURNS_LOG=warn, metrics on)': [{ ...DEFAULTS, TURNS_LOG: 'warn' }, AB_LOG_OFF_CASES],
       // What the front door alone (request id, walls, gate, pipelining, routes) leaves of the old poll.
       'operations off (log warn, metrics off)': [{ ...DEFAULTS, TURNS_LOG: 'warn', TURNS_METRICS: 'false' }, AB_LOG_OFF_CASES],
+      // The rate limits' cost on a poll (docs/operating.md#rate-limits): on here only (the old daemon has none), far above the load.
+      'rate limits on (this one only)': [{ ...DEFAULTS, ...RATE_LIMITS_ON }, AB_LOG_OFF_CASES],
     };
     const control = 'control: this daemon beside itself';
     console.log(
