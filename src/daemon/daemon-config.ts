@@ -145,7 +145,8 @@ function checkDaemonConfig(config: LoadedDaemonConfig, named: (key: Key) => stri
   if (config.metricsPort !== undefined && config.metricsPort !== 0 && config.metricsPort === config.port) {
     throw new ConfigError(`${named('metricsPort')} must differ from ${named('port')}`);
   }
-  if (config.metricsPort !== undefined && !config.metrics) throw new ConfigError(`${named('metricsPort')} needs ${eitherName('metrics')}=true`);
+  if (config.metricsPort !== undefined && !config.metrics)
+    throw new ConfigError(`${named('metricsPort')} needs ${eitherName('metrics')}=true`);
   if (config.headersTimeoutMs > config.requestTimeoutMs)
     throw new ConfigError(`${named('headersTimeoutMs')} must not exceed ${named('requestTimeoutMs')}`);
   if (config.redisUrl && !config.nodeUrl && (config.host === '0.0.0.0' || config.host === '::')) {
