@@ -27,10 +27,13 @@ const INPUTS = [
 
 /** Every file under `dir`, sorted, as paths relative to the checkout. */
 function filesUnder(dir) {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)))
-    .sort();
+  return (
+    readdirSync(dir, { withFileTypes: true, recursive: true })
+      .filter((entry) => entry.isFile())
+      // `path` on Node 20 before 20.12, which CI still runs.
+      .map((entry) => relative(ROOT, join(entry.parentPath ?? entry.path, entry.name)))
+      .sort()
+  );
 }
 
 /** A digest of the sources and the build's own settings: equal digests build the same dist/. */
