@@ -152,7 +152,19 @@ const LAYERS = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.turns-data/**', '.chaos/**', '.test-dist/**', 'packages/*/dist/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      '.turns-data/**',
+      '.chaos/**',
+      '.test-dist/**',
+      'packages/*/dist/**',
+      '.dist-next-*/**',
+      '.dist-old-*/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -209,6 +209,8 @@ async function benchAdapter(httpAdapter) {
     // /health: side by side, a Fastify exact poll read 0.80 of /health with it, 0.88 without).
     TURNS_LOG: 'warn',
     TURNS_MAX_TRANSCRIPT_BYTES: String(512 * 1024 * 1024),
+    // The listing row loads LIST_SESSIONS sessions, past the default cap of 32 live ones.
+    TURNS_MAX_SESSIONS: '1000',
   });
   const started = [];
   const start = async (script, dir) => {

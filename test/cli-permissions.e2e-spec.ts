@@ -78,13 +78,13 @@ describe.each(ADAPTERS)('command line and tool approval over %s', (httpAdapter) 
   });
 
   it('without a terminal or a flag, reports the request and leaves it; permissions lists it and answers it from another shell', async () => {
-    const waiting = startCli(['prompt', 'shell now', '--wait', '--url', daemon.url]);
+    const waiting = startCli(['prompt', 'shell now', '--wait', '--keep', '--url', daemon.url]);
     await waiting.stderr.shows('waits for an answer');
     // The session's own client id is named: the one the prompt was sent with.
     const [, sessionId, clientId] = /^session (\S+) prompt \S+ client (\S+)$/m.exec(waiting.stderr.text())!;
     // The suggested command repeats the --url given and the client id sent (never a token).
     const line = new RegExp(
-      `^permission (\\S+): execute "echo ran > marker.txt" waits for an answer \\(nest-turn-status permissions ${sessionId} \\1 --allow\\|--deny --url ${daemon.url} --client-id ${clientId}\\)$`,
+      `^permission (\\S+): the agent asks to execute "echo ran > marker.txt"; it waits for an answer \\(nest-turn-status permissions ${sessionId} \\1 --allow\\|--deny --url ${daemon.url} --client-id ${clientId}\\)$`,
       'm',
     );
     expect(waiting.stderr.text()).toMatch(line);
@@ -132,7 +132,7 @@ describe.each(ADAPTERS)('command line and tool approval over %s', (httpAdapter) 
   ])('on a terminal asks y/N for each request: %j answers, the result is %j', async (typed, result, ran) => {
     const run = startCli(['prompt', 'shell now', '--wait', '--url', daemon.url], { terminal: true });
     await run.stderr.shows('allow once? [y/N] ');
-    expect(run.stderr.text()).toMatch(/permission \S+: the agent asks to run execute "echo ran > marker.txt"\n/);
+    expect(run.stderr.text()).toMatch(/permission \S+: the agent asks to execute "echo ran > marker.txt"\n/);
     run.stdin.write(`${typed}\n`);
     expect(await run.code).toBe(0);
     expect(run.stdout.text()).toBe(`${result}\n`);
@@ -205,7 +205,7 @@ describe('the command line asks about one request at a time', () => {
     expect(run.stderr.text()).not.toContain('"second tool"');
     run.stdin.write('y\n');
     await expect(first).resolves.toEqual({ outcome: 'selected', optionId: 'allow_once' });
-    await run.stderr.shows('the agent asks to run execute "second tool"');
+    await run.stderr.shows('the agent asks to execute "second tool"');
     run.stdin.write('n\n');
     await expect(second).resolves.toEqual({ outcome: 'selected', optionId: 'reject_once' });
     turn.say('half done');
@@ -223,7 +223,8 @@ describe('the command line asks about one request at a time', () => {
     const turn = await daemon.engine.nextTurn();
     const decision = turn.askPermission({ toolCall: { toolCallId: 'c1', title: 'wide', kind: 'execute' }, options: wide });
     await run.stderr.shows('waits for an answer');
-    const line = /^permission (\S+): execute "wide" offers no allow_once option, so --approve leaves it: waits for an answer \((.*)\)$/m;
+    const line =
+      /^permission (\S+): the agent asks to execute "wide", with no allow_once option, so --approve leaves it; it waits for an answer \((.*)\)$/m;
     const [, requestId, suggested] = line.exec(run.stderr.text())!;
     const [, sessionId] = /^session (\S+) prompt/.exec(run.stderr.text())!;
     expect(suggested).toMatch(

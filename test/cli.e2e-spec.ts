@@ -201,7 +201,7 @@ describe('nest-turn-status command line', () => {
     terminal.stdout.on('data', (chunk: Buffer) => (screen += chunk));
     const exited = new Promise((resolve) => terminal.once('exit', resolve));
     const asked = await eventually(() => (screen.includes('allow once? [y/N] ') ? screen : undefined), 30_000, 20);
-    expect(asked).toMatch(/permission \S+: the agent asks to run execute "echo ran > marker\.txt"\r?\nallow once\? \[y\/N\] $/);
+    expect(asked).toMatch(/permission \S+: the agent asks to execute "echo ran > marker\.txt"\r?\nallow once\? \[y\/N\] $/);
     expect(existsSync(marker)).toBe(false);
     terminal.stdin.write('y\n');
     expect(await exited).toBe(0);

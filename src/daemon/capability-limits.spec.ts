@@ -15,6 +15,7 @@ const ALWAYS = [
   'transcriptScanPageRecords',
   'transcriptScanPageBytes',
   'maxSessions',
+  'sessionIdleTimeoutMs',
   'maxSseStreams',
   'maxSseStreamsPerSession',
   'maxPromptChars',

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import type { PendingInteraction } from '../client/index.js';
-import { describeRequest, permissionLine, printable, Progress } from './cli-output.js';
+import { askedAction, describeRequest, permissionLine, printable, Progress, shownState } from './cli-output.js';
 
 const request: PendingInteraction = {
   requestId: 'r1',
@@ -59,5 +59,23 @@ describe('Progress on a terminal', () => {
     await asked;
     expect(screen().slice(before)).toMatch(/^\r\^\[\[2Kqueued \d+\.\ds$/);
     progress.done();
+  });
+});
+
+describe('askedAction', () => {
+  it('says what the agent asks by the tool kind, and any other kind as using the tool', () => {
+    expect(askedAction(request)).toBe('execute "echo ran > marker.txt"');
+    expect(askedAction({ ...request, action: { type: 'edit', title: 'src/a.ts' } })).toBe('edit "src/a.ts"');
+    expect(askedAction({ ...request, action: { type: 'switch_mode', title: 'plan' } })).toBe('use "plan"');
+    expect(askedAction({ ...request, action: {} })).toBe('use "(untitled)"');
+  });
+});
+
+describe('shownState', () => {
+  it('says when a running turn waits on approval', () => {
+    const running = { sessionId: 's', state: 'running', promptId: 'p', queuedAt: 1, startedAt: 2 } as const;
+    expect(shownState(running)).toBe('running');
+    expect(shownState({ ...running, pendingInteractions: [request] })).toBe('running, waits on approval');
+    expect(shownState({ sessionId: 's', state: 'idle' })).toBe('idle');
   });
 });

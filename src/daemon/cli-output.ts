@@ -13,6 +13,7 @@ export function turnLine(status: TurnStatus): string {
     const { events, toolCalls, lastEventAt, lastTool } = status.activity;
     detail = ` [${events} updates, ${toolCalls} tool calls, last ${new Date(lastEventAt).toISOString()}${lastTool ? `: ${lastTool}` : ''}]`;
   } else if (status.state === 'error') detail = ` [${status.error.code ?? status.error.message}]`;
+  if (status.state === 'running' && status.pendingInteractions?.length) detail += ' [waits on approval]';
   return `${status.state}\t${status.promptId}\t${text}${detail}`;
 }
 
@@ -29,6 +30,28 @@ export function printable(text: string, max = 200): string {
 export function describeRequest(request: PendingInteraction): string {
   const { type, title } = request.action;
   return `${type ? `${printable(type, 40)} ` : ''}"${printable(title ?? '(untitled)')}"`;
+}
+
+/** The verb of each tool kind an agent names (ACP's `ToolKind`); any other asks to use the tool. */
+const VERB_OF_KIND: Readonly<Record<string, string>> = {
+  read: 'read',
+  edit: 'edit',
+  delete: 'delete',
+  move: 'move',
+  search: 'search',
+  execute: 'execute',
+  fetch: 'fetch',
+};
+
+/** What the agent asks to do, as a sentence goes on: `execute "ls -la"`, `edit "src/a.ts"`, `use "Think"`. */
+export function askedAction(request: PendingInteraction): string {
+  const verb = VERB_OF_KIND[request.action.type ?? ''] ?? 'use';
+  return `${verb} "${printable(request.action.title ?? '(untitled)')}"`;
+}
+
+/** The state a waiting command shows: a running turn that waits on approval says so. */
+export function shownState(status: TurnStatus): string {
+  return status.state === 'running' && status.pendingInteractions?.length ? 'running, waits on approval' : status.state;
 }
 
 /** One request of `permissions`: its id, what it asks, and its options (id and kind). */
@@ -48,10 +71,11 @@ export class Progress {
   constructor(readonly stderr: NodeJS.WritableStream & { isTTY?: boolean }) {}
 
   update(status: TurnStatus): void {
-    if (status.state === this.last) return;
-    this.last = status.state;
+    const state = shownState(status);
+    if (state === this.last) return;
+    this.last = state;
     if (this.stderr.isTTY) this.live();
-    else this.stderr.write(`${status.state} ${this.elapsed()}\n`);
+    else this.stderr.write(`${state} ${this.elapsed()}\n`);
   }
 
   /** Writes a line of its own; on a terminal above the live line, which is drawn again below it. */

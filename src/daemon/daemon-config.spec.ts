@@ -15,7 +15,8 @@ describe('loadDaemonConfig', () => {
       chatRecording: true,
       httpAdapter: 'express',
       echoDelayMs: 0,
-      maxSessions: 1_000,
+      maxSessions: 32,
+      sessionIdleTimeoutMs: 1_800_000,
       maxSseStreams: 1_000,
       maxSseStreamsPerSession: 16,
       maxBodyBytes: 4 * 1024 * 1024,
@@ -54,7 +55,7 @@ describe('loadDaemonConfig', () => {
     );
     expect(() => loadDaemonConfig({ TURNS_PORT: '5000', TURNS_METRICS_PORT: '5000' })).toThrow(/TURNS_METRICS_PORT must differ/);
     expect(() => loadDaemonConfig({ TURNS_METRICS: 'false', TURNS_METRICS_PORT: '9464' })).toThrow(
-      /TURNS_METRICS_PORT needs TURNS_METRICS=true/,
+      /TURNS_METRICS_PORT needs --metrics or TURNS_METRICS=true/,
     );
   });
 
@@ -91,7 +92,7 @@ describe('loadDaemonConfig', () => {
     expect(() => loadDaemonConfig({ TURNS_METRICS: 'true', TURNS_PORT: '4170' }, ['--metrics-port', '4170'])).toThrow(
       '--metrics-port must differ from TURNS_PORT',
     );
-    expect(() => loadDaemonConfig({}, ['--node-id', 'a'])).toThrow('--node-id needs TURNS_REDIS_URL (cluster mode)');
+    expect(() => loadDaemonConfig({}, ['--node-id', 'a'])).toThrow('--node-id needs --redis-url or TURNS_REDIS_URL (cluster mode)');
   });
 
   it('reads the origins a web UI may call from, normalized as browsers send them', () => {
@@ -100,7 +101,9 @@ describe('loadDaemonConfig', () => {
       'https://ui.example',
     ]);
     expect(loadDaemonConfig({ TURNS_ALLOW_ORIGINS: '*', TURNS_TOKEN: 't' }).allowOrigins).toEqual(['*']);
-    expect(() => loadDaemonConfig({ TURNS_ALLOW_ORIGINS: '*' })).toThrow('TURNS_ALLOW_ORIGINS=* needs TURNS_TOKEN');
+    expect(() => loadDaemonConfig({ TURNS_ALLOW_ORIGINS: '*' })).toThrow('TURNS_ALLOW_ORIGINS=* needs --token or TURNS_TOKEN');
+    // What is still to set is named both ways, whichever way the rest was given.
+    expect(() => loadDaemonConfig({}, ['--agent', 'acp'])).toThrow('--agent=acp needs --agent-command or TURNS_AGENT_COMMAND');
     for (const bad of ['localhost:3000', 'http://ui.example/app', 'file:///x', 'null', 'http://user@ui.example']) {
       expect(() => loadDaemonConfig({ TURNS_ALLOW_ORIGINS: bad })).toThrow(/TURNS_ALLOW_ORIGINS entries must be origins/);
     }
@@ -160,8 +163,8 @@ describe('loadDaemonConfig', () => {
 
   it('is a single daemon unless TURNS_REDIS_URL is set; cluster settings alone are refused', () => {
     expect(loadDaemonConfig({}).redisUrl).toBeUndefined();
-    expect(() => loadDaemonConfig({ TURNS_NODE_ID: 'a' })).toThrow('TURNS_NODE_ID needs TURNS_REDIS_URL (cluster mode)');
-    expect(() => loadDaemonConfig({ TURNS_LEASE_MS: '5000' })).toThrow(/TURNS_LEASE_MS needs TURNS_REDIS_URL/);
+    expect(() => loadDaemonConfig({ TURNS_NODE_ID: 'a' })).toThrow('TURNS_NODE_ID needs --redis-url or TURNS_REDIS_URL (cluster mode)');
+    expect(() => loadDaemonConfig({ TURNS_LEASE_MS: '5000' })).toThrow(/TURNS_LEASE_MS needs --redis-url or TURNS_REDIS_URL/);
   });
 
   it('reads cluster mode: defaults, checks, and a node URL when bound to every interface', () => {

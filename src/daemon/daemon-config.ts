@@ -87,6 +87,11 @@ export function settingNamer(flags: Partial<Record<Key, string>> = {}): (key: Ke
   return (key) => (flags[key] ? flagOf(DAEMON_SETTINGS[key]) : variableOf(DAEMON_SETTINGS[key]));
 }
 
+/** How a message names a setting the operator has still to set: both ways (`--agent-command or TURNS_AGENT_COMMAND`). */
+function eitherName(key: Key): string {
+  return `${flagOf(DAEMON_SETTINGS[key])} or ${variableOf(DAEMON_SETTINGS[key])}`;
+}
+
 /**
  * The daemon's flags (`--data-dir DIR`, …) by setting; anything else on the
  * command line — an unknown flag, a missing value, a stray word — throws a
@@ -123,7 +128,7 @@ export function readDaemonConfig(flags: Partial<Record<Key, string>>, env: NodeJ
     const needed = setting.needs && { key: KEY_OF.get(setting.needs.name)!, why: setting.needs.why };
     if (needed && given(needed.key) === undefined) {
       const why = needed.why ? ` (${needed.why})` : '';
-      if (raw !== undefined) throw new ConfigError(`${named(key)} needs ${named(needed.key)}${why}`);
+      if (raw !== undefined) throw new ConfigError(`${named(key)} needs ${eitherName(needed.key)}${why}`);
       continue;
     }
     config[key] = raw === undefined ? defaultOf(setting, cwd) : setting.read(raw, named(key), cwd);
@@ -134,13 +139,14 @@ export function readDaemonConfig(flags: Partial<Record<Key, string>>, env: NodeJ
 /** The rules between settings; `named` names each as the operator set it. */
 function checkDaemonConfig(config: LoadedDaemonConfig, named: (key: Key) => string): LoadedDaemonConfig {
   if (config.allowOrigins?.includes('*') && !config.token) {
-    throw new ConfigError(`${named('allowOrigins')}=* needs ${named('token')}: any web page could drive the agent otherwise`);
+    throw new ConfigError(`${named('allowOrigins')}=* needs ${eitherName('token')}: any web page could drive the agent otherwise`);
   }
-  if (config.agent === 'acp' && !config.agentCommand) throw new ConfigError(`${named('agent')}=acp needs ${named('agentCommand')}`);
+  if (config.agent === 'acp' && !config.agentCommand) throw new ConfigError(`${named('agent')}=acp needs ${eitherName('agentCommand')}`);
   if (config.metricsPort !== undefined && config.metricsPort !== 0 && config.metricsPort === config.port) {
     throw new ConfigError(`${named('metricsPort')} must differ from ${named('port')}`);
   }
-  if (config.metricsPort !== undefined && !config.metrics) throw new ConfigError(`${named('metricsPort')} needs ${named('metrics')}=true`);
+  if (config.metricsPort !== undefined && !config.metrics)
+    throw new ConfigError(`${named('metricsPort')} needs ${eitherName('metrics')}=true`);
   if (config.headersTimeoutMs > config.requestTimeoutMs)
     throw new ConfigError(`${named('headersTimeoutMs')} must not exceed ${named('requestTimeoutMs')}`);
   if (config.redisUrl && !config.nodeUrl && (config.host === '0.0.0.0' || config.host === '::')) {

@@ -7,7 +7,7 @@ import {
   type PermissionRequestContext,
   type TurnsClient,
 } from '../client/index.js';
-import { describeRequest, printable, type Progress } from './cli-output.js';
+import { askedAction, describeRequest, printable, type Progress } from './cli-output.js';
 import { answerCommand, outcomeFor, type CallerFlags, type PermissionVerdict } from './permission-choice.js';
 
 /**
@@ -62,9 +62,9 @@ export class PermissionAsker {
     const outcome = verdict && outcomeFor(request, verdict);
     if (!outcome) {
       // Only --approve can fail to decide: it never grants more than allow_once.
-      const why = verdict === 'allow' ? ' offers no allow_once option, so --approve leaves it:' : '';
+      const why = verdict === 'allow' ? ', with no allow_once option, so --approve leaves it' : '';
       const hint = answerCommand(sessionId, request, this.caller);
-      return this.progress.note(`permission ${id}: ${describeRequest(request)}${why} waits for an answer (${hint})`);
+      return this.progress.note(`permission ${id}: the agent asks to ${askedAction(request)}${why}; it waits for an answer (${hint})`);
     }
     try {
       await this.client.respondToPermission(sessionId, request.requestId, outcome);
@@ -85,7 +85,7 @@ export class PermissionAsker {
     return this.progress.pause(async () => {
       const lines = createInterface({ input, output: this.progress.stderr, terminal: false });
       try {
-        this.progress.note(`permission ${printable(request.requestId, 80)}: the agent asks to run ${describeRequest(request)}`);
+        this.progress.note(`permission ${printable(request.requestId, 80)}: the agent asks to ${askedAction(request)}`);
         const answer = lines.question('allow once? [y/N] ', { signal }).catch(() => '');
         const reply = await Promise.race([answer, once(lines, 'close').then(() => '')]);
         // The note takes the question's line (readline ends an aborted question's line itself).

@@ -1,6 +1,6 @@
 import type { PendingInteraction, PendingInteractionOption } from '../client/index.js';
 import { refusingOutcome } from '../permissions/permission-policy.js';
-import { answerCommand, optionChoice, outcomeFor } from './permission-choice.js';
+import { answerCommand, approvalLines, optionChoice, outcomeFor } from './permission-choice.js';
 
 const offering = (...options: PendingInteractionOption[]): PendingInteraction => ({
   requestId: 'r',
@@ -46,5 +46,23 @@ describe('answerCommand', () => {
     expect(answerCommand('s', offering(once), { url: 'http://127.0.0.1:9', clientId: 'client_1' })).toBe(
       'nest-turn-status permissions s r --allow|--deny --url http://127.0.0.1:9 --client-id client_1',
     );
+  });
+});
+
+describe('approvalLines', () => {
+  it('names each request a running turn waits on, with the command that answers it', () => {
+    const request = { ...offering(once, reject), action: { type: 'execute', title: 'ls' } };
+    const running = {
+      sessionId: 's1',
+      state: 'running',
+      promptId: 'p',
+      queuedAt: 1,
+      startedAt: 2,
+      pendingInteractions: [request],
+    } as const;
+    expect(approvalLines('s1', running, {})).toEqual([
+      'waits on approval: the agent asks to execute "ls"; answer with: nest-turn-status permissions s1 r --allow|--deny',
+    ]);
+    expect(approvalLines('s1', { ...running, pendingInteractions: undefined }, {})).toEqual([]);
   });
 });

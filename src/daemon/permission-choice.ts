@@ -1,6 +1,7 @@
 import type { PendingInteraction, PermissionOutcome } from '../client/index.js';
 import { refusalOption } from '../permissions/permission-policy.js';
-import { printable } from './cli-output.js';
+import type { TurnStatus } from '../client/index.js';
+import { askedAction, printable } from './cli-output.js';
 
 /** What a user of the command line said about a request. */
 export type PermissionVerdict = 'allow' | 'deny';
@@ -44,4 +45,15 @@ export function answerCommand(sessionId: string, request: PendingInteraction, ca
   const url = caller.url === undefined ? '' : ` --url ${printable(caller.url, 200)}`;
   const clientId = caller.clientId === undefined ? '' : ` --client-id ${printable(caller.clientId, 200)}`;
   return `nest-turn-status permissions ${printable(sessionId, 80)} ${printable(request.requestId, 80)} ${answer}${url}${clientId}`;
+}
+
+/**
+ * What `status` and `turns` print of a turn that waits on approval: per
+ * request, what the agent asks and the command that answers it.
+ */
+export function approvalLines(sessionId: string, status: TurnStatus, caller: CallerFlags): string[] {
+  if (status.state !== 'running') return [];
+  return (status.pendingInteractions ?? []).map(
+    (request) => `waits on approval: the agent asks to ${askedAction(request)}; answer with: ${answerCommand(sessionId, request, caller)}`,
+  );
 }

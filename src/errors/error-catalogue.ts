@@ -183,7 +183,7 @@ export const ERROR_CATALOGUE = {
     status: 503,
     message: 'Too many live sessions',
     retryAfter: 1,
-    details: { limit: integer('the most live sessions', 1000) },
+    details: { limit: integer('the most live sessions', 32) },
   },
   too_many_streams: {
     status: 503,

@@ -24,6 +24,8 @@ interface SessionStream {
   subject: Subject<SessionEvent>;
   /** Open SSE streams of this session. */
   streams: number;
+  /** When its last stream ended (epoch ms): the idle reaper counts from there. */
+  streamEndedAt?: number;
 }
 
 /**
@@ -80,6 +82,12 @@ export class SessionEventBus implements BeforeApplicationShutdown {
   /** SSE streams open right now, across every session. */
   get openStreamCount(): number {
     return this.openStreams;
+  }
+
+  /** SSE streams of the session open right now, and when the last one ended: what the idle reaper reads. */
+  streamsOf(sessionId: string): { open: number; endedAt?: number } {
+    const stream = this.streams.get(sessionId);
+    return { open: stream?.streams ?? 0, endedAt: stream?.streamEndedAt };
   }
 
   /** Id of the newest event (0 before the first). */
@@ -153,6 +161,7 @@ export class SessionEventBus implements BeforeApplicationShutdown {
       released = true;
       this.openStreams -= 1;
       stream.streams -= 1;
+      stream.streamEndedAt = this.clock.now();
     };
     return release;
   }

@@ -35,6 +35,13 @@ describe('DaemonLogger', () => {
     expect(lines[1]).toMatchObject({ level: 'error', msg: 'bad', err: expect.objectContaining({ message: 'bad' }) });
   });
 
+  it('writes no extra for the undefined stack a Logger with a context passes to error', () => {
+    const { logger, lines } = capture();
+    logger.error('session s1 teardown (shutdown) failed: Error', undefined, 'SessionsService');
+    expect(lines).toEqual([expect.objectContaining({ level: 'error', context: 'SessionsService', msg: expect.any(String) })]);
+    expect(lines[0]).not.toHaveProperty('extra');
+  });
+
   it('honours the level: below it nothing is written; silent writes nothing at all', () => {
     const warn = capture('warn');
     warn.logger.log('not shown', 'X');

@@ -20,6 +20,11 @@ describe('splitNestParams', () => {
     expect(splitNestParams('log', [{ a: 1 }, 'Ctx'])).toEqual({ context: 'Ctx', extra: [{ a: 1 }] });
     expect(splitNestParams('log', [42])).toEqual({ extra: [42] });
   });
+
+  it('drops the undefined stack Nest passes for an error without one (no "extra":[null] in the line)', () => {
+    expect(splitNestParams('error', [undefined, 'Daemon'])).toEqual({ context: 'Daemon', extra: [] });
+    expect(splitNestParams('error', [undefined])).toEqual({ extra: [] });
+  });
 });
 
 describe('pinoLevelOf', () => {

@@ -16,10 +16,11 @@ export type NestLevel = keyof typeof NEST_TO_PINO;
 /**
  * What a Nest logger call carries besides its message: a trailing string is
  * the context (`new Logger('Cluster')`); for `error`, a string before it is
- * the stack. Anything else is extra data.
+ * the stack. Anything else but `undefined` is extra data.
  */
 export function splitNestParams(level: NestLevel, params: readonly unknown[]): { context?: string; stack?: string; extra: unknown[] } {
-  const rest = [...params];
+  // Nest passes an absent stack as `undefined` (`logger.error(message)` on a Logger with a context): not data.
+  const rest = params.filter((param) => param !== undefined);
   const context = typeof rest.at(-1) === 'string' ? (rest.pop() as string) : undefined;
   const stack = level === 'error' && typeof rest[0] === 'string' ? (rest.shift() as string) : undefined;
   return { ...(context !== undefined && { context }), ...(stack !== undefined && { stack }), extra: rest };

@@ -134,6 +134,12 @@ export class TurnsMetrics implements OnModuleDestroy {
       },
     });
     gauge('turns_sessions_live', 'Live sessions', () => registry.size);
+    const reaped = new Counter({
+      name: 'turns_sessions_reaped_total',
+      help: 'Live sessions closed for being idle longer than TURNS_SESSION_IDLE_TIMEOUT_MS',
+      registers: register,
+    });
+    this.on(TURNS_CHANNELS.sessionReaped, () => reaped.inc());
     gauge('turns_waiters', 'Turn requests being held (waitMs, Prefer: wait)', () => waits.waiting);
     gauge('turns_sse_streams', 'Open SSE event streams', () => events.openStreamCount);
 

@@ -17,6 +17,7 @@ export { PromptBridge, type AdmissionGate } from '../bridge/prompt-bridge.js';
 export type { TurnTransition } from '../bridge/turn-transition.js';
 export { SessionRunner, type SessionPrompt } from '../bridge/session-runner.js';
 export { SessionsService } from '../sessions/sessions.service.js';
+export { IdleSessionReaper } from '../sessions/idle-session-reaper.js';
 export { SessionRewindService, type RewindSnapshot, type RewindResult } from '../sessions/session-rewind.service.js';
 export { SessionPresenceService, type SessionStatus, type Heartbeat } from '../sessions/session-presence.service.js';
 export { SessionOwnership, LocalSessionOwnership, type ClusterState } from '../sessions/session-ownership.js';

@@ -14,6 +14,7 @@ import { SessionRewindService } from '../sessions/session-rewind.service.js';
 import { SessionPresenceService } from '../sessions/session-presence.service.js';
 import { SessionsService } from '../sessions/sessions.service.js';
 import { LostPromptSweep } from '../sessions/lost-prompt-sweep.js';
+import { IdleSessionReaper } from '../sessions/idle-session-reaper.js';
 import { SessionOwnership } from '../sessions/session-ownership.js';
 import { CHAT_RECORDING_OPTIONS, ChatRecordingService, type ChatRecordingOptions } from '../transcript/chat-recording.service.js';
 import { JsonlTranscriptScanService, TRANSCRIPT_SCAN_OPTIONS } from '../transcript/jsonl-transcript-scan.service.js';
@@ -116,6 +117,7 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
     LedgerTranscriptScanService,
     SessionsService,
     LostPromptSweep,
+    IdleSessionReaper,
     SessionRewindService,
     SessionPresenceService,
     { provide: BridgeOverlayProvider, useExisting: PromptBridge },
@@ -134,6 +136,7 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
     SessionOwnership,
     WebhookDispatcher,
     PermissionBroker,
+    IdleSessionReaper,
   ],
 })
 export class RuntimeModule extends RuntimeConfigurableModule {}

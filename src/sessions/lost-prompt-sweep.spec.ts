@@ -118,7 +118,8 @@ describe('LostPromptSweep and the keys of a crashed session', () => {
     const warned = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     // Only the timers are controlled: the passes' file reads run as usual.
     jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'performance', 'hrtime', 'Date'] });
-    rt = await startLedgerRuntime(dir);
+    // No idle reaper: its timer is not the sweep's, which this counts.
+    rt = await startLedgerRuntime(dir, dir, { sessionIdleTimeoutMs: 0 });
     const sweep = rt.module.get(LostPromptSweep);
     await sweep.sweep(); // the pass begun at start
     await settle();

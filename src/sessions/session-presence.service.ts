@@ -84,13 +84,13 @@ export class SessionPresenceService {
     };
   }
 
-  /** Answers that the client is still there: its id must be registered (nothing reads a last-seen time, so none is kept). */
+  /** Answers that the client is still there (its id, if named, must be registered): the idle reaper counts it. */
   heartbeat(sessionId: string, clientId: string | undefined): Heartbeat {
     this.sessions.require(sessionId);
     const lastSeenAt = this.clock.now();
-    if (clientId === undefined) return { sessionId, lastSeenAt };
-    if (!this.registry.isClientRegistered(sessionId, clientId)) throw unregisteredClientId(sessionId, clientId);
-    return { sessionId, clientId, lastSeenAt };
+    if (clientId !== undefined && !this.registry.isClientRegistered(sessionId, clientId)) throw unregisteredClientId(sessionId, clientId);
+    this.registry.heartbeat(sessionId, lastSeenAt);
+    return clientId === undefined ? { sessionId, lastSeenAt } : { sessionId, clientId, lastSeenAt };
   }
 
   /** Unregisters the client id; the session stays live (it ends only by a close). */

@@ -8,6 +8,8 @@ interface LiveSession {
   readonly session: Session;
   /** Client ids issued for this session. */
   readonly clients: Set<string>;
+  /** The newest heartbeat (epoch ms): a client still there keeps the session from being reaped. */
+  lastHeartbeatAt?: number;
 }
 
 /**
@@ -48,6 +50,17 @@ export class SessionRegistry extends SessionRunner {
   /** Unregisters a client id (a detach): its later requests are refused as unregistered. */
   detachClient(sessionId: string, clientId: string): void {
     this.sessions.get(sessionId)?.clients.delete(clientId);
+  }
+
+  /** Notes a client's heartbeat on the live session. */
+  heartbeat(sessionId: string, at: number): void {
+    const live = this.sessions.get(sessionId);
+    if (live) live.lastHeartbeatAt = at;
+  }
+
+  /** The newest heartbeat of the live session, if it had one. */
+  lastHeartbeatAt(sessionId: string): number | undefined {
+    return this.sessions.get(sessionId)?.lastHeartbeatAt;
   }
 
   /** Client ids registered on the session. */

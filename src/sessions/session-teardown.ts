@@ -7,8 +7,11 @@ import type { SessionOwnership } from './session-ownership.js';
 import type { SessionRegistry } from './session-registry.js';
 import type { Session } from './session.js';
 
-/** Why a session ends on this node: closed by a client, lost to another node, or the daemon stops. */
-export type SessionEnd = 'closed' | 'lost' | 'shutdown';
+/**
+ * Why a session ends on this node: closed by a client, idle too long (closed as a client closes it), lost to
+ * another node, or the daemon stops.
+ */
+export type SessionEnd = 'closed' | 'idle' | 'lost' | 'shutdown';
 
 /** What a teardown stops, in the order it stops them. */
 export interface TeardownParts {
@@ -31,8 +34,8 @@ export class SessionTeardown {
   constructor(private readonly parts: TeardownParts) {}
 
   /**
-   * Ends the session. Only a close has a caller to answer: a loss or a
-   * shutdown logs its failure and never rejects.
+   * Ends the session. Only a close has a caller to answer: a reap, a loss or
+   * a shutdown logs its failure and never rejects.
    */
   end(session: Session, end: SessionEnd): Promise<void> {
     const ending = this.tearDown(session, end).finally(() => this.ending.delete(session.id));

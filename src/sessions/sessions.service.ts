@@ -152,6 +152,11 @@ export class SessionsService implements OnApplicationShutdown {
     await this.teardown.end(this.require(sessionId), 'closed');
   }
 
+  /** Closes the session as {@link close} does, for being idle (its reaper decided): never rejects. */
+  async reap(session: Session): Promise<void> {
+    await this.teardown.end(session, 'idle');
+  }
+
   /**
    * Closes a session whose ownership moved to another node: nothing more is
    * written to its transcript, its prompts end in `error session_closed`.

@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import { integer, list } from '../common/settings/readers.js';
+import { integer, list, milliseconds } from '../common/settings/readers.js';
 import { ConfigError, type Settings } from '../common/settings/setting.js';
 
 const workspaceList = list((path, variable) => {
@@ -19,8 +19,16 @@ export const SESSION_SETTINGS = {
   maxSessions: {
     name: 'MAX_SESSIONS',
     ...integer(1, 1_000_000),
-    default: 1_000,
+    // The peer's cap: each session of the ACP engine holds an agent process (docs/operating.md#sizing).
+    default: 32,
     limit: 'maxSessions',
-    doc: 'live sessions at once; beyond → `503 too_many_sessions` + `Retry-After`',
+    doc: 'live sessions at once; beyond → `503 too_many_sessions` + `Retry-After` (attaching to a live one still works)',
+  },
+  sessionIdleTimeoutMs: {
+    name: 'SESSION_IDLE_TIMEOUT_MS',
+    ...milliseconds(0),
+    default: 1_800_000,
+    limit: 'sessionIdleTimeoutMs',
+    doc: 'close a session idle this long (no event stream, heartbeat, prompt or pending approval), as `DELETE` does; 0 never',
   },
 } as const satisfies Settings;

@@ -37,6 +37,8 @@ export const TURNS_CHANNELS = {
   promptSettled: new TurnsChannel<{ state: SettledState; runMs?: number }>('nest-turn-status:prompt-settled'),
   /** An agent process started, exited, or failed to start. */
   agentProcess: new TurnsChannel<{ event: 'start' | 'exit' | 'start_failure'; sessionId: string }>('nest-turn-status:agent-process'),
+  /** A live session was closed for being idle too long (docs/operating.md#idle-sessions). */
+  sessionReaped: new TurnsChannel<{ sessionId: string; idleMs: number }>('nest-turn-status:session-reaped'),
   recorderAppendFailed: new TurnsChannel<{ sessionId: string }>('nest-turn-status:recorder-append-failed'),
   /** A request forwarded to its session's owner: `forwarded`, or `unreachable` when the owner could not be reached. */
   clusterForward: new TurnsChannel<{ outcome: 'forwarded' | 'unreachable' }>('nest-turn-status:cluster-forward'),

@@ -17,6 +17,8 @@ export interface CapabilityLimits {
   transcriptScanPageRecords: number;
   transcriptScanPageBytes: number;
   maxSessions: number;
+  /** A session idle this long is closed (0: never). */
+  sessionIdleTimeoutMs: number;
   maxSseStreams: number;
   maxSseStreamsPerSession: number;
   maxPromptChars: number;
