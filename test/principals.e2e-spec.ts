@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import type { IncomingMessage, Server } from 'node:http';
 import { join } from 'node:path';
+import { TurnsClient } from '../src/client/index.js';
 import { createApp } from '../src/daemon/create-app.js';
 import { tokenDigest } from '../src/daemon/tokens-file.js';
 import { principalOf } from '../src/http/request-principal.js';
@@ -63,6 +64,18 @@ describe.each(ADAPTERS)('principals of a tokens file (%s)', (httpAdapter) => {
     expect((await fetch(server.url!, { headers: bearer(ALICE) })).status).toBe(200);
     expect((await fetch(server.url!, { headers: bearer(ROOT) })).status).toBe(200);
     expect((await fetch(server.url!, { headers: bearer('nope') })).status).toBe(401);
+  });
+
+  it("TurnsClient works with a tokens-file principal's token, and is refused 401 with a wrong one", async () => {
+    const client = new TurnsClient({ baseUrl: daemon.url, token: ALICE });
+    const { sessionId, clientId } = await client.createSession();
+    const turns = new TurnsClient({ baseUrl: daemon.url, token: ALICE, clientId });
+    const { promptId } = await turns.prompt(sessionId, 'hello');
+    expect(await turns.getTurn(sessionId, promptId)).toMatchObject({ promptId, state: expect.stringMatching(/^(queued|running)$/) });
+    await expect(new TurnsClient({ baseUrl: daemon.url, token: 'nope' }).capabilities()).rejects.toMatchObject({
+      status: 401,
+      code: 'unauthorized',
+    });
   });
 
   it('lets /health pass without a token', async () => {
