@@ -6,6 +6,7 @@ import { missingPackages, SERVE_PACKAGES, serveNeedsMessage } from './serve-pack
 import { unknownCommand } from './cli-output.js';
 import { EXIT, exitCodeOfAnswer } from './cli-exit.js';
 import { addClientCommands, type CliRun, type Io } from './cli-client-commands.js';
+import { addTokenCommand } from './token-command.js';
 import { addDaemonOptions, ConfigError, flagsOf, readDaemonConfig, settingNamer, type LoadedDaemonConfig } from './daemon-config.js';
 import { TurnsApiError, TurnsConnectionError, TurnWaitTimeoutError, TurnWindowExpiredError } from '../client/index.js';
 
@@ -21,7 +22,8 @@ function missingPackage(error: unknown): string | undefined {
 
 /**
  * The `nest-turn-status` command line: `serve` (the daemon), `prompt`,
- * `wait`, `status`, `turns`, `permissions` and `close` (on the client). Resolves with the exit code.
+ * `wait`, `status`, `turns`, `permissions` and `close` (on the client), `token` (a new token for the tokens file).
+ * Resolves with the exit code.
  *
  * @publicApi
  */
@@ -38,6 +40,8 @@ export async function runCli(
     .showHelpAfterError();
 
   addClientCommands(program, io, run);
+
+  addTokenCommand(program, io);
 
   const hint = ' (nest-turn-status --help lists the commands, serve --help the flags)';
   addDaemonOptions(program.command('serve', { isDefault: true }))

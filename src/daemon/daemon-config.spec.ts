@@ -10,6 +10,8 @@ describe('loadDaemonConfig', () => {
       agent: 'echo',
       agentCommand: undefined,
       token: undefined,
+      tokensFile: undefined,
+      requireAuth: false,
       promptDeadlineMs: undefined,
       maxPendingPrompts: 5,
       chatRecording: true,
@@ -101,7 +103,9 @@ describe('loadDaemonConfig', () => {
       'https://ui.example',
     ]);
     expect(loadDaemonConfig({ TURNS_ALLOW_ORIGINS: '*', TURNS_TOKEN: 't' }).allowOrigins).toEqual(['*']);
-    expect(() => loadDaemonConfig({ TURNS_ALLOW_ORIGINS: '*' })).toThrow('TURNS_ALLOW_ORIGINS=* needs --token or TURNS_TOKEN');
+    expect(() => loadDaemonConfig({ TURNS_ALLOW_ORIGINS: '*' })).toThrow(
+      'TURNS_ALLOW_ORIGINS=* needs --token or TURNS_TOKEN, or --tokens-file or TURNS_TOKENS_FILE',
+    );
     // What is still to set is named both ways, whichever way the rest was given.
     expect(() => loadDaemonConfig({}, ['--agent', 'acp'])).toThrow('--agent=acp needs --agent-command or TURNS_AGENT_COMMAND');
     for (const bad of ['localhost:3000', 'http://ui.example/app', 'file:///x', 'null', 'http://user@ui.example']) {
@@ -123,6 +127,22 @@ describe('loadDaemonConfig', () => {
   it('refuses a non-loopback bind without a token', () => {
     expect(() => loadDaemonConfig({ TURNS_HOST: '0.0.0.0' })).toThrow(ConfigError);
     expect(loadDaemonConfig({ TURNS_HOST: '0.0.0.0', TURNS_TOKEN: 't' }).host).toBe('0.0.0.0');
+    expect(loadDaemonConfig({ TURNS_HOST: '0.0.0.0', TURNS_TOKENS_FILE: 'tokens' }, [], '/etc/turns').tokensFile).toBe('/etc/turns/tokens');
+  });
+
+  it('requires a token with --require-auth, which may stand alone as the peer spells it', () => {
+    expect(() => loadDaemonConfig({}, ['--require-auth'])).toThrow(
+      new ConfigError(
+        '--require-auth needs --token or TURNS_TOKEN, or --tokens-file or TURNS_TOKENS_FILE: with no token, no request but /health could ever be authorized',
+      ),
+    );
+    expect(() => loadDaemonConfig({ TURNS_REQUIRE_AUTH: 'true' })).toThrow(
+      /^TURNS_REQUIRE_AUTH needs --token or TURNS_TOKEN, or --tokens-file or TURNS_TOKENS_FILE/,
+    );
+    expect(loadDaemonConfig({ TURNS_TOKEN: 't' }, ['--require-auth']).requireAuth).toBe(true);
+    expect(loadDaemonConfig({ TURNS_TOKENS_FILE: '/t' }, ['--require-auth', 'true']).requireAuth).toBe(true);
+    expect(loadDaemonConfig({}, ['--require-auth', 'false']).requireAuth).toBe(false);
+    expect(() => loadDaemonConfig({}, ['--require-auth', 'yes'])).toThrow(/--require-auth must be one of true, false/);
   });
 
   it('rejects bad values with the variable name', () => {
