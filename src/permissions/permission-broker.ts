@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+import { clientPseudonym } from '../client-id/client-pseudonym.js';
 import { Clock } from '../common/clock.js';
 import { type EnginePermissionOutcome, type EnginePermissionRequest, PERMISSION_CANCELLED } from '../engines/agent-engine.js';
 import { apiError } from '../errors/api-errors.js';
@@ -11,9 +12,9 @@ import type { TurnTransition } from '../bridge/turn-transition.js';
 import { permissionRequestId } from '../wire/permission-request-id.js';
 import type { PermissionOutcome } from '../wire/session-event.js';
 import { boundedToolCall, pendingInteractionOf } from './pending-interaction.js';
-import { decisionLine, outcomeKind, requestLine } from './permission-log.js';
+import { decisionLine, outcomeKind, requestLine, type AuditedClient } from './permission-log.js';
 import { PERMISSION_OPTIONS, type PermissionOptions } from './permission-options.js';
-import { decisionAtOnce, isOffered, MAX_PENDING_PER_SESSION, mayAnswer, refusingOutcome } from './permission-policy.js';
+import { decisionAtOnce, isOffered, MAX_PENDING_PER_SESSION, mayAnswer, needsClientId, refusingOutcome } from './permission-policy.js';
 import { RecentAnswers } from './recent-answers.js';
 
 /** The prompt a request for approval belongs to. */
@@ -21,6 +22,14 @@ export interface PermissionTurn {
   sessionId: string;
   promptId: string;
   originatorClientId?: string;
+  /** The principal whose request admitted the prompt, for the audit. */
+  principal?: string;
+}
+
+/** Who answered: the client id its request carried and the principal it proved, when any. */
+interface Responder {
+  clientId?: string;
+  principal?: string;
 }
 
 /** A request held for a client's answer. */
@@ -77,7 +86,7 @@ export class PermissionBroker implements OnApplicationShutdown {
     const pendingInSession = this.bySession.get(turn.sessionId)?.length ?? 0;
     const atOnce = decisionAtOnce(this.options.permissionPolicy, request.options, { ended, pendingInSession });
     if (atOnce) {
-      this.logger.log(requestLine(requestId, title, turn.promptId));
+      this.logger.log(requestLine(requestId, title, turn.promptId, this.audited(turn.sessionId, turn.originatorClientId, turn.principal)));
       if (atOnce.decidedBy === 'limit') {
         this.logger.warn(`permission ${requestId} cancelled: ${MAX_PENDING_PER_SESSION} requests of session ${turn.sessionId} are pending`);
       }
@@ -106,7 +115,7 @@ export class PermissionBroker implements OnApplicationShutdown {
       signal.addEventListener('abort', onEnd, { once: true });
       this.held.set(requestId, entry);
       this.bySession.set(turn.sessionId, [...(this.bySession.get(turn.sessionId) ?? []), entry]);
-      this.logger.log(requestLine(requestId, title, turn.promptId));
+      this.logger.log(requestLine(requestId, title, turn.promptId, this.audited(turn.sessionId, turn.originatorClientId, turn.principal)));
       const options = item.options.map(({ optionId, label, kind }) => ({ optionId, ...(label !== undefined && { name: label }), kind }));
       this.events.publish(turn.sessionId, 'permission_request', {
         promptId: turn.promptId,
@@ -125,7 +134,7 @@ export class PermissionBroker implements OnApplicationShutdown {
    * permission_forbidden` for a client the responder policy refuses, then
    * `400 permission_option_not_offered`.
    */
-  answer(requestId: string, outcome: PermissionOutcome, clientId: string | undefined, sessionId?: string): void {
+  answer(requestId: string, outcome: PermissionOutcome, clientId: string | undefined, sessionId?: string, principal?: string): void {
     const entry = this.held.get(requestId);
     // A session being torn down is not live while its requests wait for the close to cancel them: nobody answers them.
     if (!entry || (sessionId !== undefined && entry.sessionId !== sessionId) || !this.sessions.hasSession(entry.sessionId)) {
@@ -148,8 +157,29 @@ export class PermissionBroker implements OnApplicationShutdown {
       entry,
       outcome.outcome === 'selected' ? { outcome: 'selected', optionId: outcome.optionId } : PERMISSION_CANCELLED,
       'client',
-      clientId,
+      { clientId, principal },
     );
+  }
+
+  /**
+   * Admission under `designated`: a prompt with no client id is refused
+   * (`400 client_id_required`), for nobody could ever answer its requests.
+   */
+  assertAdmissible(sessionId: string, clientId: string | undefined): void {
+    if (clientId === undefined && needsClientId(this.options.permissionPolicy, this.options.permissionResponder)) {
+      throw apiError('client_id_required', { sessionId });
+    }
+  }
+
+  /**
+   * A client left the session (a detach): under `designated` nobody else may
+   * answer its prompts' requests, so each is answered `cancelled` at once.
+   */
+  clientLeft(sessionId: string, clientId: string): void {
+    if (this.options.permissionResponder !== 'designated') return;
+    for (const entry of this.bySession.get(sessionId) ?? []) {
+      if (entry.originatorClientId === clientId) this.resolve(entry, PERMISSION_CANCELLED, 'client_left');
+    }
   }
 
   /** The pending requests of a prompt (none: `undefined`), as its running status carries them. */
@@ -197,7 +227,13 @@ export class PermissionBroker implements OnApplicationShutdown {
   }
 
   /** Through the latch: true when this answer is the request's first. */
-  private resolve(entry: HeldRequest, outcome: EnginePermissionOutcome, decidedBy: PermissionDecider, clientId?: string): boolean {
+  private resolve(
+    entry: HeldRequest,
+    outcome: EnginePermissionOutcome,
+    decidedBy: PermissionDecider,
+    responder: Responder = {},
+  ): boolean {
+    const { clientId } = responder;
     if (entry.resolved) return false;
     entry.resolved = true;
     const { sessionId, requestId, promptId } = entry;
@@ -212,7 +248,7 @@ export class PermissionBroker implements OnApplicationShutdown {
       data: { sessionId, requestId, outcome, ...(clientId !== undefined && { voterClientId: clientId }) },
       originatorClientId: entry.originatorClientId,
     });
-    this.decided(requestId, entry.title, outcome, entry.item.options, decidedBy, clientId);
+    this.decided(requestId, entry.title, outcome, entry.item.options, decidedBy, this.audited(sessionId, clientId, responder.principal));
     this.changed(entry);
     return true;
   }
@@ -232,11 +268,16 @@ export class PermissionBroker implements OnApplicationShutdown {
     outcome: EnginePermissionOutcome,
     options: readonly { optionId: string; kind: string }[],
     decidedBy: PermissionDecider,
-    clientId?: string,
+    responder?: AuditedClient,
   ): void {
     const kind = outcomeKind(outcome, options);
-    this.logger.log(decisionLine(requestId, title, outcome, kind, decidedBy, clientId));
+    this.logger.log(decisionLine(requestId, title, outcome, kind, decidedBy, responder));
     TURNS_CHANNELS.permissionDecided.publish({ outcome: kind, decidedBy });
+  }
+
+  /** A client as the audit names it: its pseudonym, never its id. */
+  private audited(sessionId: string, clientId: string | undefined, principal: string | undefined): AuditedClient {
+    return { ...(clientId !== undefined && { pseudonym: clientPseudonym(sessionId, clientId) }), ...(principal !== undefined && { principal }) };
   }
 
   private changed({ sessionId, promptId }: HeldRequest): void {

@@ -20,21 +20,37 @@ export function outcomeKind(
   return kind.startsWith('allow') ? 'allowed' : kind.startsWith('reject') ? 'rejected' : 'selected';
 }
 
-/** The audit line of a request (SPEC §21): its id and the tool's title; never the tool's input. */
-export function requestLine(requestId: string, title: string, promptId: string): string {
-  return `permission ${requestId} requested: ${quoted(title)} (prompt ${promptId})`;
+/**
+ * A client in an audit line: its pseudonym (never its id), or `anonymous`,
+ * and the principal its request proved, when there was one.
+ */
+export interface AuditedClient {
+  /** The client's pseudonym (docs/security.md#client-ids-are-capabilities). */
+  pseudonym?: string;
+  principal?: string;
 }
 
-/** The audit line of a decision: the request, the tool's title, the outcome and who decided (a client by its id). */
+/** A name as given: bare when plain, else quoted, so no name can break or forge a line. */
+const nameOf = (name: string) => (/^[\w.:@~-]{1,256}$/.test(name) ? name : quoted(name));
+
+const clientOf = ({ pseudonym, principal }: AuditedClient) =>
+  `client ${pseudonym ?? 'anonymous'}${principal === undefined ? '' : ` of principal ${nameOf(principal)}`}`;
+
+/** The audit line of a request (SPEC §21): its id, the tool's title, and whose prompt; never the tool's input. */
+export function requestLine(requestId: string, title: string, promptId: string, originator: AuditedClient = {}): string {
+  return `permission ${requestId} requested: ${quoted(title)} (prompt ${promptId}, ${clientOf(originator)})`;
+}
+
+/** The audit line of a decision: the request, the tool's title, the outcome and who decided (a client by its pseudonym). */
 export function decisionLine(
   requestId: string,
   title: string,
   outcome: EnginePermissionOutcome,
   kind: PermissionOutcomeKind,
   decidedBy: PermissionDecider,
-  clientId?: string,
+  responder: AuditedClient = {},
 ): string {
   const option = outcome.outcome === 'selected' ? ` (${optionOf(outcome.optionId)})` : '';
-  const who = decidedBy === 'client' ? `client ${clientId ?? 'anonymous'}` : decidedBy.replace('_', ' ');
+  const who = decidedBy === 'client' ? clientOf(responder) : decidedBy.replace('_', ' ');
   return `permission ${requestId} ${kind}${option}: ${quoted(title)}, decided by ${who}`;
 }
