@@ -61,7 +61,7 @@ describe.each(ADAPTERS)('no reader ever gets a client id not issued to it, over 
           for (const [other, id] of ids.entries())
             if (other !== index) expect([what, index, text.includes(id)]).toEqual([what, index, false]);
         };
-        let turn: { scripted: ScriptedTurn; promptId: string; requestId: string } | undefined;
+        let turn: { scripted: ScriptedTurn; promptId: string; requestId: string; originator: number } | undefined;
         let anyEvent = false;
         for (const s of steps) {
           if (s.kind === 'prompt') {
@@ -85,7 +85,7 @@ describe.each(ADAPTERS)('no reader ever gets a client id not issued to it, over 
               const poll = await daemon.http.get(`/session/${sessionId}/turns/${promptId}`);
               return poll.body.pendingInteractions?.[0]?.requestId as string | undefined;
             });
-            turn = { scripted, promptId, requestId: held };
+            turn = { scripted, promptId, requestId: held, originator: s.client };
             anyEvent = true;
           } else if (s.kind === 'answer' && turn) {
             const outcome = { outcome: 'selected', optionId: s.allow ? 'allow_once' : 'reject_once' };
@@ -94,7 +94,8 @@ describe.each(ADAPTERS)('no reader ever gets a client id not issued to it, over 
               .set(headers(s.client))
               .send({ outcome });
             deliveredTo(s.client, res.text, 'answer');
-            expect(res.status).toBe(s.client === 0 ? 200 : 403);
+            // Under designated, only the originator's answer is taken.
+            expect(res.status).toBe(s.client === turn.originator ? 200 : 403);
             if (res.status === 200) turn = (turn.scripted.finish(), undefined);
           } else if (s.kind === 'read') {
             const surface = SURFACES[s.surface]!;
