@@ -258,7 +258,8 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
     const turnSignal = () => (entry.published ? AbortSignal.abort() : entry.abort.signal);
     const requestPermission =
       permissions &&
-      ((request: EnginePermissionRequest) => permissions.ask({ sessionId, promptId, originatorClientId, principal }, request, turnSignal()));
+      ((request: EnginePermissionRequest) =>
+        permissions.ask({ sessionId, promptId, originatorClientId, principal }, request, turnSignal()));
     const run = this.spans.run(promptId, () =>
       this.sessions.run(
         sessionId,

@@ -24,7 +24,11 @@ describe('PromptsController', () => {
 
   it("answers the ledger's refusal, not 202", async () => {
     const refused = new Error('refused');
-    const answer = new PromptsController(bridge, { admitted: () => Promise.reject(refused) } as unknown as PromptLedger).prompt('s', body, {});
+    const answer = new PromptsController(bridge, { admitted: () => Promise.reject(refused) } as unknown as PromptLedger).prompt(
+      's',
+      body,
+      {},
+    );
     await expect(answer).rejects.toBe(refused);
   });
 

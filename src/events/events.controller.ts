@@ -89,7 +89,9 @@ export class EventsController {
     const release = this.events.reserveStream(sessionId);
     const frames = this.events
       .resume(sessionId, after, epoch || undefined)
-      .pipe(map(({ sseId, frame }): MessageEvent => ({ id: String(sseId), type: frame.type, data: this.events.frameFor(frame, clientId) })));
+      .pipe(
+        map(({ sseId, frame }): MessageEvent => ({ id: String(sseId), type: frame.type, data: this.events.frameFor(frame, clientId) })),
+      );
     const heartbeatMs = this.settings?.sseHeartbeatMs ?? SSE_HEARTBEAT_MS;
     const beat = (): MessageEvent => ({ comment: 'heartbeat' });
     return withHeartbeat(concat(of(opening), frames), heartbeatMs, beat).pipe(finalize(release));

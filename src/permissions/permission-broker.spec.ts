@@ -175,7 +175,7 @@ describe('PermissionBroker', () => {
     expect(codeOf(() => allow.broker.assertAdmissible(SESSION, undefined))).toBeUndefined();
   });
 
-  it("names clients in its audit lines by pseudonym and principal, never by id", async () => {
+  it('names clients in its audit lines by pseudonym and principal, never by id', async () => {
     const lines: string[] = [];
     const log = jest.spyOn(Logger.prototype, 'log').mockImplementation((line: unknown) => void lines.push(String(line)));
     try {
