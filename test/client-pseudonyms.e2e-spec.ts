@@ -109,7 +109,7 @@ describe.each(ADAPTERS)('client ids are capabilities, over %s (docs/security.md#
     const attached = await daemon.http.post('/session').send({}).expect(200);
     expect([attached.body.sessionId, attached.body.attached]).toEqual([sessionId, true]);
     const second: string = attached.body.clientId;
-    const as = (clientId?: string) => (clientId === undefined ? {} : { 'X-Qwen-Client-Id': clientId });
+    const as = (clientId?: string): Record<string, string> => (clientId === undefined ? {} : { 'X-Qwen-Client-Id': clientId });
     const webhook = await daemon.http
       .post(`/session/${sessionId}/webhooks`)
       .set(as(second))
