@@ -46,7 +46,7 @@ const nameOf = (name: string) => (/^[\w.:@~-]{1,256}$/.test(name) ? name : quote
 const clientOf = ({ pseudonym, principal }: AuditedClient) =>
   `client ${pseudonym ?? 'anonymous'}${principal === undefined ? '' : ` of principal ${nameOf(principal)}`}`;
 
-/** The audit line of a request (SPEC §21): its id, the tool's title, and whose prompt; never the tool's input. */
+/** The audit line of a request (docs/permissions.md#audit): its id, the tool's title, and whose prompt; never the tool's input. */
 export function requestLine(requestId: string, title: string, promptId: string, originator: AuditedClient = {}): string {
   return `permission ${requestId} requested: ${quoted(title)} (prompt ${promptId}, ${clientOf(originator)})`;
 }
