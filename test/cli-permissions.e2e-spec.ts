@@ -179,8 +179,9 @@ describe('command line and tool approval under the designated responder', () => 
     expect(stranger.code).toBe(4);
     expect(stranger.stderr).toMatch(/403 permission_forbidden/);
     // The command suggested, run as printed from another shell, answers as the originator (the client `prompt` sent).
-    const clientId: string = (await daemon.http.get(`/session/${sessionId}/turns/current`)).body.originatorClientId;
-    expect(suggested).toContain(` --client-id ${clientId}`);
+    const [, clientId] = / --client-id (\S+)/.exec(suggested!)!;
+    const originator = await daemon.http.get(`/session/${sessionId}/turns/current`).set('X-Qwen-Client-Id', clientId!);
+    expect(originator.body.originatorClientId).toBe(clientId);
     const [, ...args] = suggested!.replace('--allow|--deny', '--deny').split(' ');
     expect(await cli(...args)).toMatchObject({ code: 0, stdout: `${requestId} reject\n` });
     expect(await waiting.code).toBe(0);

@@ -115,11 +115,13 @@ describe.each(ADAPTERS)('daemon routes (%s)', (httpAdapter) => {
     expect(res.headers['retry-after']).toBeDefined();
   });
 
-  it('lists pending prompts, running first, with originatorClientId', async () => {
+  it('lists pending prompts, running first, with originatorClientId (its own id to the originator)', async () => {
     const { sessionId, clientId } = await daemon.createSession();
     const first = await daemon.prompt(sessionId, 'one', clientId);
     const second = await daemon.prompt(sessionId, 'two');
-    const res = await daemon.http.get(`/session/${sessionId}/pending-prompts`).expect(200);
+    const anonymous = await daemon.http.get(`/session/${sessionId}/pending-prompts`).expect(200);
+    expect(anonymous.body.pendingPrompts[0].originatorClientId).toMatch(/^~/);
+    const res = await daemon.http.get(`/session/${sessionId}/pending-prompts`).set('X-Qwen-Client-Id', clientId).expect(200);
     expect(res.body.pendingPrompts).toEqual([
       { promptId: first, text: 'one', queuedAt: expect.any(Number), state: 'running', originatorClientId: clientId },
       { promptId: second, text: 'two', queuedAt: expect.any(Number), state: 'queued' },

@@ -75,7 +75,8 @@ describe.each(ADAPTERS)('GET /session/:id/events (%s)', (httpAdapter) => {
   it('streams events with SSE headers, retry, ids and the v1 envelope', async () => {
     await start();
     const { sessionId, clientId } = await daemon.createSession();
-    const reading = readFrames(`${daemon.url}/session/${sessionId}/events`, 4);
+    // The originator's own stream (its request carries its id) names it by its id.
+    const reading = readFrames(`${daemon.url}/session/${sessionId}/events`, 4, { 'X-Qwen-Client-Id': clientId });
     await reading.opened;
     const promptId = await daemon.prompt(sessionId, 'hi', clientId);
     const t = await daemon.engine.nextTurn();

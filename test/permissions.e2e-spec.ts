@@ -125,13 +125,16 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
       const scraped = await metrics();
       expect(sampleValue(scraped, 'turns_permission_requests_pending')).toBe(0);
       expect(sampleValue(scraped, 'turns_permission_requests_total', { outcome: 'allowed', decided_by: 'client' })).toBe(allowedBefore + 1);
-      // The audit: the request and the decision, by id, title and client; never the tool's input.
+      // The audit: the request and the decision, by id, title and the client's pseudonym; never the tool's input or the id.
       log.restore();
       const audit = log.lines.filter((line) => line.includes(request.requestId));
+      const pseudonym: string = res.body.originatorClientId;
+      expect(pseudonym).toMatch(/^~/);
       expect(audit).toEqual([
-        `permission ${request.requestId} requested: "echo ran > marker.txt" (prompt ${promptId})`,
-        `permission ${request.requestId} allowed (proceed_once): "echo ran > marker.txt", decided by client ${clientId}`,
+        `permission ${request.requestId} requested: "echo ran > marker.txt" (prompt ${promptId}, client ${pseudonym})`,
+        `permission ${request.requestId} allowed (proceed_once): "echo ran > marker.txt", decided by client ${pseudonym}`,
       ]);
+      expect(log.lines.join('\n')).not.toContain(clientId);
       expect(log.lines.join('\n')).not.toContain('command');
       // The first answer won: a second one is a 404, on either route.
       const again = await daemon.http.post(`/session/${sessionId}/permission/${request.requestId}`).send(REJECT);

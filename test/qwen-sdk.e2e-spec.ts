@@ -28,7 +28,7 @@ async function reduceUntilTerminal(
   client: DaemonClient,
   sessionId: string,
   promptId: string,
-  from: { lastEventId?: number; epoch?: string },
+  from: { lastEventId?: number; epoch?: string; clientId?: string },
   onEvent?: (event: DaemonEvent) => Promise<void>,
 ): Promise<{ view: DaemonSessionViewState; events: DaemonEvent[] }> {
   const abort = new AbortController();
@@ -342,7 +342,8 @@ describe.each(ADAPTERS)('@qwen-code/sdk against the daemon (%s)', (httpAdapter) 
     const other = await DaemonSessionClient.resume(client, session.sessionId, { workspaceCwd });
     const admitted = await session.submitPrompt(text('shell now'));
     const allow = { outcome: { outcome: 'selected' as const, optionId: 'proceed_once' } };
-    const from = { lastEventId: admitted.lastEventId, epoch: admitted.eventEpoch };
+    // Read as the refused client: its stream names it by its own id, and the originator by a pseudonym only.
+    const from = { lastEventId: admitted.lastEventId, epoch: admitted.eventEpoch, clientId: other.clientId };
     const { view, events } = await reduceUntilTerminal(client, session.sessionId, admitted.promptId, from, async (event) => {
       if (event.type !== 'permission_request') return;
       const { requestId } = event.data as { requestId: string };
@@ -356,6 +357,7 @@ describe.each(ADAPTERS)('@qwen-code/sdk against the daemon (%s)', (httpAdapter) 
     const forbidden = events.filter((e) => e.type === 'permission_forbidden');
     expect(forbidden).toHaveLength(1);
     expect(forbidden[0]!.data).toMatchObject({ sessionId: session.sessionId, reason: 'designated_mismatch', clientId: other.clientId });
+    expect(JSON.stringify(events)).not.toContain(session.clientId);
     expect(asKnownDaemonEvent(forbidden[0]!)).toBeDefined();
     expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['permission_request', 'permission_resolved']));
     expect(view.unrecognizedKnownEventCount).toBe(events.filter((e) => e.type === 'replay_complete').length);

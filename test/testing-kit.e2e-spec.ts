@@ -31,11 +31,13 @@ describe.each(ADAPTERS)('the testing kit drives TurnsModule step by step (%s)', 
   it('walks a prompt through queued → running → completed, as the routes answer it', async () => {
     await http().get('/session/s1/turns/current').expect(200, { sessionId: 's1', state: 'idle' });
     const promptId = bridge.admit('s1', 'hello', { originatorClientId: 'c1' });
-    expect((await http().get(`/session/s1/turns/${promptId}`).expect(200)).body).toMatchObject({
+    expect((await http().get(`/session/s1/turns/${promptId}`).set('X-Qwen-Client-Id', 'c1').expect(200)).body).toMatchObject({
       state: 'queued',
       promptText: 'hello',
       originatorClientId: 'c1',
     });
+    // Anyone else reads the client's pseudonym, never its id.
+    expect((await http().get(`/session/s1/turns/${promptId}`).expect(200)).body.originatorClientId).toMatch(/^~/);
     bridge.start('s1');
     expect((await http().get('/session/s1/turns/current').expect(200)).body).toMatchObject({ state: 'running', promptId });
     bridge.complete('s1', { resultText: 'hi there' });

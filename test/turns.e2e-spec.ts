@@ -42,7 +42,9 @@ describe.each(ADAPTERS)('turn status routes (%s)', (httpAdapter) => {
     const first = await daemon.prompt(sessionId, 'first', clientId);
     const second = await daemon.prompt(sessionId, 'second');
     await daemon.engine.nextTurn();
-    const running = await turn(first).expect(200);
+    // The originator reads its own id (its request carries it); anyone else the pseudonym.
+    const running = await turn(first).set('X-Qwen-Client-Id', clientId).expect(200);
+    expect((await turn(first)).body.originatorClientId).toMatch(/^~/);
     expect(running.body).toEqual({
       sessionId,
       state: 'running',

@@ -87,7 +87,9 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
     originatorClientId?: string,
     deadlineMs?: number,
     idempotency?: AdmissionIdempotency,
+    principal?: string,
   ): AdmittedPrompt {
+    this.permissions?.assertAdmissible(sessionId, originatorClientId);
     const chars = promptChars(prompt);
     if (this.options.maxPromptChars !== undefined && chars > this.options.maxPromptChars) {
       throw promptTooLarge(sessionId, chars, this.options.maxPromptChars);
@@ -107,6 +109,7 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
         promptText: promptTextOf(prompt),
         queuedAt: this.clock.now(),
         originatorClientId,
+        ...(principal !== undefined && { principal }),
         abort: new AbortController(),
         removed: false,
         published: false,
@@ -248,14 +251,15 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
     if (!this.sessions.hasSession(sessionId)) return;
     const entry = this.core.dispatch(sessionId);
     if (!entry) return;
-    const { promptId, prompt, promptText, startedAt, originatorClientId, idempotency } = entry;
+    const { promptId, prompt, promptText, startedAt, originatorClientId, principal, idempotency } = entry;
     const onUpdate = (update: CountedUpdate) => this.core.counted(sessionId, entry, update);
     const { permissions } = this;
     // The broker cancels a turn's requests as it settles; one asked after that (a normal end aborts nothing) is cancelled at once.
     const turnSignal = () => (entry.published ? AbortSignal.abort() : entry.abort.signal);
     const requestPermission =
       permissions &&
-      ((request: EnginePermissionRequest) => permissions.ask({ sessionId, promptId, originatorClientId }, request, turnSignal()));
+      ((request: EnginePermissionRequest) =>
+        permissions.ask({ sessionId, promptId, originatorClientId, principal }, request, turnSignal()));
     const run = this.spans.run(promptId, () =>
       this.sessions.run(
         sessionId,

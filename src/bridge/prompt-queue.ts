@@ -30,6 +30,8 @@ export interface QueuedPrompt {
 /** An admitted prompt as the bridge runs it. */
 export interface LiveEntry extends QueuedPrompt {
   readonly prompt: readonly PromptBlock[];
+  /** The principal whose request admitted it, for the audit of its requests for approval. */
+  readonly principal?: string;
   readonly abort: AbortController;
   /** Removal was requested; a running entry stays running until the Session settles. */
   removed: boolean;

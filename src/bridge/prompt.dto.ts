@@ -91,7 +91,11 @@ export class PendingPromptDto implements PendingPrompt {
   @ApiProperty() text!: string;
   @ApiProperty() queuedAt!: number;
   @ApiProperty({ enum: ['queued', 'running'] }) state!: 'queued' | 'running';
-  @ApiPropertyOptional() originatorClientId?: string;
+  @ApiPropertyOptional({
+    description:
+      'The client id that admitted the prompt, shown only to that client (its request carries it); to everyone else its pseudonym: `~` and 16 base64url characters, never accepted as a client id.',
+  })
+  originatorClientId?: string;
 }
 
 export class PendingPromptsDto {

@@ -12,7 +12,7 @@ describe('PromptsController', () => {
   it("answers an admission only once the ledger holds it (the prompt's in_flight record is written and synced)", async () => {
     const written = deferred<void>();
     const recorded = jest.fn(() => written.promise);
-    const answer = new PromptsController(bridge, { admitted: recorded } as unknown as PromptLedger).prompt('s', body);
+    const answer = new PromptsController(bridge, { admitted: recorded } as unknown as PromptLedger).prompt('s', body, {});
     let answered = false;
     void answer.then(() => (answered = true));
     await settle();
@@ -24,11 +24,15 @@ describe('PromptsController', () => {
 
   it("answers the ledger's refusal, not 202", async () => {
     const refused = new Error('refused');
-    const answer = new PromptsController(bridge, { admitted: () => Promise.reject(refused) } as unknown as PromptLedger).prompt('s', body);
+    const answer = new PromptsController(bridge, { admitted: () => Promise.reject(refused) } as unknown as PromptLedger).prompt(
+      's',
+      body,
+      {},
+    );
     await expect(answer).rejects.toBe(refused);
   });
 
   it('answers at once without a ledger', async () => {
-    await expect(new PromptsController(bridge).prompt('s', body)).resolves.toBe(admitted);
+    await expect(new PromptsController(bridge).prompt('s', body, {})).resolves.toBe(admitted);
   });
 });

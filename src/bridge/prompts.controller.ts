@@ -1,9 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Optional, Param, Post, UseGuards, UseFilters, UsePipes } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Optional, Param, Post, Req, UseGuards, UseFilters, UsePipes } from '@nestjs/common';
 import { ApiExceptionFilter } from '../errors/api-exception.filter.js';
+import { principalOf } from '../http/request-principal.js';
 import { createValidationPipe } from '../validation/validation.pipe.js';
 import { ApiAcceptedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags, ApiOperation } from '../common/swagger.js';
 import { ClientId } from '../client-id/client-id.decorator.js';
 import { ClientIdGuard } from '../client-id/client-id.guard.js';
+import { originatorSeenBy } from '../client-id/client-pseudonym.js';
 import type { PromptBlock } from '../turns/rules/turn-fields.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import { AdmittedPromptDto, PendingPromptsDto, PromptRequestDto, RemovedDto } from './prompt.dto.js';
@@ -40,6 +42,7 @@ export class PromptsController {
     'invalid_json',
     'invalid_deadline_ms',
     'invalid_client_id',
+    'client_id_required',
     'session_not_found',
     'session_busy',
     'prompt_queue_full',
@@ -52,10 +55,12 @@ export class PromptsController {
   async prompt(
     @Param('id') sessionId: string,
     @Body() body: PromptRequestDto,
+    @Req() request: object,
     @ClientId() clientId?: string,
     @AdmissionKey() idempotency?: AdmissionIdempotency,
   ): Promise<AdmittedPrompt> {
-    const admitted = this.bridge.admit(sessionId, body.prompt as PromptBlock[], clientId, body.deadlineMs, idempotency);
+    const principal = principalOf(request)?.name;
+    const admitted = this.bridge.admit(sessionId, body.prompt as PromptBlock[], clientId, body.deadlineMs, idempotency, principal);
     // The 202 waits for the ledger's in_flight record, written under this node's fence and synced: a node killed, or
     // fenced, right after it leaves the prompt findable by the next owner. Otherwise a 503 (the key is freed).
     await this.ledger?.admitted(sessionId, admitted.promptId);
@@ -66,8 +71,8 @@ export class PromptsController {
   @ApiErrorResponses('invalid_client_id', 'session_not_found')
   @Get('pending-prompts')
   @ApiOkResponse({ type: PendingPromptsDto })
-  pending(@Param('id') sessionId: string): PendingPromptsDto {
-    return { pendingPrompts: this.bridge.pendingPrompts(sessionId) };
+  pending(@Param('id') sessionId: string, @ClientId() clientId?: string): PendingPromptsDto {
+    return { pendingPrompts: this.bridge.pendingPrompts(sessionId).map((prompt) => originatorSeenBy(sessionId, prompt, clientId)) };
   }
 
   @ApiOperation({ summary: 'Remove a pending prompt', operationId: 'removePendingPrompt' })

@@ -1,3 +1,4 @@
+import { clientPseudonym } from '../client-id/client-pseudonym.js';
 import { ManualClock } from '../../test/support/manual-clock.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { SessionQueueCore } from './session-queue-core.js';
@@ -32,7 +33,11 @@ describe('announceTurnEvents', () => {
       'turn_error b',
       'pending_prompt_completed b',
     ]);
-    expect(seen[0]).toMatchObject({ originatorClientId: 'client_b', data: { sessionId: 's', promptId: 'b', text: 'second' } });
+    // The bus names a client by its pseudonym (docs/security.md#client-ids-are-capabilities).
+    expect(seen[0]).toMatchObject({
+      originatorClientId: clientPseudonym('s', 'client_b'),
+      data: { sessionId: 's', promptId: 'b', text: 'second' },
+    });
     expect(seen[3]).toMatchObject({ data: { code: 'agent_error', message: 'no' } });
     expect(seen[4]).toMatchObject({ data: { state: 'completed' } });
   });

@@ -57,6 +57,12 @@ export const ERROR_CATALOGUE = {
     details: { sessionId: optional(sessionId), clientId: optional(clientId) },
   },
   invalid_session_id: { status: 400, message: 'sessionId must be a UUID' },
+  // docs/permissions.md#policy: under `ask` with the `designated` responder, nobody could answer an anonymous prompt's requests.
+  client_id_required: {
+    status: 400,
+    message: 'Under the designated responder a prompt needs a client id (X-Qwen-Client-Id): nobody else may answer its requests',
+    details: { sessionId },
+  },
   permission_option_not_offered: {
     status: 400,
     message: 'optionId is not an option this request offered',

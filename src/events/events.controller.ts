@@ -6,6 +6,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { ApiOkResponse, ApiTags, ApiHeader, ApiOperation, ApiProduces } from '../common/swagger.js';
 import { randomUUID } from 'node:crypto';
 import { concat, finalize, map, of, type Observable } from 'rxjs';
+import { ClientId } from '../client-id/client-id.decorator.js';
 import { ClientIdGuard } from '../client-id/client-id.guard.js';
 import { RuntimeSettings } from '../runtime/runtime-settings.js';
 import { SSE_HEARTBEAT_MS } from './events.settings.js';
@@ -19,6 +20,7 @@ const RETRY_MS = 3000;
 const STREAM_DESCRIPTION = [
   "text/event-stream. Headers `X-Qwen-Event-Epoch` (this session's epoch) and `X-Qwen-SSE-Stream-Id` (a UUID per stream).",
   'Opens with `retry: 3000`; frames `id: N`, `event: <type>`, `data: {id, v:1, type, promptId?, data, originatorClientId?, _meta}`;',
+  'a client is named by its own id only to itself (the stream request carries it), to everyone else by a `~` pseudonym;',
   'a `: heartbeat` comment every 15 s.',
   'Types and `data`: `session_update` `{sessionId, update:{sessionUpdate, content, ...}}` (the prompt is echoed as `user_message_chunk`);',
   '`pending_prompt_added` `{sessionId, promptId, text, queuedAt}` and `pending_prompt_started` `{sessionId, promptId, text}` for prompts that waited;',
@@ -74,6 +76,7 @@ export class EventsController {
     @Headers('last-event-id') lastEventId: string | undefined,
     @Headers('x-qwen-event-epoch') epoch: string | undefined,
     @Res({ passthrough: true }) response: unknown,
+    @ClientId() clientId?: string,
   ): Observable<MessageEvent> {
     const adapter = this.adapterHost.httpAdapter;
     adapter.setHeader(response, 'X-Qwen-Event-Epoch', this.events.epochOf(sessionId));
@@ -86,7 +89,9 @@ export class EventsController {
     const release = this.events.reserveStream(sessionId);
     const frames = this.events
       .resume(sessionId, after, epoch || undefined)
-      .pipe(map(({ sseId, frame }): MessageEvent => ({ id: String(sseId), type: frame.type, data: frame })));
+      .pipe(
+        map(({ sseId, frame }): MessageEvent => ({ id: String(sseId), type: frame.type, data: this.events.frameFor(frame, clientId) })),
+      );
     const heartbeatMs = this.settings?.sseHeartbeatMs ?? SSE_HEARTBEAT_MS;
     const beat = (): MessageEvent => ({ comment: 'heartbeat' });
     return withHeartbeat(concat(of(opening), frames), heartbeatMs, beat).pipe(finalize(release));

@@ -11,6 +11,7 @@ import type {
   SessionStreamMarker,
   SessionStreamMarkerData,
 } from '../wire/session-event.js';
+import { frameForReader, withPseudonyms } from './client-naming.js';
 import { planResume } from './resume-plan.js';
 
 /** Events kept per session for `Last-Event-ID` replay. */
@@ -50,6 +51,8 @@ export interface StreamFrame {
 @Injectable()
 export class SessionEventBus implements BeforeApplicationShutdown {
   private readonly streams = new Map<string, SessionStream>();
+  /** The clients each event names, by pseudonym: the one reader it names sees its own id. */
+  private readonly named = new WeakMap<SessionEvent, ReadonlyMap<string, string>>();
   private openStreams = 0;
 
   constructor(
@@ -63,20 +66,31 @@ export class SessionEventBus implements BeforeApplicationShutdown {
     fields: { promptId?: string; data: SessionEventData[T]; originatorClientId?: string },
   ): SessionEvent {
     const stream = this.stream(sessionId);
+    const named = new Map<string, string>();
+    const { originatorClientId } = withPseudonyms(sessionId, fields, named);
     // TypeScript cannot pair a generic `type` with its `data` inside the union; the signature does.
     const event = {
       id: stream.nextId++,
       v: 1,
       type,
       ...(fields.promptId !== undefined && { promptId: fields.promptId }),
-      data: fields.data,
-      ...(fields.originatorClientId !== undefined && { originatorClientId: fields.originatorClientId }),
+      data: withPseudonyms(sessionId, fields.data, named),
+      ...(originatorClientId !== undefined && { originatorClientId }),
       _meta: { serverTimestamp: this.clock.now() },
     } as SessionEvent;
+    if (named.size > 0) this.named.set(event, named);
     stream.ring.push(event);
     if (stream.ring.length > EVENT_RING_SIZE) stream.ring.shift();
     stream.subject.next(event);
     return event;
+  }
+
+  /**
+   * A frame as one reader receives it: every client it names by pseudonym,
+   * but the reader (the client id its stream request carried) by its own id.
+   */
+  frameFor(frame: SessionEvent | SessionStreamMarker, readerClientId?: string): SessionEvent | SessionStreamMarker | string {
+    return 'id' in frame ? frameForReader(frame, this.named.get(frame), readerClientId) : frame;
   }
 
   /** SSE streams open right now, across every session. */

@@ -159,7 +159,7 @@ export class TurnsMetrics implements OnModuleDestroy {
 
     const decisions = new Counter({
       name: 'turns_permission_requests_total',
-      help: "Agents' requests for approval of a tool call, by outcome and by who decided (client, policy, timeout, turn_end, limit)",
+      help: "Agents' requests for approval of a tool call, by outcome and by who decided (client, policy, timeout, turn_end, limit, client_left)",
       labelNames: ['outcome', 'decided_by'],
       registers: register,
     });

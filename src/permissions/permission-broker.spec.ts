@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { clientPseudonym } from '../client-id/client-pseudonym.js';
 import { ApiException } from '../errors/api-exception.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { ManualClock } from '../../test/support/manual-clock.js';
@@ -82,7 +83,7 @@ describe('PermissionBroker', () => {
     expect(broker.pendingCount).toBe(0);
     expect(published.at(-1)).toEqual({
       type: 'permission_resolved',
-      data: { sessionId: SESSION, requestId, outcome: YES, voterClientId: 'client_b' },
+      data: { sessionId: SESSION, requestId, outcome: YES, voterClientId: clientPseudonym(SESSION, 'client_b') },
     });
     expect(changes).toHaveLength(2);
   });
@@ -142,6 +143,55 @@ describe('PermissionBroker', () => {
     broker.answer(requestId, YES, 'client_a');
     await asked;
     expect(outcomes).toEqual([YES]);
+  });
+
+  it('under designated, answers cancelled at once the requests of an originator that left; another client leaving changes nothing', async () => {
+    const { broker, published, ask } = rig({ permissionResponder: 'designated' });
+    const { outcomes, asked } = ask();
+    broker.clientLeft(SESSION, 'client_b');
+    expect(broker.pendingCount).toBe(1);
+    const seen = await decisionsDuring(async () => {
+      broker.clientLeft(SESSION, 'client_a');
+      await asked;
+    });
+    expect(outcomes).toEqual([{ outcome: 'cancelled' }]);
+    expect(broker.pendingCount).toBe(0);
+    expect(seen).toEqual([{ outcome: 'cancelled', decidedBy: 'client_left' }]);
+    expect(published.at(-1)).toMatchObject({ type: 'permission_resolved', data: { outcome: { outcome: 'cancelled' } } });
+  });
+
+  it('under first-responder, keeps the requests of a client that left: any other may answer them', () => {
+    const { broker, ask } = rig();
+    ask();
+    broker.clientLeft(SESSION, 'client_a');
+    expect(broker.pendingCount).toBe(1);
+  });
+
+  it('refuses, under ask and designated only, to admit a prompt with no client id (400 client_id_required)', () => {
+    expect(codeOf(() => rig({ permissionResponder: 'designated' }).broker.assertAdmissible(SESSION, undefined))).toBe('client_id_required');
+    expect(codeOf(() => rig({ permissionResponder: 'designated' }).broker.assertAdmissible(SESSION, 'client_a'))).toBeUndefined();
+    expect(codeOf(() => rig().broker.assertAdmissible(SESSION, undefined))).toBeUndefined();
+    const allow = rig({ permissionResponder: 'designated', permissionPolicy: 'allow' });
+    expect(codeOf(() => allow.broker.assertAdmissible(SESSION, undefined))).toBeUndefined();
+  });
+
+  it('names clients in its audit lines by pseudonym and principal, never by id', async () => {
+    const lines: string[] = [];
+    const log = jest.spyOn(Logger.prototype, 'log').mockImplementation((line: unknown) => void lines.push(String(line)));
+    try {
+      const { broker } = rig();
+      const asked = broker.ask({ ...TURN, principal: 'alice' }, REQUEST, new AbortController().signal);
+      const [item] = broker.pendingOf(SESSION, 'p1') ?? [];
+      broker.answer(item!.requestId, YES, 'client_b', SESSION, 'bob');
+      await asked;
+    } finally {
+      log.mockRestore();
+    }
+    expect(lines).toEqual([
+      expect.stringContaining(`client ${clientPseudonym(SESSION, 'client_a')} of principal alice`),
+      expect.stringContaining(`decided by client ${clientPseudonym(SESSION, 'client_b')} of principal bob`),
+    ]);
+    expect(lines.join('\n')).not.toMatch(/client_[ab]/);
   });
 
   it('refuses a request nobody answered within the time-out', async () => {

@@ -4,16 +4,16 @@ import { Clock } from '../common/clock.js';
 import { type EnginePermissionOutcome, type EnginePermissionRequest, PERMISSION_CANCELLED } from '../engines/agent-engine.js';
 import { apiError } from '../errors/api-errors.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
-import { TURNS_CHANNELS, type PermissionDecider } from '../telemetry/turns-channels.js';
+import type { PermissionDecider } from '../telemetry/turns-channels.js';
 import type { PendingInteraction } from '../turns/turn-status.js';
 import { SessionRunner } from '../bridge/session-runner.js';
 import type { TurnTransition } from '../bridge/turn-transition.js';
 import { permissionRequestId } from '../wire/permission-request-id.js';
 import type { PermissionOutcome } from '../wire/session-event.js';
 import { boundedToolCall, pendingInteractionOf } from './pending-interaction.js';
-import { decisionLine, outcomeKind, requestLine } from './permission-log.js';
+import { auditDecision, auditedClient, requestLine, type Answerer } from './permission-log.js';
 import { PERMISSION_OPTIONS, type PermissionOptions } from './permission-options.js';
-import { decisionAtOnce, isOffered, MAX_PENDING_PER_SESSION, mayAnswer, refusingOutcome } from './permission-policy.js';
+import { decisionAtOnce, isOffered, MAX_PENDING_PER_SESSION, mayAnswer, needsClientId, refusingOutcome } from './permission-policy.js';
 import { RecentAnswers } from './recent-answers.js';
 
 /** The prompt a request for approval belongs to. */
@@ -21,6 +21,8 @@ export interface PermissionTurn {
   sessionId: string;
   promptId: string;
   originatorClientId?: string;
+  /** The principal whose request admitted the prompt, for the audit. */
+  principal?: string;
 }
 
 /** A request held for a client's answer. */
@@ -76,12 +78,17 @@ export class PermissionBroker implements OnApplicationShutdown {
     const ended = signal.aborted || !this.sessions.hasSession(turn.sessionId);
     const pendingInSession = this.bySession.get(turn.sessionId)?.length ?? 0;
     const atOnce = decisionAtOnce(this.options.permissionPolicy, request.options, { ended, pendingInSession });
+    this.logger.log(requestLine(requestId, title, turn.promptId, auditedClient(turn.sessionId, turn.originatorClientId, turn.principal)));
     if (atOnce) {
-      this.logger.log(requestLine(requestId, title, turn.promptId));
       if (atOnce.decidedBy === 'limit') {
         this.logger.warn(`permission ${requestId} cancelled: ${MAX_PENDING_PER_SESSION} requests of session ${turn.sessionId} are pending`);
       }
-      this.decided(requestId, title, atOnce.outcome, request.options, atOnce.decidedBy);
+      auditDecision(
+        this.logger,
+        { sessionId: turn.sessionId, requestId, title, options: request.options },
+        atOnce.outcome,
+        atOnce.decidedBy,
+      );
       return Promise.resolve(atOnce.outcome);
     }
     return new Promise((resolve) => {
@@ -106,7 +113,6 @@ export class PermissionBroker implements OnApplicationShutdown {
       signal.addEventListener('abort', onEnd, { once: true });
       this.held.set(requestId, entry);
       this.bySession.set(turn.sessionId, [...(this.bySession.get(turn.sessionId) ?? []), entry]);
-      this.logger.log(requestLine(requestId, title, turn.promptId));
       const options = item.options.map(({ optionId, label, kind }) => ({ optionId, ...(label !== undefined && { name: label }), kind }));
       this.events.publish(turn.sessionId, 'permission_request', {
         promptId: turn.promptId,
@@ -125,7 +131,7 @@ export class PermissionBroker implements OnApplicationShutdown {
    * permission_forbidden` for a client the responder policy refuses, then
    * `400 permission_option_not_offered`.
    */
-  answer(requestId: string, outcome: PermissionOutcome, clientId: string | undefined, sessionId?: string): void {
+  answer(requestId: string, outcome: PermissionOutcome, clientId: string | undefined, sessionId?: string, principal?: string): void {
     const entry = this.held.get(requestId);
     // A session being torn down is not live while its requests wait for the close to cancel them: nobody answers them.
     if (!entry || (sessionId !== undefined && entry.sessionId !== sessionId) || !this.sessions.hasSession(entry.sessionId)) {
@@ -144,12 +150,24 @@ export class PermissionBroker implements OnApplicationShutdown {
     if (outcome.outcome === 'selected' && !isOffered(entry.item, outcome)) {
       throw apiError('permission_option_not_offered', { requestId, optionId: outcome.optionId });
     }
-    this.resolve(
-      entry,
-      outcome.outcome === 'selected' ? { outcome: 'selected', optionId: outcome.optionId } : PERMISSION_CANCELLED,
-      'client',
-      clientId,
-    );
+    const chosen: EnginePermissionOutcome =
+      outcome.outcome === 'selected' ? { outcome: 'selected', optionId: outcome.optionId } : PERMISSION_CANCELLED;
+    this.resolve(entry, chosen, 'client', { clientId, principal });
+  }
+
+  /** Under `ask` and `designated`, a prompt with no client id is refused (`400 client_id_required`): nobody could answer its requests. */
+  assertAdmissible(sessionId: string, clientId: string | undefined): void {
+    if (clientId === undefined && needsClientId(this.options.permissionPolicy, this.options.permissionResponder)) {
+      throw apiError('client_id_required', { sessionId });
+    }
+  }
+
+  /** A client left (a detach): under `designated` nobody else may answer its prompts' requests, so each is answered `cancelled`. */
+  clientLeft(sessionId: string, clientId: string): void {
+    if (this.options.permissionResponder !== 'designated') return;
+    for (const entry of this.bySession.get(sessionId) ?? []) {
+      if (entry.originatorClientId === clientId) this.resolve(entry, PERMISSION_CANCELLED, 'client_left');
+    }
   }
 
   /** The pending requests of a prompt (none: `undefined`), as its running status carries them. */
@@ -197,7 +215,7 @@ export class PermissionBroker implements OnApplicationShutdown {
   }
 
   /** Through the latch: true when this answer is the request's first. */
-  private resolve(entry: HeldRequest, outcome: EnginePermissionOutcome, decidedBy: PermissionDecider, clientId?: string): boolean {
+  private resolve(entry: HeldRequest, outcome: EnginePermissionOutcome, decidedBy: PermissionDecider, by: Answerer = {}): boolean {
     if (entry.resolved) return false;
     entry.resolved = true;
     const { sessionId, requestId, promptId } = entry;
@@ -209,10 +227,10 @@ export class PermissionBroker implements OnApplicationShutdown {
     entry.finish(outcome);
     this.events.publish(sessionId, 'permission_resolved', {
       promptId,
-      data: { sessionId, requestId, outcome, ...(clientId !== undefined && { voterClientId: clientId }) },
+      data: { sessionId, requestId, outcome, ...(by.clientId !== undefined && { voterClientId: by.clientId }) },
       originatorClientId: entry.originatorClientId,
     });
-    this.decided(requestId, entry.title, outcome, entry.item.options, decidedBy, clientId);
+    auditDecision(this.logger, { ...entry, options: entry.item.options }, outcome, decidedBy, by);
     this.changed(entry);
     return true;
   }
@@ -224,19 +242,6 @@ export class PermissionBroker implements OnApplicationShutdown {
     this.events.publish(late.sessionId, 'permission_already_resolved', {
       data: { sessionId: late.sessionId, requestId, outcome: late.outcome },
     });
-  }
-
-  private decided(
-    requestId: string,
-    title: string,
-    outcome: EnginePermissionOutcome,
-    options: readonly { optionId: string; kind: string }[],
-    decidedBy: PermissionDecider,
-    clientId?: string,
-  ): void {
-    const kind = outcomeKind(outcome, options);
-    this.logger.log(decisionLine(requestId, title, outcome, kind, decidedBy, clientId));
-    TURNS_CHANNELS.permissionDecided.publish({ outcome: kind, decidedBy });
   }
 
   private changed({ sessionId, promptId }: HeldRequest): void {

@@ -17,9 +17,17 @@ describe('permission audit lines', () => {
   });
 
   it('say the request, the title, the outcome and who decided', () => {
-    expect(requestLine('r1', 'echo ran > marker.txt', 'p1')).toBe('permission r1 requested: "echo ran > marker.txt" (prompt p1)');
-    expect(decisionLine('r1', 'Run', { outcome: 'selected', optionId: 'reject' }, 'rejected', 'client', 'client_7')).toBe(
-      'permission r1 rejected (reject): "Run", decided by client client_7',
+    expect(requestLine('r1', 'echo ran > marker.txt', 'p1')).toBe(
+      'permission r1 requested: "echo ran > marker.txt" (prompt p1, client anonymous)',
+    );
+    expect(requestLine('r1', 'Run', 'p1', { pseudonym: '~abc', principal: 'alice' })).toBe(
+      'permission r1 requested: "Run" (prompt p1, client ~abc of principal alice)',
+    );
+    expect(decisionLine('r1', 'Run', { outcome: 'selected', optionId: 'reject' }, 'rejected', 'client', { pseudonym: '~abc' })).toBe(
+      'permission r1 rejected (reject): "Run", decided by client ~abc',
+    );
+    expect(decisionLine('r1', 'Run', { outcome: 'cancelled' }, 'cancelled', 'client_left')).toBe(
+      'permission r1 cancelled: "Run", decided by client left',
     );
     expect(decisionLine('r1', 'Run', { outcome: 'cancelled' }, 'cancelled', 'turn_end')).toBe(
       'permission r1 cancelled: "Run", decided by turn end',
@@ -31,6 +39,12 @@ describe('permission audit lines', () => {
     const forged = 'ok\n[Nest] 1 LOG permission r2 allowed';
     const line = decisionLine('r1', 'Run', { outcome: 'selected', optionId: forged }, 'allowed', 'policy');
     expect(line).toBe(`permission r1 allowed (${JSON.stringify(forged)}): "Run", decided by policy`);
+    expect(line).not.toContain('\n');
+  });
+
+  it('quote a principal whose name is not plain (a host may name its own)', () => {
+    const line = decisionLine('r1', 'Run', { outcome: 'cancelled' }, 'cancelled', 'client', { principal: 'eve\nforged' });
+    expect(line).toContain(`of principal ${JSON.stringify('eve\nforged')}`);
     expect(line).not.toContain('\n');
   });
 

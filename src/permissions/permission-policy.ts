@@ -62,3 +62,11 @@ export function isOffered(item: Pick<PendingInteraction, 'options'>, outcome: Pe
 export function mayAnswer(responder: PermissionResponder, originatorClientId: string | undefined, clientId: string | undefined): boolean {
   return responder === 'first-responder' || originatorClientId === clientId;
 }
+
+/**
+ * True when a prompt must carry a client id to be admitted: under `ask` with
+ * the `designated` responder, nobody could ever answer its requests otherwise.
+ */
+export function needsClientId(policy: PermissionPolicy, responder: PermissionResponder): boolean {
+  return policy === 'ask' && responder === 'designated';
+}

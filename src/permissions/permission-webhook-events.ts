@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
 import { PromptBridge } from '../bridge/prompt-bridge.js';
+import { pseudonymousStatus } from '../turns/serialized-turn-status.js';
 import type { PendingInteraction } from '../turns/turn-status.js';
 import type { TurnPermissionRequestedWebhookEvent } from '../webhooks/turn-webhook-event.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
@@ -47,7 +48,8 @@ export class PermissionWebhookEvents implements OnModuleInit, OnModuleDestroy {
     if (webhooks.length === 0 || data?.state !== 'running') return;
     if (!data.pendingInteractions?.some((pending) => pending.requestId === requestId)) return;
     const now = this.clock.now();
-    const event: TurnPermissionRequestedWebhookEvent = { type: TYPE, timestamp: now, requestId, data };
+    // A receiver is no client: it reads the originator's pseudonym.
+    const event: TurnPermissionRequestedWebhookEvent = { type: TYPE, timestamp: now, requestId, data: pseudonymousStatus(data) };
     const body = JSON.stringify(event);
     const targets = webhooks.map(({ webhookId }) => ({ kind: 'subscription' as const, file, webhookId }));
     // One message per request and receiver: the request id stands where a terminal's prompt id does.

@@ -1,9 +1,10 @@
-import { Body, Controller, HttpCode, Param, Post, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, Req, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '../common/swagger.js';
 import { ClientId } from '../client-id/client-id.decorator.js';
 import { ClientIdGuard } from '../client-id/client-id.guard.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import { ApiExceptionFilter } from '../errors/api-exception.filter.js';
+import { principalOf } from '../http/request-principal.js';
 import { createValidationPipe } from '../validation/validation.pipe.js';
 import { PermissionBroker } from './permission-broker.js';
 import { PermissionAnswerDto, PermissionAnsweredDto } from './permission.dto.js';
@@ -36,9 +37,10 @@ export class PermissionsController {
     @Param('id') sessionId: string,
     @Param('requestId') requestId: string,
     @Body() body: PermissionAnswerDto,
+    @Req() request: object,
     @ClientId() clientId?: string,
   ): PermissionAnsweredDto {
-    this.broker.answer(requestId, body.outcome, clientId, sessionId);
+    this.broker.answer(requestId, body.outcome, clientId, sessionId, principalOf(request)?.name);
     return {};
   }
 
@@ -48,8 +50,13 @@ export class PermissionsController {
   @HttpCode(200)
   @ApiOkResponse({ type: PermissionAnsweredDto })
   @ApiErrorResponses(...ANSWER_ERRORS)
-  answer(@Param('requestId') requestId: string, @Body() body: PermissionAnswerDto, @ClientId() clientId?: string): PermissionAnsweredDto {
-    this.broker.answer(requestId, body.outcome, clientId);
+  answer(
+    @Param('requestId') requestId: string,
+    @Body() body: PermissionAnswerDto,
+    @Req() request: object,
+    @ClientId() clientId?: string,
+  ): PermissionAnsweredDto {
+    this.broker.answer(requestId, body.outcome, clientId, undefined, principalOf(request)?.name);
     return {};
   }
 }

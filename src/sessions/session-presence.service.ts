@@ -93,9 +93,14 @@ export class SessionPresenceService {
     return clientId === undefined ? { sessionId, lastSeenAt } : { sessionId, clientId, lastSeenAt };
   }
 
-  /** Unregisters the client id; the session stays live (it ends only by a close). */
+  /**
+   * Unregisters the client id; the session stays live (it ends only by a
+   * close). Under `designated`, the requests only it could answer are answered `cancelled`.
+   */
   detach(sessionId: string, clientId: string | undefined): void {
     this.sessions.require(sessionId);
-    if (clientId !== undefined) this.registry.detachClient(sessionId, clientId);
+    if (clientId === undefined) return;
+    this.registry.detachClient(sessionId, clientId);
+    this.permissions.clientLeft(sessionId, clientId);
   }
 }

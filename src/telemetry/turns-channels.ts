@@ -16,7 +16,7 @@ export type PermissionOutcomeKind = 'allowed' | 'rejected' | 'selected' | 'cance
  * Who decided it: a client, the operator's policy, the time-out, the end of its turn (cancel, deadline, close), or
  * the bound on the requests pending in a session.
  */
-export type PermissionDecider = 'client' | 'policy' | 'timeout' | 'turn_end' | 'limit';
+export type PermissionDecider = 'client' | 'policy' | 'timeout' | 'turn_end' | 'limit' | 'client_left';
 
 /**
  * The daemon's observable events, each on its own diagnostics channel

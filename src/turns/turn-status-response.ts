@@ -18,10 +18,10 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * The HTTP conventions of the turn routes, as one pure rule: `Cache-Control:
  * no-cache`, a strong `ETag` of the exact body, `Retry-After` while the
  * prompt is live, and 304 when `If-None-Match` names the ETag. The body is
- * the status's cached JSON text.
+ * the status's cached JSON text, as the reader (its client id, if any) may see it.
  */
-export function turnStatusResponse(status: TurnStatus, ifNoneMatch: string | undefined): TurnStatusResponse {
-  const { body, etag } = serializeTurnStatus(status);
+export function turnStatusResponse(status: TurnStatus, ifNoneMatch: string | undefined, readerClientId?: string): TurnStatusResponse {
+  const { body, etag } = serializeTurnStatus(status, readerClientId);
   const notModified = etagMatches(ifNoneMatch, etag);
   const headers: Record<string, string> = { 'Cache-Control': 'no-cache', ETag: etag };
   if (status.state === 'queued' || status.state === 'running') headers['Retry-After'] = String(LIVE_POLL_HINT_SECONDS);

@@ -92,7 +92,10 @@ abstract class PromptStatusDto {
   @TrueFlag('promptText was cut at 32,768 UTF-16 code units.')
   promptTextTruncated?: true;
 
-  @LimitedText(TURN_LIMITS.identifier, { description: 'The client id that admitted the prompt.' })
+  @LimitedText(TURN_LIMITS.identifier, {
+    description:
+      'The client id that admitted the prompt, shown only to that client (its request carries it); to everyone else its pseudonym: `~` and 16 base64url characters, never accepted as a client id.',
+  })
   originatorClientId?: string;
 }
 

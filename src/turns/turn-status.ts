@@ -12,7 +12,7 @@ interface PromptFields {
   /** First non-empty text block, at most 32,768 UTF-16 code units. */
   promptText?: string;
   promptTextTruncated?: true;
-  /** The client id that admitted the prompt. */
+  /** The client id that admitted the prompt (held as issued; a reader other than that client is shown its pseudonym). */
   originatorClientId?: string;
 }
 

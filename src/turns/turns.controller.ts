@@ -1,6 +1,7 @@
 import { Controller, Headers, Param, Query, Res } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { ApiParam, ApiTags } from '../common/swagger.js';
+import { ClientId } from '../client-id/client-id.decorator.js';
 import { ApiException } from '../errors/api-exception.js';
 import { TURNS_CHANNELS, type PollSource } from '../telemetry/turns-channels.js';
 import { endSpan, startSpan, tracingEnabled, withSpan, type TurnSpan } from '../telemetry/tracing.js';
@@ -37,9 +38,10 @@ export class TurnsController {
     @Query() query: Record<string, unknown>,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res() response: unknown,
+    @ClientId() clientId?: string,
   ): Promise<void> {
     const page = await this.turns.listTurns(sessionId, parseTurnListQuery(sessionId, query ?? {}));
-    const answer = turnPageResponse(page, ifNoneMatch);
+    const answer = turnPageResponse(page, ifNoneMatch, clientId);
     const adapter = this.adapterHost.httpAdapter;
     for (const name in answer.headers) adapter.setHeader(response, name, answer.headers[name]!);
     if (answer.notModified) adapter.reply(response, undefined, 304);
@@ -85,7 +87,7 @@ export class TurnsController {
     // A settled Fastify poll: 1.12–1.15× with this (8 fresh daemon pairs, control 1.045); Express 1.015.
     if (span === undefined && poll.waitMs === undefined && poll.prefer === undefined && poll.activity === undefined) {
       const known = this.turns.peek(sessionId, promptId);
-      if (known) return this.reply(known, poll.ifNoneMatch, response, 'memory', undefined);
+      if (known) return this.reply(known, poll, response, 'memory', undefined);
     }
     return this.inSpan(span, sessionId, promptId, poll, response);
   }
@@ -131,24 +133,19 @@ export class TurnsController {
       const source: PollSource = known ? 'memory' : 'scan';
       let status = known ?? (await (promptId === undefined ? this.turns.getCurrent(sessionId) : this.turns.getTurn(sessionId, promptId)));
       if (gone) {
-        const request = { sessionId, promptId, waitMs: wait.waitMs, ifNoneMatch: poll.ifNoneMatch, activity: wait.activity, signal: gone };
+        const { ifNoneMatch, clientId } = poll;
+        const request = { sessionId, promptId, waitMs: wait.waitMs, ifNoneMatch, clientId, activity: wait.activity, signal: gone };
         status = await this.waits.wait(request, status);
       }
-      this.reply(status, poll.ifNoneMatch, response, source, span);
+      this.reply(status, poll, response, source, span);
     } finally {
       gone?.release();
     }
   }
 
-  /** The turn routes' headers, then the body — or a bodiless 304 when `If-None-Match` names the ETag. */
-  private reply(
-    status: TurnStatus,
-    ifNoneMatch: string | undefined,
-    response: unknown,
-    source: PollSource,
-    span: TurnSpan | undefined,
-  ): void {
-    const answer = turnStatusResponse(status, ifNoneMatch);
+  /** The turn routes' headers, then the body as this reader sees it — or a bodiless 304 when `If-None-Match` names the ETag. */
+  private reply(status: TurnStatus, poll: TurnPollParams, response: unknown, source: PollSource, span: TurnSpan | undefined): void {
+    const answer = turnStatusResponse(status, poll.ifNoneMatch, poll.clientId);
     const adapter = this.adapterHost.httpAdapter;
     for (const name in answer.headers) adapter.setHeader(response, name, answer.headers[name]!);
     const answered = answer.notModified ? 'not_modified' : source;

@@ -4,6 +4,7 @@ import { PromptBridge, type TurnTransition } from '../bridge/prompt-bridge.js';
 import { statusOfTerminal } from '../ledger/ledger-record.js';
 import { PromptLedger } from '../ledger/prompt-ledger.js';
 import { TurnStatusService } from '../turns/turn-status.service.js';
+import { pseudonymousStatus } from '../turns/serialized-turn-status.js';
 import type { TurnStatus } from '../turns/turn-status.js';
 import { DEFAULT_TURN_WEBHOOK_EVENTS, eventTypeOf, turnWebhookEventOf, type TurnWebhookEventType } from './turn-webhook-event.js';
 import { QueuedWebhookEvents, queuedKey } from './queued-webhook-events.js';
@@ -109,7 +110,8 @@ export class TurnWebhookEvents implements OnModuleInit, OnModuleDestroy {
     const data = transition.kind === 'started' ? transition.status : await this.exactPoll(transition);
     if (!data || (transition.kind === 'settled_late' && data.state === 'error')) return;
     const now = this.clock.now();
-    const event = turnWebhookEventOf(data, now);
+    // A receiver is no client: it reads the originator's pseudonym.
+    const event = turnWebhookEventOf(pseudonymousStatus(data), now);
     if (!event || (provisional !== undefined && event.type !== provisional)) return;
     const { type } = event;
     const body = JSON.stringify(event);

@@ -7,10 +7,11 @@ import type { TurnPage } from './turn-page.js';
  * The answer of `GET /session/:id/turns`, by the turn routes' conventions:
  * `Cache-Control: no-cache`, a strong `ETag` of the exact body, 304 when
  * `If-None-Match` names it. The body joins each status's cached JSON text,
- * so a page of statuses held in memory serializes none of them again.
+ * so a page of statuses held in memory serializes none of them again; each
+ * names its originator's id only to that originator.
  */
-export function turnPageResponse(page: TurnPage, ifNoneMatch: string | undefined): TurnStatusResponse {
-  const turns = page.turns.map((status) => serializeTurnStatus(status).body).join(',');
+export function turnPageResponse(page: TurnPage, ifNoneMatch: string | undefined, readerClientId?: string): TurnStatusResponse {
+  const turns = page.turns.map((status) => serializeTurnStatus(status, readerClientId).body).join(',');
   const next = page.nextPageToken === undefined ? '' : `,"nextPageToken":${JSON.stringify(page.nextPageToken)}`;
   const body = `{"turns":[${turns}]${next}}`;
   const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;

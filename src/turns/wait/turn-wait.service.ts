@@ -19,6 +19,8 @@ export interface TurnWaitRequest {
   ifNoneMatch?: string;
   /** Woken by a running turn's `activity` too (it changes the ETag at most once a second); else only by transitions. */
   activity?: boolean;
+  /** The reader's client id: the ETag it holds is of its own view of the status. */
+  clientId?: string;
   /** Aborted when the client goes away: the request is released at once. An `AbortSignal` will do. */
   signal?: WaitSignal;
 }
@@ -135,7 +137,7 @@ export class TurnWaitService implements BeforeApplicationShutdown {
   }
 
   private satisfied(request: TurnWaitRequest, status: TurnStatus): boolean {
-    if (request.ifNoneMatch) return !etagMatches(request.ifNoneMatch, serializeTurnStatus(status).etag);
+    if (request.ifNoneMatch) return !etagMatches(request.ifNoneMatch, serializeTurnStatus(status, request.clientId).etag);
     // A turn that waits on a client's answer goes nowhere until one comes: the waiter is that client (SPEC §21).
     return !isLiveStatus(status) || (status.state === 'running' && status.pendingInteractions !== undefined);
   }
