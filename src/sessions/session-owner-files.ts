@@ -1,0 +1,45 @@
+import { readFile } from 'node:fs/promises';
+import { writeAtomically } from '../common/durable-files.js';
+import { companionPath } from '../transcript/transcript-paths.js';
+import type { ChatRecordingService } from '../transcript/chat-recording.service.js';
+
+/** Beside the transcript: `<sessionId>.owner.json`. */
+const OWNER_SUFFIX = '.owner.json';
+
+/**
+ * The owner of a session, recorded durably beside its transcript
+ * (docs/security.md#ownership): written before the session is live, read by a
+ * load — after a restart, or on the node a failover moves the session to,
+ * which reads the same data dir. A session with no owner has no file.
+ */
+export class SessionOwnerFiles {
+  constructor(private readonly recorder: ChatRecordingService) {}
+
+  /** Records `owner` for the session (nothing for none); a failure is the caller's (the session is not made live). */
+  async write(sessionId: string, workspace: string, owner: string | undefined): Promise<void> {
+    if (owner === undefined) return;
+    await writeAtomically(this.pathOf(sessionId, workspace), `${JSON.stringify({ v: 1, owner })}\n`);
+  }
+
+  /**
+   * The recorded owner, `undefined` when the session has none (no file). A
+   * file that cannot be read or parsed throws: a load must not take an owned
+   * session for an unowned one.
+   */
+  async read(sessionId: string, workspace: string): Promise<string | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.pathOf(sessionId, workspace), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    const owner = (JSON.parse(text) as { owner?: unknown }).owner;
+    if (typeof owner !== 'string') throw new Error(`the owner file of session ${sessionId} names no owner`);
+    return owner;
+  }
+
+  private pathOf(sessionId: string, workspace: string): string {
+    return companionPath(this.recorder.transcriptPath(workspace, sessionId), OWNER_SUFFIX);
+  }
+}
