@@ -110,6 +110,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const cwd = (request.body as { cwd?: unknown } | undefined)?.cwd;
     const clientId = request.headers[this.clientIdHeader];
     const principal = principalOf(request)?.name;
-    return idempotencyScope.session(principal, typeof cwd === 'string' ? cwd : '', typeof clientId === 'string' ? clientId : undefined, key);
+    return idempotencyScope.session(
+      principal,
+      typeof cwd === 'string' ? cwd : '',
+      typeof clientId === 'string' ? clientId : undefined,
+      key,
+    );
   }
 }

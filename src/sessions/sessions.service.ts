@@ -342,7 +342,13 @@ export class SessionsService implements OnApplicationShutdown {
     return this.registry.size + this.starting.size >= this.settings.maxSessions;
   }
 
-  private addSession(sessionId: string, workspace: Workspace, resume: boolean, clientIds: Iterable<string>, owner: string | undefined): Session {
+  private addSession(
+    sessionId: string,
+    workspace: Workspace,
+    resume: boolean,
+    clientIds: Iterable<string>,
+    owner: string | undefined,
+  ): Session {
     const parts = { engine: this.engine, recorder: this.recorder, events: this.events, clock: this.clock };
     const session = new Session(sessionId, workspace, this.clock.now(), parts, resume);
     this.registry.add(session, owner);
