@@ -21,7 +21,8 @@ import { browserWalls, browserWallSettings } from '../dist/daemon/browser-walls.
 import { requestGate } from '../dist/daemon/request-gate.js';
 import { inRequestOrder } from '../dist/daemon/pipelined-requests.js';
 import { bearerAuth } from '../dist/daemon/bearer-auth.js';
-import { BearerToken } from '../dist/daemon/bearer-token.js';
+import { PrincipalTable } from '../dist/daemon/principal-table.js';
+import { tokenDigest } from '../dist/daemon/tokens-file.js';
 import { RouteTable } from '../dist/daemon/route-table.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
@@ -119,7 +120,7 @@ async function pollDaemon(env) {
 
 const walls = browserWalls(browserWallSettings({ host: '127.0.0.1', allowOrigins: ['http://localhost:3000'] }));
 const gate = requestGate(4 * 1024 * 1024);
-const token = bearerAuth(new BearerToken('bench-token'));
+const token = bearerAuth(new PrincipalTable([{ principal: 'bench', digest: tokenDigest('bench-token'), operator: false }]));
 const fronts = {
   'parse alone': [],
   'walls + gate + pipelining': [walls, gate, inRequestOrder()],

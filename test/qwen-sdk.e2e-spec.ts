@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   asKnownDaemonEvent,
@@ -361,5 +363,25 @@ describe.each(ADAPTERS)('@qwen-code/sdk against the daemon (%s)', (httpAdapter) 
       state: 'completed',
       resultText: 'ran (proceed_once)',
     });
+  });
+
+  it("works with a principal's token from a tokens file (sha256 line), and is refused 401 without it", async () => {
+    const root = tempDir();
+    const token = 'sdk-principal-token-4e2b';
+    const tokensFile = join(root, 'tokens');
+    writeFileSync(tokensFile, `sdk-user sha256:${createHash('sha256').update(token).digest('hex')}\n`);
+    await start(root, { engine: undefined }, { tokensFile, requireAuth: true });
+    const workspaceCwd = daemon.config.workspaces[0];
+    await expect(DaemonSessionClient.createOrAttach(client, { workspaceCwd })).rejects.toMatchObject({ status: 401 });
+    const authed = new DaemonClient({ baseUrl: daemon.url, token });
+    const session = await DaemonSessionClient.createOrAttach(authed, { workspaceCwd });
+    const admitted = await session.submitPrompt(text('hello with a token'));
+    const { view } = await reduceUntilTerminal(authed, session.sessionId, admitted.promptId, {
+      lastEventId: admitted.lastEventId,
+      epoch: admitted.eventEpoch,
+    });
+    expect(view).toMatchObject({ lastTurnComplete: { promptId: admitted.promptId, stopReason: 'end_turn' } });
+    await expect(session.prompt(text('and again'))).resolves.toEqual({ stopReason: 'end_turn' });
+    expect((await authed.capabilities()).features).toEqual(expect.arrayContaining(['client_identity']));
   });
 });

@@ -9,6 +9,7 @@ import { waitAndPrint, type WaitFlags } from './cli-wait.js';
 import { EXIT, exitCodeOf, exitCodeOfAnswer } from './cli-exit.js';
 import type { CallerFlags } from './permission-choice.js';
 import { runPermissionsCommand, type PermissionFlags } from './permissions-command.js';
+import { addTokenCommand } from './token-command.js';
 import { addDaemonOptions, ConfigError, flagsOf, readDaemonConfig, settingNamer, type LoadedDaemonConfig } from './daemon-config.js';
 import {
   TurnsApiError,
@@ -51,7 +52,8 @@ const SESSION = 'the session id';
 
 /**
  * The `nest-turn-status` command line: `serve` (the daemon), `prompt`,
- * `wait`, `status`, `turns` and `permissions` (on the client). Resolves with the exit code.
+ * `wait`, `status`, `turns` and `permissions` (on the client), `token` (a
+ * new token for the tokens file). Resolves with the exit code.
  *
  * @publicApi
  */
@@ -188,6 +190,8 @@ export async function runCli(
       code = EXIT.notFound;
     }
   });
+
+  addTokenCommand(program, io);
 
   const hint = ' (nest-turn-status --help lists the commands, serve --help the flags)';
   addDaemonOptions(program.command('serve', { isDefault: true }))

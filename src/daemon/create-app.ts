@@ -5,6 +5,7 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { completeDaemonConfig, type DaemonConfig, type LoadedDaemonConfig } from './daemon-config.js';
 import { openFrontDoor } from './daemon-front-door.js';
 import { DaemonModule, type DaemonCluster, type DaemonOverrides } from './daemon.module.js';
+import { DaemonTokens } from './daemon-tokens.js';
 import { loadDaemonMetrics } from './daemon-metrics.js';
 import { fastifyOptions, hardenApp } from './http-hardening.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -80,6 +81,7 @@ export async function createApp(settings: DaemonConfig, overrides: DaemonOverrid
   await app.init();
   openFrontDoor(app, config, {
     observer: new RequestObserver(metrics && app.get(metrics.metrics), logger),
+    tokens: app.get(DaemonTokens),
     cluster: cluster && app.get(cluster.router),
     browserWalls: overrides.browserWalls,
     sessions: app.get(SessionRegistry),

@@ -10,6 +10,8 @@ describe('loadDaemonConfig', () => {
       agent: 'echo',
       agentCommand: undefined,
       token: undefined,
+      tokensFile: undefined,
+      requireAuth: false,
       promptDeadlineMs: undefined,
       maxPendingPrompts: 5,
       chatRecording: true,
@@ -100,7 +102,7 @@ describe('loadDaemonConfig', () => {
       'https://ui.example',
     ]);
     expect(loadDaemonConfig({ TURNS_ALLOW_ORIGINS: '*', TURNS_TOKEN: 't' }).allowOrigins).toEqual(['*']);
-    expect(() => loadDaemonConfig({ TURNS_ALLOW_ORIGINS: '*' })).toThrow('TURNS_ALLOW_ORIGINS=* needs TURNS_TOKEN');
+    expect(() => loadDaemonConfig({ TURNS_ALLOW_ORIGINS: '*' })).toThrow('TURNS_ALLOW_ORIGINS=* needs TURNS_TOKEN or TURNS_TOKENS_FILE');
     for (const bad of ['localhost:3000', 'http://ui.example/app', 'file:///x', 'null', 'http://user@ui.example']) {
       expect(() => loadDaemonConfig({ TURNS_ALLOW_ORIGINS: bad })).toThrow(/TURNS_ALLOW_ORIGINS entries must be origins/);
     }
@@ -120,6 +122,20 @@ describe('loadDaemonConfig', () => {
   it('refuses a non-loopback bind without a token', () => {
     expect(() => loadDaemonConfig({ TURNS_HOST: '0.0.0.0' })).toThrow(ConfigError);
     expect(loadDaemonConfig({ TURNS_HOST: '0.0.0.0', TURNS_TOKEN: 't' }).host).toBe('0.0.0.0');
+    expect(loadDaemonConfig({ TURNS_HOST: '0.0.0.0', TURNS_TOKENS_FILE: 'tokens' }, [], '/etc/turns').tokensFile).toBe('/etc/turns/tokens');
+  });
+
+  it('requires a token with --require-auth, which may stand alone as the peer spells it', () => {
+    expect(() => loadDaemonConfig({}, ['--require-auth'])).toThrow(
+      new ConfigError(
+        '--require-auth needs TURNS_TOKEN or TURNS_TOKENS_FILE: with no token, no request but /health could ever be authorized',
+      ),
+    );
+    expect(() => loadDaemonConfig({ TURNS_REQUIRE_AUTH: 'true' })).toThrow(/^TURNS_REQUIRE_AUTH needs TURNS_TOKEN or TURNS_TOKENS_FILE/);
+    expect(loadDaemonConfig({ TURNS_TOKEN: 't' }, ['--require-auth']).requireAuth).toBe(true);
+    expect(loadDaemonConfig({ TURNS_TOKENS_FILE: '/t' }, ['--require-auth', 'true']).requireAuth).toBe(true);
+    expect(loadDaemonConfig({}, ['--require-auth', 'false']).requireAuth).toBe(false);
+    expect(() => loadDaemonConfig({}, ['--require-auth', 'yes'])).toThrow(/--require-auth must be one of true, false/);
   });
 
   it('rejects bad values with the variable name', () => {

@@ -63,20 +63,23 @@ function describe(setting: DaemonSetting<unknown>): string {
 }
 
 /**
- * Adds a flag of every setting (`--data-dir <value>` for `TURNS_DATA_DIR`) to
- * `command`: the `serve` command's options.
+ * Adds a flag of every setting (`--data-dir <value>` for `TURNS_DATA_DIR`; a
+ * bare flag's value may be left out) to `command`: the `serve` command's options.
  */
 export function addDaemonOptions(command: Command): Command {
   for (const [, setting] of SETTINGS) {
-    command.addOption(new Option(`${flagOf(setting)} <value>`, describe(setting)).env(variableOf(setting)));
+    const value = setting.bareFlag ? '[value]' : '<value>';
+    command.addOption(new Option(`${flagOf(setting)} ${value}`, describe(setting)).env(variableOf(setting)));
   }
   return command;
 }
 
 /** The settings given as flags on `command` once parsed (commander also reads the environment; that is ours to read). */
 export function flagsOf(command: Command): Partial<Record<Key, string>> {
-  const values = command.opts<Record<string, string>>();
-  return Object.fromEntries(SETTINGS.filter(([key]) => command.getOptionValueSource(key) === 'cli').map(([key]) => [key, values[key]]));
+  const values = command.opts<Record<string, string | true>>();
+  return Object.fromEntries(
+    SETTINGS.filter(([key]) => command.getOptionValueSource(key) === 'cli').map(([key]) => [key, String(values[key])]),
+  );
 }
 
 /**
@@ -109,7 +112,7 @@ export function parseDaemonFlags(argv: string[]): Partial<Record<Key, string>> {
  * Reads the configuration from flags (by setting) and the environment; flags
  * win. Every value is checked against its setting; a bad one throws a
  * {@link ConfigError} naming the flag that set it, else the variable, and so
- * does a non-loopback bind without a token.
+ * do a non-loopback bind and `--require-auth` without a token.
  */
 export function readDaemonConfig(flags: Partial<Record<Key, string>>, env: NodeJS.ProcessEnv, cwd = process.cwd()): LoadedDaemonConfig {
   const given = (key: Key): string | undefined => {
@@ -133,8 +136,10 @@ export function readDaemonConfig(flags: Partial<Record<Key, string>>, env: NodeJ
 
 /** The rules between settings; `named` names each as the operator set it. */
 function checkDaemonConfig(config: LoadedDaemonConfig, named: (key: Key) => string): LoadedDaemonConfig {
-  if (config.allowOrigins?.includes('*') && !config.token) {
-    throw new ConfigError(`${named('allowOrigins')}=* needs ${named('token')}: any web page could drive the agent otherwise`);
+  const tokens = `${named('token')} or ${named('tokensFile')}`;
+  const hasToken = config.token !== undefined || config.tokensFile !== undefined;
+  if (config.allowOrigins?.includes('*') && !hasToken) {
+    throw new ConfigError(`${named('allowOrigins')}=* needs ${tokens}: any web page could drive the agent otherwise`);
   }
   if (config.agent === 'acp' && !config.agentCommand) throw new ConfigError(`${named('agent')}=acp needs ${named('agentCommand')}`);
   if (config.metricsPort !== undefined && config.metricsPort !== 0 && config.metricsPort === config.port) {
@@ -146,8 +151,11 @@ function checkDaemonConfig(config: LoadedDaemonConfig, named: (key: Key) => stri
   if (config.redisUrl && !config.nodeUrl && (config.host === '0.0.0.0' || config.host === '::')) {
     throw new ConfigError(`${named('host')}=${config.host} is not an address other nodes can use: set ${named('nodeUrl')}`);
   }
-  if (!isLoopback(config.host) && !config.token) {
-    throw new ConfigError(`refusing to bind ${config.host} without ${named('token')}: only loopback addresses may run unauthenticated`);
+  if (!isLoopback(config.host) && !hasToken) {
+    throw new ConfigError(`refusing to bind ${config.host} without ${tokens}: only loopback addresses may run unauthenticated`);
+  }
+  if (config.requireAuth && !hasToken) {
+    throw new ConfigError(`${named('requireAuth')} needs ${tokens}: with no token, no request but /health could ever be authorized`);
   }
   return config;
 }

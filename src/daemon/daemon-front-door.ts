@@ -2,9 +2,9 @@ import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
 import { installFrontDoor, type FrontStage } from '../http/front-door.js';
 import { bearerAuth } from './bearer-auth.js';
-import { BearerToken } from './bearer-token.js';
 import { browserWalls, browserWallSettings } from './browser-walls.js';
 import type { LoadedDaemonConfig } from './daemon-config.js';
+import type { DaemonTokens } from './daemon-tokens.js';
 import { inRequestOrder } from './pipelined-requests.js';
 import { DOCS_ROUTES, requestGate } from './request-gate.js';
 import type { RequestObserver } from './request-observer.js';
@@ -14,6 +14,8 @@ import { sessionOwnerCheck, type SessionAccess } from './session-owner-stage.js'
 /** What the front door is built of, besides the configuration. */
 export interface FrontDoorParts {
   observer: RequestObserver;
+  /** The daemon's principals (`TURNS_TOKEN`, the tokens file): the token check asks them. */
+  tokens: DaemonTokens;
   /** Cluster mode's router: its stage naming this node on its answers, and its forwarding stage. */
   cluster?: { readonly namesNode: FrontStage; readonly stage: FrontStage };
   /** `false`: no browser walls (see `DaemonOverrides.browserWalls`). */
@@ -33,7 +35,8 @@ export interface FrontDoorParts {
  * 2. the browser walls — Host, Origin, media type, CORS (SPEC §15);
  * 3. in cluster mode, `X-Turns-Node` on every answer past the walls;
  * 4. the gate — `413`, `405`, plain `OPTIONS`, alike on both adapters;
- * 5. the bearer token — the one check, before any cluster lookup;
+ * 5. the bearer token — the one check, before any cluster lookup; it records
+ *    the request's principal;
  * 6. the cluster router — forwards to the session's owner;
  * 7. the owner check — a session of another principal is not found here;
  * 8. pipelined requests in order — then the framework.
@@ -44,7 +47,7 @@ export function openFrontDoor(app: INestApplication, config: LoadedDaemonConfig,
     parts.browserWalls === false ? undefined : browserWalls(browserWallSettings(config)),
     parts.cluster?.namesNode,
     requestGate(config.maxBodyBytes),
-    parts.authentication ?? tokenCheck(config),
+    parts.authentication ?? tokenCheck(parts.tokens),
     parts.cluster?.stage,
     sessionOwnerCheck(parts.sessions),
     inRequestOrder(),
@@ -57,13 +60,13 @@ export function openFrontDoor(app: INestApplication, config: LoadedDaemonConfig,
 }
 
 /** The bearer token stage, when a token is configured: the same on the API's port and on `/metrics`' own. */
-function tokenCheck(config: LoadedDaemonConfig): FrontStage | undefined {
-  return config.token ? bearerAuth(new BearerToken(config.token)) : undefined;
+function tokenCheck(tokens: DaemonTokens): FrontStage | undefined {
+  return tokens.required ? bearerAuth(tokens) : undefined;
 }
 
 /** The front door of `/metrics` on its own port (`TURNS_METRICS_PORT`): the browser walls and the token, as on the API's. */
-export function metricsFrontDoor(config: LoadedDaemonConfig, walls: boolean): (server: Server) => void {
-  const stages = [walls ? browserWalls(browserWallSettings(config)) : undefined, tokenCheck(config)];
+export function metricsFrontDoor(config: LoadedDaemonConfig, tokens: DaemonTokens, walls: boolean): (server: Server) => void {
+  const stages = [walls ? browserWalls(browserWallSettings(config)) : undefined, tokenCheck(tokens)];
   return (server) =>
     installFrontDoor(
       server,

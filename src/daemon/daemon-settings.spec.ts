@@ -31,7 +31,9 @@ describe('DAEMON_SETTINGS', () => {
   it('gives `serve` a flag of every setting, naming its variable', () => {
     const help = addDaemonOptions(new Command('serve')).helpInformation();
     for (const { name } of SETTINGS) {
-      expect(help).toMatch(new RegExp(`--${name.toLowerCase().replaceAll('_', '-')} <value>[^\\n]*(\\n {10,}[^\\n]*)*TURNS_${name}\\b`));
+      expect(help).toMatch(
+        new RegExp(`--${name.toLowerCase().replaceAll('_', '-')} [<[]value[>\\]][^\\n]*(\\n {10,}[^\\n]*)*TURNS_${name}\\b`),
+      );
     }
   });
 

@@ -7,6 +7,7 @@ import { TELEMETRY_SETTINGS } from '../telemetry/telemetry.settings.js';
 import { RUNTIME_SETTINGS } from '../runtime/runtime.settings.js';
 import { WAIT_SETTINGS } from '../turns/wait/wait.settings.js';
 import { TURN_WEBHOOK_SETTINGS } from '../webhooks/webhooks.settings.js';
+import { AUTH_SETTINGS } from './auth.settings.js';
 import { HTTP_SETTINGS } from './http.settings.js';
 
 export { ConfigError } from '../common/settings/setting.js';
@@ -17,7 +18,7 @@ export { ConfigError } from '../common/settings/setting.js';
  */
 export type DaemonSetting<T> = Setting<T>;
 
-const { host, port, token, ...http } = HTTP_SETTINGS;
+const { host, port, ...http } = HTTP_SETTINGS;
 
 /**
  * Every setting of the daemon, each declared once by the feature that owns it:
@@ -30,7 +31,7 @@ export const DAEMON_SETTINGS = {
   port,
   ...RUNTIME_SETTINGS,
   ...ENGINE_SETTINGS,
-  token,
+  ...AUTH_SETTINGS,
   ...http,
   ...WAIT_SETTINGS,
   ...TURN_WEBHOOK_SETTINGS,

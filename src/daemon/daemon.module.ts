@@ -23,6 +23,7 @@ import type { DaemonMetrics } from './daemon-metrics.js';
 import { DaemonLogger } from '../logging/daemon-logger.js';
 import { metricsFrontDoor } from './daemon-front-door.js';
 import { createEngine } from './create-engine.js';
+import { DaemonTokens } from './daemon-tokens.js';
 import { completeDaemonConfig, type DaemonConfig, type LoadedDaemonConfig } from './daemon-config.js';
 import { DAEMON_CONFIG, SystemController } from './system.controller.js';
 
@@ -82,6 +83,8 @@ export class DaemonModule {
     if (config.metrics && !metrics) {
       throw new Error('DaemonModule.forRoot: metrics are on (TURNS_METRICS): pass `await loadDaemonMetrics(config)` as its fifth argument');
     }
+    // Read here, before anything starts: a bad tokens file refuses to start (a TokensFileError).
+    const tokens = new DaemonTokens(config);
     const engine: AgentEngineProvider = overrides.engine ? { useValue: overrides.engine } : { useFactory: () => createEngine(config) };
     const runtime = RuntimeModule.forRoot({
       ...pickSettings(config, RUNTIME_SETTINGS),
@@ -113,7 +116,9 @@ export class DaemonModule {
       controllers: [SystemController, DaemonStatusController, ...(metrics && config.metricsPort === undefined ? [metrics.controller] : [])],
       providers: [
         DaemonStatusService,
-        ...metricsProviders(config, overrides.browserWalls !== false, metrics),
+        ...metricsProviders(config, tokens, overrides.browserWalls !== false, metrics),
+        // The front door's token check and SIGHUP's reload share it.
+        { provide: DaemonTokens, useValue: tokens },
         // The logger is a provider too, so the app's shutdown flushes it.
         ...(logger ? [{ provide: DaemonLogger, useValue: logger }] : []),
         { provide: DAEMON_CONFIG, useValue: config },
@@ -126,7 +131,7 @@ export class DaemonModule {
 }
 
 /** `TurnsMetrics` unless `TURNS_METRICS=false`, and its own listener with `TURNS_METRICS_PORT`. */
-function metricsProviders(config: LoadedDaemonConfig, walls: boolean, loaded: DaemonMetrics | undefined): Provider[] {
+function metricsProviders(config: LoadedDaemonConfig, tokens: DaemonTokens, walls: boolean, loaded: DaemonMetrics | undefined): Provider[] {
   if (!config.metrics || !loaded) return [];
   if (config.metricsPort === undefined) return [loaded.metrics];
   return [
@@ -134,7 +139,8 @@ function metricsProviders(config: LoadedDaemonConfig, walls: boolean, loaded: Da
     {
       provide: loaded.server,
       inject: [loaded.metrics],
-      useFactory: (metrics: TurnsMetrics) => new loaded.server(metrics, config.metricsPort!, config.host, metricsFrontDoor(config, walls)),
+      useFactory: (metrics: TurnsMetrics) =>
+        new loaded.server(metrics, config.metricsPort!, config.host, metricsFrontDoor(config, tokens, walls)),
     },
   ];
 }

@@ -23,10 +23,9 @@ export const HTTP_SETTINGS = {
     name: 'HOST',
     ...text,
     default: '127.0.0.1',
-    doc: 'bind address; a non-loopback address without `TURNS_TOKEN` refuses to start',
+    doc: 'bind address; a non-loopback address without a token (`TURNS_TOKEN` or `TURNS_TOKENS_FILE`) refuses to start',
   },
   port: { name: 'PORT', ...integer(0, 65_535), default: 4170, doc: 'port' },
-  token: { name: 'TOKEN', ...text, doc: 'bearer token for every route but `/health`' },
   httpAdapter: { name: 'HTTP_ADAPTER', ...oneOf(['express', 'fastify']), default: 'express', doc: '`express` or `fastify`' },
   maxBodyBytes: {
     name: 'MAX_BODY_BYTES',
@@ -55,7 +54,7 @@ export const HTTP_SETTINGS = {
       const origins = originList.read(raw, variable, cwd);
       return origins?.includes('*') ? ['*'] : origins;
     },
-    doc: 'origins whose web pages may call the daemon (exact, comma-separated; `*` only with `TURNS_TOKEN`); any other `Origin` → `403 origin_forbidden` (see [Security](security.md))',
+    doc: 'origins whose web pages may call the daemon (exact, comma-separated; `*` only with a token); any other `Origin` → `403 origin_forbidden` (see [Security](security.md))',
   },
   allowedHosts: {
     name: 'ALLOWED_HOSTS',

@@ -10,6 +10,7 @@ import {
   type LoadedDaemonConfig,
 } from './daemon-config.js';
 import { createApp } from './create-app.js';
+import { DaemonTokens, principalCount } from './daemon-tokens.js';
 import { ShutdownSignal } from './shutdown-signal.js';
 import { tracingEnabled } from '../telemetry/tracing.js';
 
@@ -61,6 +62,17 @@ function exitOnSignals(app: INestApplication): void {
 }
 
 /**
+ * SIGHUP re-reads the tokens file: tokens rotate without a restart (a bad
+ * file keeps the table in force). Without a tokens file, SIGHUP keeps Node's
+ * default (the process ends, as on a closed terminal).
+ */
+function reloadTokensOnHangup(app: INestApplication, config: LoadedDaemonConfig): void {
+  if (config.tokensFile === undefined) return;
+  const tokens = app.get(DaemonTokens);
+  process.on('SIGHUP', () => tokens.reload());
+}
+
+/**
  * Starts the daemon from the environment and command-line flags. A bad
  * setting exits with code 2 and one line (a malformed command line, 4); a port in use or any other start
  * failure with code 1 and one line.
@@ -90,17 +102,22 @@ export async function serve(config: LoadedDaemonConfig, nameOf = settingNamer())
     await assertPortFree(config.host, config.port);
     app = await createApp(config);
     exitOnSignals(app);
+    reloadTokensOnHangup(app, config);
     await app.listen(config.port, config.host);
   } catch (error) {
+    // A bad tokens file: a setting's fault, as a bad value is.
+    if (error instanceof ConfigError) fail(error.message, 2);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') fail(`port ${config.port} is in use; set ${nameOf('port')}`);
     if (code === 'EADDRNOTAVAIL') fail(`cannot bind ${config.host}; set ${nameOf('host')}`);
     if (code === 'EACCES') fail(`no permission to bind ${config.host}:${config.port}; set ${nameOf('port')}`);
     fail(`could not start: ${(error as Error).message ?? String(error)}`);
   }
-  // The bound address (a real port when TURNS_PORT=0). The token is never logged; only whether one is required.
+  // The bound address (a real port when TURNS_PORT=0). No token is ever logged; only how many principals have one.
   const url = (await app.getUrl()).replace('[::1]', 'localhost');
+  const principals = app.get(DaemonTokens).size;
+  const auth = principals === 0 ? 'off' : `bearer (${principalCount(principals)})`;
   new Logger('Daemon').log(
-    `listening on ${url} (engine ${config.agent}, adapter ${config.httpAdapter}, auth ${config.token ? 'bearer' : 'off'}, metrics ${config.metrics ? 'on' : 'off'}, tracing ${tracingEnabled() ? 'opentelemetry' : 'off'}, workspaces ${config.workspaces.join(', ')})`,
+    `listening on ${url} (engine ${config.agent}, adapter ${config.httpAdapter}, auth ${auth}, metrics ${config.metrics ? 'on' : 'off'}, tracing ${tracingEnabled() ? 'opentelemetry' : 'off'}, workspaces ${config.workspaces.join(', ')})`,
   );
 }

@@ -23,6 +23,8 @@ export interface Setting<T> {
   range?: readonly [number, number];
   /** The `/capabilities.limits` field that reports the value in force, if any. */
   limit?: string;
+  /** A true-or-false setting whose flag alone means `true` (`--require-auth`, as the peer spells it). */
+  bareFlag?: true;
 }
 
 /** A feature's settings by option name. */
