@@ -1,15 +1,15 @@
 import { eventually } from './support/eventually.js';
 import { HAS_REDIS, startRedis, type RedisProcess } from './support/redis-server.js';
 import { startDaemon, tempDir, type TestDaemon } from './support/test-daemon.js';
-import { as, testPrincipals } from './support/test-principals.js';
+import { bearer, writeTokensFile } from './support/test-principals.js';
 
 const LEASE_MS = 1_500;
 
 /**
- * Two nodes (Express and Fastify) in this process on one real redis-server and
- * one data dir. A forwarded request keeps its principal: the owner node
- * decides with the one the request proves there (here the test header; the
- * bearer token in production, which forwarding passes on as sent).
+ * Two nodes (Express and Fastify) in this process on one real redis-server,
+ * one data dir and one tokens file. A forwarded request keeps its principal:
+ * forwarding passes the bearer token on as sent, and the owner node decides
+ * with the principal it proves there.
  */
 (HAS_REDIS ? describe : describe.skip)('ownership in cluster mode (redis-server + 2 nodes)', () => {
   jest.setTimeout(30_000);
@@ -17,16 +17,15 @@ const LEASE_MS = 1_500;
   let dataDir: string;
   let a: TestDaemon | undefined;
   let b: TestDaemon;
+  let tokensFile: string;
 
   const node = (nodeId: string, httpAdapter: 'express' | 'fastify') =>
-    startDaemon(
-      { dataDir, workspaces: [dataDir], redisUrl: redis.url, nodeId, leaseMs: LEASE_MS, httpAdapter },
-      { authentication: testPrincipals },
-    );
+    startDaemon({ dataDir, workspaces: [dataDir], redisUrl: redis.url, nodeId, leaseMs: LEASE_MS, httpAdapter, tokensFile });
 
   beforeAll(async () => {
     redis = await startRedis();
     dataDir = tempDir('turns-owner-cluster-');
+    tokensFile = writeTokensFile(dataDir);
     a = await node('node-a', 'express');
     b = await node('node-b', 'fastify');
   });
@@ -38,18 +37,19 @@ const LEASE_MS = 1_500;
   });
 
   it('answers another principal 404 through any node, and keeps the owner when the session fails over', async () => {
-    const { sessionId } = (await a!.http.post('/session').set(as('alice')).send({ sessionScope: 'thread' }).expect(200)).body;
+    const { sessionId } = (await a!.http.post('/session').set(bearer('alice')).send({ sessionScope: 'thread' }).expect(200)).body;
     const { promptId } = (
       await a!.http
         .post(`/session/${sessionId}/prompt`)
-        .set(as('alice'))
+        .set(bearer('alice'))
         .send({ prompt: [{ type: 'text', text: 'hi' }] })
         .expect(202)
     ).body;
     const turn = await a!.engine.nextTurn();
     turn.say('done');
     turn.finish();
-    const poll = (daemon: TestDaemon, principal: string) => daemon.http.get(`/session/${sessionId}/turns/${promptId}`).set(as(principal));
+    const poll = (daemon: TestDaemon, principal: 'alice' | 'bob' | 'root') =>
+      daemon.http.get(`/session/${sessionId}/turns/${promptId}`).set(bearer(principal));
     await eventually(async () => ((await poll(a!, 'alice')).body.state === 'completed' ? true : undefined));
 
     // Through node b, forwarded to the owner a: the principal travels with the request.
@@ -62,15 +62,15 @@ const LEASE_MS = 1_500;
     // Node a goes away; node b takes the session over from the shared data dir, and with it the owner.
     await a!.close();
     a = undefined;
-    const stolen = await b.http.post(`/session/${sessionId}/load`).set(as('bob')).send({});
+    const stolen = await b.http.post(`/session/${sessionId}/load`).set(bearer('bob')).send({});
     expect([stolen.status, stolen.body.code]).toEqual([404, 'session_not_found']);
     const loaded = await eventually(async () => {
-      const res = await b.http.post(`/session/${sessionId}/load`).set(as('alice')).send({});
+      const res = await b.http.post(`/session/${sessionId}/load`).set(bearer('alice')).send({});
       return res.status === 200 ? res : undefined;
     });
     expect(loaded.headers['x-turns-node']).toBe('node-b');
     expect((await poll(b, 'alice')).status).toBe(200);
     expect((await poll(b, 'bob')).body.code).toBe('session_not_found');
-    expect((await poll(b, 'op:root')).status).toBe(200);
+    expect((await poll(b, 'root')).status).toBe(200);
   });
 });

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { controllerRoutes } from '../src/daemon/route-table.js';
 import { permissionRequestId } from '../src/wire/permission-request-id.js';
 import { eventually } from './support/eventually.js';
-import { ADAPTERS, startDaemon, type TestDaemon } from './support/test-daemon.js';
-import { as, testPrincipals } from './support/test-principals.js';
+import { ADAPTERS, startDaemon, tempDir, type TestDaemon } from './support/test-daemon.js';
+import { as, bearer, testPrincipals, writeTokensFile } from './support/test-principals.js';
 
 /** A session of the daemon's own, with a settled prompt and a running turn that waits on two requests for approval. */
 interface Fixture {
@@ -71,12 +71,12 @@ function pathOf(route: SessionRoute, fixture: Fixture): string {
     .join('/');
 }
 
-async function send(daemon: TestDaemon, route: SessionRoute, fixture: Fixture, principal: string | undefined): Promise<Answer> {
+async function send(daemon: TestDaemon, route: SessionRoute, fixture: Fixture, headers: Record<string, string>): Promise<Answer> {
   const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : JSON.stringify(bodyOf(route, fixture));
   const abort = new AbortController();
   const res = await fetch(`${daemon.url}${pathOf(route, fixture)}`, {
     method: route.method,
-    headers: { ...as(principal), ...(body !== undefined && { 'content-type': 'application/json' }) },
+    headers: { ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) },
     body,
     signal: abort.signal,
   });
@@ -107,8 +107,8 @@ function missing(fixture: Fixture): Fixture {
   };
 }
 
-async function turnOf(daemon: TestDaemon, fixture: { sessionId: string }, promptId: string, principal: string) {
-  return (await daemon.http.get(`/session/${fixture.sessionId}/turns/${promptId}`).set(as(principal)).expect(200)).body;
+async function turnOf(daemon: TestDaemon, fixture: { sessionId: string }, promptId: string, headers: Record<string, string>) {
+  return (await daemon.http.get(`/session/${fixture.sessionId}/turns/${promptId}`).set(headers).expect(200)).body;
 }
 
 /** The next turn the engine starts for `sessionId` (a turn an earlier test left queued on another session is ended). */
@@ -121,14 +121,14 @@ async function nextTurnOf(daemon: TestDaemon, sessionId: string) {
 }
 
 /** A session of `owner` with one settled prompt and a running one that waits on two requests for approval. */
-async function ownedSession(daemon: TestDaemon, owner: string): Promise<Fixture> {
-  const created = await daemon.http.post('/session').set(as(owner)).send({ sessionScope: 'thread' }).expect(200);
+async function ownedSession(daemon: TestDaemon, owner: Record<string, string>): Promise<Fixture> {
+  const created = await daemon.http.post('/session').set(owner).send({ sessionScope: 'thread' }).expect(200);
   const sessionId: string = created.body.sessionId;
   const prompt = async () =>
     (
       await daemon.http
         .post(`/session/${sessionId}/prompt`)
-        .set(as(owner))
+        .set(owner)
         .send({ prompt: [{ type: 'text', text: 'hi' }] })
         .expect(202)
     ).body.promptId as string;
@@ -172,33 +172,33 @@ describe.each(ADAPTERS)('a session belongs to its principal (%s)', (httpAdapter)
   });
 
   it('answers another principal on every route exactly as for a session that does not exist; the owner is answered', async () => {
-    const fixture = await ownedSession(daemon, 'alice');
+    const fixture = await ownedSession(daemon, as('alice'));
     const absent = missing(fixture);
     const routes = sessionRoutes(daemon);
     for (const route of routes) {
-      const none = await send(daemon, route, absent, 'bob');
-      const bob = await send(daemon, route, fixture, 'bob');
+      const none = await send(daemon, route, absent, as('bob'));
+      const bob = await send(daemon, route, fixture, as('bob'));
       const name = `${route.method} ${route.template}`;
       expect({ name, ...bob }).toEqual({ name, ...none });
       expect([name, bob.status]).toEqual([name, 404]);
       // No principal at all (a request the token check let through unnamed) sees no more.
-      const anonymous = await send(daemon, route, fixture, undefined);
+      const anonymous = await send(daemon, route, fixture, {});
       expect({ name, status: anonymous.status, code: anonymous.code }).toEqual({ name, status: none.status, code: none.code });
     }
     // Nothing bob sent reached the session: both requests still wait, and the owner answers each route.
     for (const route of routes) {
       const name = `${route.method} ${route.template}`;
-      const alice = await send(daemon, route, fixture, 'alice');
+      const alice = await send(daemon, route, fixture, as('alice'));
       expect({ name, notFound: alice.code === 'session_not_found' }).toEqual({ name, notFound: false });
       if (route.template.includes('permission')) expect({ name, status: alice.status }).toEqual({ name, status: 200 });
     }
   });
 
   it('lets an operator read and answer every route of anyone’s session', async () => {
-    const fixture = await ownedSession(daemon, 'alice');
+    const fixture = await ownedSession(daemon, as('alice'));
     for (const route of sessionRoutes(daemon)) {
       const name = `${route.method} ${route.template}`;
-      const root = await send(daemon, route, fixture, 'op:root');
+      const root = await send(daemon, route, fixture, as('op:root'));
       expect({ name, notFound: root.code === 'session_not_found' }).toEqual({ name, notFound: false });
       if (route.template.includes('permission')) expect({ name, status: root.status }).toEqual({ name, status: 200 });
     }
@@ -229,5 +229,27 @@ describe.each(ADAPTERS)('a session belongs to its principal (%s)', (httpAdapter)
     await daemon.http.get(`/session/${sessionId}/status`).expect(200);
     await daemon.http.get(`/session/${sessionId}/status`).set(as('op:root')).expect(200);
     expect((await daemon.http.get(`/session/${sessionId}/status`).set(as('bob')).expect(404)).body.code).toBe('session_not_found');
+  });
+});
+
+describe.each(ADAPTERS)('principals of a tokens file own their sessions (%s)', (httpAdapter) => {
+  let daemon: TestDaemon;
+  beforeAll(async () => {
+    daemon = await startDaemon({ httpAdapter, tokensFile: writeTokensFile(tempDir()) });
+  });
+  afterAll(() => daemon.close(true));
+
+  it('answers the bearer of another principal’s token as for a missing session on every route; the operator’s is answered', async () => {
+    const fixture = await ownedSession(daemon, bearer('alice'));
+    const absent = missing(fixture);
+    for (const route of sessionRoutes(daemon)) {
+      const name = `${route.method} ${route.template}`;
+      expect({ name, ...(await send(daemon, route, fixture, bearer('bob'))) }).toEqual({
+        name,
+        ...(await send(daemon, route, absent, bearer('bob'))),
+      });
+    }
+    const operator = await daemon.http.get(`/session/${fixture.sessionId}/status`).set(bearer('root'));
+    expect(operator.status).toBe(200);
   });
 });
