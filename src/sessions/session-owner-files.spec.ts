@@ -39,4 +39,14 @@ describe('SessionOwnerFiles', () => {
     writeFileSync(ownerFile(), 'not json');
     await expect(owners.read(SESSION, workspace)).rejects.toThrow();
   });
+
+  it('answers the owner to a principal that may see the session, and nothing to another or for an unreadable record', async () => {
+    await owners.write(SESSION, workspace, 'alice');
+    await expect(owners.visibleTo(SESSION, workspace, { name: 'alice', operator: false })).resolves.toEqual({ owner: 'alice' });
+    await expect(owners.visibleTo(SESSION, workspace, { name: 'root', operator: true })).resolves.toEqual({ owner: 'alice' });
+    await expect(owners.visibleTo(SESSION, workspace, { name: 'bob', operator: false })).resolves.toBeUndefined();
+    await expect(owners.visibleTo(SESSION, workspace, undefined)).resolves.toBeUndefined();
+    writeFileSync(ownerFile(), 'not json');
+    await expect(owners.visibleTo(SESSION, workspace, { name: 'root', operator: true })).resolves.toBeUndefined();
+  });
 });

@@ -1,4 +1,7 @@
+import { Logger } from '@nestjs/common';
 import { readFile } from 'node:fs/promises';
+import type { Principal } from '../http/request-principal.js';
+import { mayAccessSession } from '../http/session-owner.js';
 import { writeAtomically } from '../common/durable-files.js';
 import { companionPath } from '../transcript/transcript-paths.js';
 import type { ChatRecordingService } from '../transcript/chat-recording.service.js';
@@ -13,7 +16,28 @@ const OWNER_SUFFIX = '.owner.json';
  * which reads the same data dir. A session with no owner has no file.
  */
 export class SessionOwnerFiles {
+  private readonly logger = new Logger('SessionsService');
+
   constructor(private readonly recorder: ChatRecordingService) {}
+
+  /**
+   * The recorded owner of a persisted session when `principal` may see it,
+   * else `undefined`: also when the record cannot be read (fail closed; logged).
+   */
+  async visibleTo(
+    sessionId: string,
+    workspace: string,
+    principal: Principal | undefined,
+  ): Promise<{ owner: string | undefined } | undefined> {
+    let owner: string | undefined;
+    try {
+      owner = await this.read(sessionId, workspace);
+    } catch (error) {
+      this.logger.warn(`session ${sessionId} not loaded: its owner could not be read (${(error as Error)?.name ?? 'error'})`);
+      return undefined;
+    }
+    return mayAccessSession(owner, principal) ? { owner } : undefined;
+  }
 
   /** Records `owner` for the session (nothing for none); a failure is the caller's (the session is not made live). */
   async write(sessionId: string, workspace: string, owner: string | undefined): Promise<void> {

@@ -13,16 +13,12 @@ import { PromptLedger } from '../ledger/prompt-ledger.js';
 import type { LedgerTerminalRecord } from '../ledger/ledger-record.js';
 import { TranscriptIdempotencyKeys } from '../idempotency/transcript-idempotency-keys.js';
 import type { Principal } from '../http/request-principal.js';
-import { mayAccessSession } from '../http/session-owner.js';
 import { SessionOwnerFiles } from './session-owner-files.js';
 import { SessionOwnership } from './session-ownership.js';
 import { SessionRegistry } from './session-registry.js';
 import { SessionTeardown } from './session-teardown.js';
 import { Session } from './session.js';
 import { workspaceAt, type Workspace } from './workspace.js';
-
-/** A persisted session whose owner could not be read: no principal loads it. */
-const NO_ACCESS = Symbol('no access');
 
 /**
  * Session lifecycle: create or attach, load after a restart, close, rewind and
@@ -122,26 +118,18 @@ export class SessionsService implements OnApplicationShutdown {
     const attached = session !== undefined;
     if (!session) {
       const workspace = SESSION_ID_PATTERN.test(sessionId) ? await this.workspaceWithTranscript(sessionId) : undefined;
-      const owner = workspace && (await this.recordedOwner(sessionId, workspace));
-      if (!workspace || owner === NO_ACCESS || !mayAccessSession(owner, principal)) {
+      const visible = workspace && (await this.owners.visibleTo(sessionId, workspace.cwd, principal));
+      if (!workspace || !visible) {
         // A cluster router may have claimed the id for this load; nothing is left holding it
         // (unless a create of that id is starting right now).
         if (!this.starting.has(sessionId)) await this.ownership.release(sessionId);
         throw sessionNotFound(sessionId);
       }
-      session = await this.start(sessionId, workspace, true, reconcile, owner);
+      session = await this.start(sessionId, workspace, true, reconcile, visible.owner);
     }
     // Also when it was live, or another principal's load started it meanwhile.
     if (!this.registry.mayAccess(sessionId, principal)) throw sessionNotFound(sessionId);
     return { session, attached };
-  }
-
-  /** The owner recorded for a persisted session; {@link NO_ACCESS} when its record cannot be read (fail closed). */
-  private recordedOwner(sessionId: string, workspace: Workspace): Promise<string | undefined | typeof NO_ACCESS> {
-    return this.owners.read(sessionId, workspace.cwd).catch((error: unknown) => {
-      this.logger.warn(`session ${sessionId} not loaded: its owner could not be read (${(error as Error)?.name ?? 'error'})`);
-      return NO_ACCESS;
-    });
   }
 
   /**
