@@ -75,6 +75,8 @@ describe.each(ADAPTERS)('what a principal reaches (%s)', (httpAdapter) => {
       const { sessionId } = (await first.http.post('/session').set(as('alice')).send({ sessionScope: 'thread' }).expect(200)).body;
       await settledPrompt(first, sessionId, 'alice');
       const fork = (await first.http.post(`/session/${sessionId}/fork`).set(as('alice')).send({}).expect(200)).body.sessionId;
+      const idle = (await first.http.post('/session').set(as('alice')).send({ sessionScope: 'thread' }).expect(200)).body.sessionId;
+      await settledPrompt(first, idle, 'alice');
       await first.close();
       // The record is beside the transcript, in the data dir a restarted daemon (or another node) reads.
       const chats = join(dataDir, workspaceKey(dataDir), 'chats');
@@ -96,6 +98,11 @@ describe.each(ADAPTERS)('what a principal reaches (%s)', (httpAdapter) => {
           await second.http.get(`/session/${id}/turns/current`).set(as('alice')).expect(200);
           expect((await second.http.get(`/session/${id}/turns/current`).set(as('bob'))).body.code).toBe('session_not_found');
         }
+        // A create naming alice's persisted session (not live) does not take it over: refused, and hers still.
+        const takeover = await second.http.post('/session').set(as('bob')).send({ sessionId: idle });
+        expect([takeover.status, takeover.body.code]).toEqual([400, 'invalid_session_id']);
+        expect(JSON.parse(readFileSync(join(chats, `${idle}.owner.json`), 'utf8'))).toEqual({ v: 1, owner: 'alice' });
+        await second.http.post(`/session/${idle}/load`).set(as('alice')).send({}).expect(200);
         // An operator loads anyone's session.
         await second.http.post(`/session/${sessionId}/load`).set(as('op:root')).send({}).expect(200);
       } finally {

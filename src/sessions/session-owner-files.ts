@@ -5,6 +5,13 @@ import { mayAccessSession } from '../http/session-owner.js';
 import { writeAtomically } from '../common/durable-files.js';
 import { companionPath } from '../transcript/transcript-paths.js';
 import type { ChatRecordingService } from '../transcript/chat-recording.service.js';
+import { apiError } from '../errors/api-errors.js';
+
+/** A record that cannot be read: nobody's to take. */
+const REFUSED = Symbol('refused');
+
+/** A create naming another principal's session: refused without saying whose. */
+export const idTaken = () => apiError('invalid_session_id', {}, { message: 'This session id cannot be used' });
 
 /** Beside the transcript: `<sessionId>.owner.json`. */
 const OWNER_SUFFIX = '.owner.json';
@@ -37,6 +44,21 @@ export class SessionOwnerFiles {
       return undefined;
     }
     return mayAccessSession(owner, principal) ? { owner } : undefined;
+  }
+
+  /**
+   * The owner of a session a create names by id (`POST /session
+   * {sessionId}`), not live here: one persisted already (a transcript or an
+   * owner record) keeps its recorded owner, and only a principal that may see
+   * it may start it; another is refused `400 invalid_session_id`, so a create
+   * never takes a session over. A new id is `principal`'s.
+   */
+  async ownerForCreate(sessionId: string, workspace: string, principal: Principal | undefined): Promise<string | undefined> {
+    const persisted = await this.recorder.exists(workspace, sessionId);
+    const recorded = await this.read(sessionId, workspace).catch((): typeof REFUSED => REFUSED);
+    if (!persisted && recorded === undefined) return principal?.name;
+    if (recorded === REFUSED || !mayAccessSession(recorded, principal)) throw idTaken();
+    return recorded;
   }
 
   /** Records `owner` for the session (nothing for none); a failure is the caller's (the session is not made live). */

@@ -13,7 +13,7 @@ import { PromptLedger } from '../ledger/prompt-ledger.js';
 import type { LedgerTerminalRecord } from '../ledger/ledger-record.js';
 import { TranscriptIdempotencyKeys } from '../idempotency/transcript-idempotency-keys.js';
 import type { Principal } from '../http/request-principal.js';
-import { SessionOwnerFiles } from './session-owner-files.js';
+import { idTaken, SessionOwnerFiles } from './session-owner-files.js';
 import { SessionOwnership } from './session-ownership.js';
 import { SessionRegistry } from './session-registry.js';
 import { SessionTeardown } from './session-teardown.js';
@@ -63,7 +63,6 @@ export class SessionsService implements OnApplicationShutdown {
     request: { cwd?: string; sessionScope?: 'single' | 'thread'; sessionId?: string },
     principal?: Principal,
   ): Promise<CreatedSession> {
-    const owner = principal?.name;
     const workspace = request.cwd === undefined ? this.settings.primary : this.workspaceOf(request.cwd);
     if (request.sessionId !== undefined && !SESSION_ID_PATTERN.test(request.sessionId)) {
       throw apiError('invalid_session_id');
@@ -72,18 +71,18 @@ export class SessionsService implements OnApplicationShutdown {
       request.sessionId !== undefined
         ? this.registry.get(request.sessionId)
         : (request.sessionScope ?? 'single') === 'single'
-          ? this.registry.findByWorkspace(workspace.id, owner)
+          ? this.registry.findByWorkspace(workspace.id, principal?.name)
           : undefined;
-    if (existing && !this.registry.mayAccess(existing.id, principal)) {
-      // Another principal's id: never attached to, and never a second session of that id.
-      throw apiError('invalid_session_id', {}, { message: 'This session id cannot be used' });
-    }
+    // Another principal's id: never attached to, and never a second session of that id.
+    if (existing && !this.registry.mayAccess(existing.id, principal)) throw idTaken();
     if (existing) {
       if (existing.workspace.id !== workspace.id) {
         throw apiError('workspace_mismatch', { sessionId: existing.id }, { message: 'Session belongs to another workspace' });
       }
       return this.describe(existing, true);
     }
+    const owner =
+      request.sessionId === undefined ? principal?.name : await this.owners.ownerForCreate(request.sessionId, workspace.cwd, principal);
     const session = await this.start(request.sessionId ?? randomUUID(), workspace, false, false, owner);
     return this.describe(session, false);
   }
