@@ -61,10 +61,19 @@ describe.each(ADAPTERS)('what a principal reaches (%s)', (httpAdapter) => {
       expect(retry.body).toEqual(first.body);
     });
 
-    it('lists no session of another principal on /daemon/status (counts only)', async () => {
+    it('lists no session of another principal on /daemon/status or /metrics (counts only)', async () => {
       const { sessionId } = (await daemon.http.post('/session').set(as('alice')).send({}).expect(200)).body;
+      await daemon.http
+        .post(`/session/${sessionId}/prompt`)
+        .set(as('alice'))
+        .send({ prompt: [{ type: 'text', text: 'hi' }] })
+        .expect(202);
       const status = await daemon.http.get('/daemon/status').set(as('bob')).expect(200);
+      expect(status.body.sessions.live).toBe(1);
       expect(JSON.stringify(status.body)).not.toContain(sessionId);
+      const metrics = await daemon.http.get('/metrics').set(as('bob')).expect(200);
+      expect(metrics.text).toContain('turns_');
+      expect(metrics.text).not.toContain(sessionId);
     });
   });
 
