@@ -18,7 +18,10 @@ export interface TokenSources {
  * operator) and the tokens file together: what the front door's token check
  * asks. {@link reload} re-reads the file (`SIGHUP`); a bad file keeps the
  * table in force. Built with no token at all, it has no table: the daemon
- * checks nothing (a loopback daemon without `--require-auth`).
+ * checks nothing (a loopback daemon without `--require-auth`). An app of
+ * `createApp` has it (`app.get(DaemonTokens).reload()`: a host's own reload).
+ *
+ * @publicApi
  */
 export class DaemonTokens {
   private readonly fixed: TokenEntry[];

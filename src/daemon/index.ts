@@ -10,6 +10,7 @@ export { DaemonModule, type DaemonOverrides } from './daemon.module.js';
 export { loadDaemonMetrics, type DaemonMetrics } from './daemon-metrics.js';
 export { loadDaemonConfig, type DaemonConfig, type LoadedDaemonConfig } from './daemon-config.js';
 export { ConfigError } from '../common/settings/setting.js';
+export { DaemonTokens } from './daemon-tokens.js';
 export { main } from './main.js';
 export { runCli } from './cli.js';
 export { EXIT } from './cli-exit.js';

@@ -37,6 +37,11 @@ describe('the token command', () => {
     }
   });
 
+  it('is in the help', async () => {
+    expect((await cli('--help')).out).toMatch(/^ {2}token \[options\] <principal> +print a new random token/m);
+    expect((await cli('token', '--help')).out).toContain('--operator');
+  });
+
   it('makes 256 random bits each time', () => {
     const tokens = new Set(Array.from({ length: 100 }, newToken));
     expect(tokens.size).toBe(100);

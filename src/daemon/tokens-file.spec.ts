@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DEFAULT_PRINCIPAL, isPrincipalName, parseTokensFile, tokenDigest, TokensFileError, type TokenEntry } from './tokens-file.js';
 
 const FILE = '/etc/turns/tokens';
@@ -72,6 +74,25 @@ describe('parseTokensFile', () => {
   it('refuses a file that names nobody', () => {
     expect(refusal('')).toBe(`tokens file ${FILE} names no principal`);
     expect(refusal('# nobody yet\n\n')).toBe(`tokens file ${FILE} names no principal`);
+  });
+});
+
+describe('the tokens file of docs/security.md', () => {
+  const doc = readFileSync(join(__dirname, '..', '..', 'docs', 'security.md'), 'utf8');
+  const block = (fence: string) => new RegExp(`\`\`\`${fence}\n([\\s\\S]*?)\`\`\``).exec(doc)![1]!.replace(/^ {2}/gm, '');
+
+  it('is a file the daemon reads, its example tokens hashed right', () => {
+    expect(parse(block('text'))).toEqual([
+      { principal: 'alice', digest: hex('alice-example-token'), operator: false },
+      { principal: 'ci-bot', digest: hex('ci-bot-example-token'), operator: false },
+      { principal: 'ops', digest: hex('ops-example-token'), operator: true },
+      { principal: 'dev', digest: hex('a-plain-token-works-too'), operator: false },
+    ]);
+  });
+
+  it("shows the token command's two lines as they belong together", () => {
+    const [, token, line] = block('console').trim().split('\n');
+    expect(line).toBe(`alice sha256:${hex(token!)}`);
   });
 });
 
