@@ -15,4 +15,6 @@ export abstract class ClientIdOptions {
   abstract readonly header: string;
   /** Refuse anonymous requests (no or empty header). @default false */
   abstract readonly requireClientId: boolean;
+  /** Reads the principal a host's own guard decided (`TurnsModule` option `principal`). @default none: no ownership check */
+  readonly principal?: (request: never) => string | undefined;
 }

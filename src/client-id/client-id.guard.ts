@@ -25,7 +25,8 @@ export interface GuardedRequest {
 
 /**
  * Authorizes a request for one session, in this order: the session must be
- * live (404 `session_not_found`), the client id well formed (400
+ * live and, with a `principal` option, the principal's (404
+ * `session_not_found` both), the client id well formed (400
  * `invalid_client_id`) and registered on that session (400, with `sessionId`
  * and `clientId`). An absent or empty header is anonymous. Used alike by the
  * prompt routes and the turn routes; each step is a protected method so a
@@ -44,6 +45,7 @@ export class ClientIdGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<GuardedRequest>();
     const sessionId = this.getSessionId(request);
     this.assertSessionLive(sessionId);
+    this.assertSessionOf(sessionId, request);
     const clientId = this.getClientId(request);
     if (clientId === undefined) {
       if (this.options.requireClientId) {
@@ -70,6 +72,22 @@ export class ClientIdGuard implements CanActivate {
 
   protected assertSessionLive(sessionId: string): void {
     if (!this.sessions.hasSession(sessionId)) throw sessionNotFound(sessionId);
+  }
+
+  /**
+   * With a `principal` option and a port that answers `isSessionOf`: a
+   * session that is not the request's principal's is not found, exactly as
+   * one that does not exist.
+   */
+  protected assertSessionOf(sessionId: string, request: GuardedRequest): void {
+    const read = this.options.principal;
+    if (read === undefined || this.sessions.isSessionOf === undefined) return;
+    if (!this.sessions.isSessionOf(sessionId, this.getPrincipal(request, read))) throw sessionNotFound(sessionId);
+  }
+
+  /** The principal the host's guard decided, as the `principal` option reads it (from the request as its platform gives it). */
+  protected getPrincipal(request: GuardedRequest, read: (request: never) => string | undefined): string | undefined {
+    return read(request as never);
   }
 
   protected assertWellFormed(clientId: string): void {

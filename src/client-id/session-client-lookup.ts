@@ -10,4 +10,12 @@ export abstract class SessionClientLookup {
   abstract hasSession(sessionId: string): boolean;
   /** True when `clientId` was issued for (or registered on) this session. */
   abstract isClientRegistered(sessionId: string, clientId: string): boolean;
+  /**
+   * Whether a live session is `principal`'s, the name a host's
+   * `TurnsModule` option `principal` read from the request (`undefined` when
+   * it named none). Asked only when that option is set; `false` makes every
+   * turn and prompt route of the session answer `404 session_not_found`, as
+   * for a session that does not exist. Leave it out to let every principal in.
+   */
+  isSessionOf?(sessionId: string, principal: string | undefined): boolean;
 }

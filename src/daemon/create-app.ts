@@ -13,6 +13,7 @@ import { DaemonLogger } from '../logging/daemon-logger.js';
 import { LOG_LEVELS, type LogLevel } from '../logging/log-level.js';
 import { loadOpenTelemetry, tracingWanted } from '../telemetry/tracing.js';
 import { RequestObserver } from './request-observer.js';
+import { SessionRegistry } from '../sessions/session-registry.js';
 import { pickSettings } from '../common/settings/setting.js';
 import { CLUSTER_MODE_SETTINGS } from '../cluster/cluster.settings.js';
 
@@ -83,6 +84,8 @@ export async function createApp(settings: DaemonConfig, overrides: DaemonOverrid
     tokens: app.get(DaemonTokens),
     cluster: cluster && app.get(cluster.router),
     browserWalls: overrides.browserWalls,
+    sessions: app.get(SessionRegistry),
+    authentication: overrides.authentication,
   });
   return app;
 }

@@ -9,6 +9,7 @@ import { inRequestOrder } from './pipelined-requests.js';
 import { DOCS_ROUTES, requestGate } from './request-gate.js';
 import type { RequestObserver } from './request-observer.js';
 import { controllerRoutes, RouteTable } from './route-table.js';
+import { sessionOwnerCheck, type SessionAccess } from './session-owner-stage.js';
 
 /** What the front door is built of, besides the configuration. */
 export interface FrontDoorParts {
@@ -19,6 +20,10 @@ export interface FrontDoorParts {
   cluster?: { readonly namesNode: FrontStage; readonly stage: FrontStage };
   /** `false`: no browser walls (see `DaemonOverrides.browserWalls`). */
   browserWalls?: false;
+  /** Where the owner check asks whether a live session is the request's principal's. */
+  sessions: SessionAccess;
+  /** Decides the request's principal instead of the token check (see `DaemonOverrides.authentication`). */
+  authentication?: FrontStage;
 }
 
 /**
@@ -33,7 +38,8 @@ export interface FrontDoorParts {
  * 5. the bearer token — the one check, before any cluster lookup; it records
  *    the request's principal;
  * 6. the cluster router — forwards to the session's owner;
- * 7. pipelined requests in order — then the framework.
+ * 7. the owner check — a session of another principal is not found here;
+ * 8. pipelined requests in order — then the framework.
  */
 export function openFrontDoor(app: INestApplication, config: LoadedDaemonConfig, parts: FrontDoorParts): void {
   const stages: Array<FrontStage | undefined> = [
@@ -41,8 +47,9 @@ export function openFrontDoor(app: INestApplication, config: LoadedDaemonConfig,
     parts.browserWalls === false ? undefined : browserWalls(browserWallSettings(config)),
     parts.cluster?.namesNode,
     requestGate(config.maxBodyBytes),
-    tokenCheck(parts.tokens),
+    parts.authentication ?? tokenCheck(parts.tokens),
     parts.cluster?.stage,
+    sessionOwnerCheck(parts.sessions),
     inRequestOrder(),
   ];
   installFrontDoor(

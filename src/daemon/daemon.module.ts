@@ -48,6 +48,12 @@ export interface DaemonOverrides {
    * that measures what they cost.
    */
   browserWalls?: false;
+  /**
+   * A front door stage that decides who each request is (it calls
+   * `setPrincipal`), in place of the bearer token check: for a host that
+   * authenticates in front of the daemon, and for tests.
+   */
+  authentication?: FrontStage;
 }
 
 /** Cluster mode as `createApp` loads it: the module, the ownership it gives the runtime, and its front door stage. */

@@ -28,15 +28,18 @@ describe('parseIdempotencyKey', () => {
 });
 
 describe('idempotencyScope', () => {
-  it('keeps keys of other sessions, workspaces, client ids and routes apart', () => {
+  it('keeps keys of other sessions, principals, workspaces, client ids and routes apart', () => {
     const keys = new Set([
       idempotencyScope.prompt('s1', undefined, 'k'),
       idempotencyScope.prompt('s2', undefined, 'k'),
       idempotencyScope.prompt('s1', 'client_a', 'k'),
-      idempotencyScope.session('s1', undefined, 'k'),
-      idempotencyScope.session('/w', 'client_a', 'k'),
+      idempotencyScope.session(undefined, 's1', undefined, 'k'),
+      idempotencyScope.session(undefined, '/w', 'client_a', 'k'),
+      idempotencyScope.session('alice', '/w', 'client_a', 'k'),
+      idempotencyScope.session('bob', '/w', 'client_a', 'k'),
+      idempotencyScope.session('', '/w', 'client_a', 'k'),
     ]);
-    expect(keys.size).toBe(5);
+    expect(keys.size).toBe(8);
     expect(idempotencyScope.prompt('s1', 'c', 'k')).toBe(idempotencyScope.prompt('s1', 'c', 'k'));
   });
 });

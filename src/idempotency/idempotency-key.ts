@@ -18,10 +18,13 @@ export function parseIdempotencyKey(raw: string | string[] | undefined): string 
 }
 
 /**
- * What a key is scoped to: the session (prompt admission) or the workspace
- * (session create), and the client id; the store's key for `key` in it.
+ * What a key is scoped to: the session (prompt admission; the session is its
+ * owner's) or the principal and workspace (session create), and the client
+ * id; the store's key for `key` in it. A create's key never replays one
+ * principal's `{sessionId, clientId}` to another (docs/security.md#ownership).
  */
 export const idempotencyScope = {
   prompt: (sessionId: string, clientId: string | undefined, key: string) => `prompt\u0000${sessionId}\u0000${clientId ?? ''}\u0000${key}`,
-  session: (workspace: string, clientId: string | undefined, key: string) => `session\u0000${workspace}\u0000${clientId ?? ''}\u0000${key}`,
+  session: (principal: string | undefined, workspace: string, clientId: string | undefined, key: string) =>
+    `session\u0000${principal === undefined ? '' : `=${principal}`}\u0000${workspace}\u0000${clientId ?? ''}\u0000${key}`,
 };

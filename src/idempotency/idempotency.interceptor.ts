@@ -6,6 +6,7 @@ import { ClientIdOptions, DEFAULT_CLIENT_ID_HEADER } from '../client-id/client-i
 import { IDEMPOTENT_REPLAYED_HEADER, idempotencyScope, parseIdempotencyKey } from './idempotency-key.js';
 import { IdempotencyStore, type IdempotentAnswer } from './idempotency-store.js';
 import { SharedIdempotencyKeys } from './shared-idempotency-keys.js';
+import { principalOf } from '../http/request-principal.js';
 import { requestFingerprint } from './request-fingerprint.js';
 
 /** What a route's key is scoped to (set by `@IdempotentRoute`). */
@@ -104,9 +105,16 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
   private scopedKey(kind: IdempotentRouteKind, request: IdempotentRequest, key: string): string {
     if (kind === 'prompt') return idempotencyScope.prompt(request.params?.id ?? '', request[CLIENT_ID_REQUEST_KEY], key);
-    // A create names its workspace by `cwd` (none: the primary); it has no guard, so the header is taken as sent.
+    // A create names its workspace by `cwd` (none: the primary); it has no guard, so the header is taken as sent. Its
+    // principal scopes it: a key another principal guesses creates its own session.
     const cwd = (request.body as { cwd?: unknown } | undefined)?.cwd;
     const clientId = request.headers[this.clientIdHeader];
-    return idempotencyScope.session(typeof cwd === 'string' ? cwd : '', typeof clientId === 'string' ? clientId : undefined, key);
+    const principal = principalOf(request)?.name;
+    return idempotencyScope.session(
+      principal,
+      typeof cwd === 'string' ? cwd : '',
+      typeof clientId === 'string' ? clientId : undefined,
+      key,
+    );
   }
 }

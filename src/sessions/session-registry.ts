@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { SessionRunner, type SessionPrompt } from '../bridge/session-runner.js';
 import type { TurnOutcome } from '../turns/rules/turn-outcome.js';
+import type { Principal } from '../http/request-principal.js';
+import { mayAccessSession } from '../http/session-owner.js';
 import type { Session } from './session.js';
 
 interface LiveSession {
@@ -10,6 +12,8 @@ interface LiveSession {
   readonly clients: Set<string>;
   /** The newest heartbeat (epoch ms): a client still there keeps the session from being reaped. */
   lastHeartbeatAt?: number;
+  /** The principal that owns it (docs/security.md#ownership); none for a session made without one. */
+  readonly owner: string | undefined;
 }
 
 /**
@@ -25,8 +29,24 @@ export class SessionRegistry extends SessionRunner {
     return this.sessions.get(sessionId)?.session;
   }
 
-  add(session: Session): void {
-    this.sessions.set(session.id, { session, clients: new Set() });
+  add(session: Session, owner?: string): void {
+    this.sessions.set(session.id, { session, clients: new Set(), owner });
+  }
+
+  /** The principal that owns a live session, if it has one. */
+  ownerOf(sessionId: string): string | undefined {
+    return this.sessions.get(sessionId)?.owner;
+  }
+
+  /**
+   * False only for a session live here that `principal` may not see: every
+   * route of it then answers as for a session that does not exist. A session
+   * not live here is the route's to answer (a `404`, or a load that checks
+   * the owner it reads).
+   */
+  mayAccess(sessionId: string, principal: Principal | undefined): boolean {
+    const live = this.sessions.get(sessionId);
+    return live === undefined || mayAccessSession(live.owner, principal);
   }
 
   remove(sessionId: string): void {
@@ -68,9 +88,9 @@ export class SessionRegistry extends SessionRunner {
     return this.sessions.get(sessionId)?.clients.size ?? 0;
   }
 
-  /** A live session of the workspace, for `sessionScope: "single"`. */
-  findByWorkspace(workspaceId: string): Session | undefined {
-    for (const { session } of this.sessions.values()) if (session.workspace.id === workspaceId) return session;
+  /** A live session of the workspace that `owner` owns, for `sessionScope: "single"` (per principal). */
+  findByWorkspace(workspaceId: string, owner?: string): Session | undefined {
+    for (const live of this.sessions.values()) if (live.session.workspace.id === workspaceId && live.owner === owner) return live.session;
     return undefined;
   }
 
@@ -90,6 +110,10 @@ export class SessionRegistry extends SessionRunner {
 
   isClientRegistered(sessionId: string, clientId: string): boolean {
     return this.sessions.get(sessionId)?.clients.has(clientId) ?? false;
+  }
+
+  override isSessionOf(sessionId: string, principal: string | undefined): boolean {
+    return this.sessions.get(sessionId)?.owner === principal;
   }
 
   run(sessionId: string, prompt: SessionPrompt, signal: AbortSignal): Promise<TurnOutcome> | undefined {

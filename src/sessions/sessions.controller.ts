@@ -26,6 +26,8 @@ import { IDEMPOTENCY_ERRORS, IDEMPOTENT_REPLAYED_RESPONSE_HEADERS, IdempotentRou
 import { SessionsService } from './sessions.service.js';
 import { SessionRewindService } from './session-rewind.service.js';
 import { SessionPresenceService } from './session-presence.service.js';
+import { RequestPrincipal } from '../http/principal.decorator.js';
+import type { Principal } from '../http/request-principal.js';
 
 const RESTORE_ERRORS = [
   'session_not_found',
@@ -62,8 +64,8 @@ export class SessionsController {
     'cluster_unavailable',
     ...IDEMPOTENCY_ERRORS,
   )
-  create(@Body() body: CreateSessionDto = {}): Promise<CreatedSession> {
-    return this.sessions.create(body ?? {});
+  create(@Body() body: CreateSessionDto = {}, @RequestPrincipal() principal?: Principal): Promise<CreatedSession> {
+    return this.sessions.create(body ?? {}, principal);
   }
 
   @ApiOperation({ summary: 'Make a persisted session live again', operationId: 'loadSession' })
@@ -71,8 +73,8 @@ export class SessionsController {
   @HttpCode(200)
   @ApiOkResponse({ type: LoadedSessionDto })
   @ApiErrorResponses(...RESTORE_ERRORS)
-  load(@Param('id') sessionId: string): Promise<LoadedSessionDto> {
-    return this.sessions.load(sessionId);
+  load(@Param('id') sessionId: string, @RequestPrincipal() principal?: Principal): Promise<LoadedSessionDto> {
+    return this.sessions.load(sessionId, principal);
   }
 
   @ApiOperation({ summary: 'Make a persisted session live again, without the prompt ledger', operationId: 'resumeSession' })
@@ -80,8 +82,8 @@ export class SessionsController {
   @HttpCode(200)
   @ApiOkResponse({ type: RestoredSessionDto })
   @ApiErrorResponses(...RESTORE_ERRORS)
-  resume(@Param('id') sessionId: string): Promise<RestoredSessionDto> {
-    return this.sessions.resume(sessionId);
+  resume(@Param('id') sessionId: string, @RequestPrincipal() principal?: Principal): Promise<RestoredSessionDto> {
+    return this.sessions.resume(sessionId, principal);
   }
 
   @ApiOperation({ summary: 'The turns a rewind can go back to, with their snapshot ids', operationId: 'getRewindSnapshots' })

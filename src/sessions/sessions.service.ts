@@ -12,6 +12,8 @@ import { ChatRecordingService } from '../transcript/chat-recording.service.js';
 import { PromptLedger } from '../ledger/prompt-ledger.js';
 import type { LedgerTerminalRecord } from '../ledger/ledger-record.js';
 import { TranscriptIdempotencyKeys } from '../idempotency/transcript-idempotency-keys.js';
+import type { Principal } from '../http/request-principal.js';
+import { idTaken, SessionOwnerFiles } from './session-owner-files.js';
 import { SessionOwnership } from './session-ownership.js';
 import { SessionRegistry } from './session-registry.js';
 import { SessionTeardown } from './session-teardown.js';
@@ -34,6 +36,7 @@ export class SessionsService implements OnApplicationShutdown {
   /** Sessions whose ownership was lost while they were starting: their start must not make them live. */
   private readonly lostWhileStarting = new Set<string>();
   private readonly teardown: SessionTeardown;
+  private readonly owners: SessionOwnerFiles;
 
   constructor(
     private readonly registry: SessionRegistry,
@@ -48,13 +51,18 @@ export class SessionsService implements OnApplicationShutdown {
     private readonly ledger: PromptLedger,
   ) {
     this.teardown = new SessionTeardown({ registry, bridge, events, recorder, ledger, ownership });
+    this.owners = new SessionOwnerFiles(recorder);
     ownership.onLoss((sessionId) => void this.evict(sessionId));
     // A cluster router claims a session for a load before the handler runs: one this node has no room for is refused
     // there, before the claim makes its owner let go.
     ownership.guardClaims(() => (this.full() ? tooManySessions(this.settings.maxSessions) : undefined));
   }
 
-  async create(request: { cwd?: string; sessionScope?: 'single' | 'thread'; sessionId?: string }): Promise<CreatedSession> {
+  /** `POST /session` by `principal`, who owns what it creates; `single` scope attaches to that principal's sessions only. */
+  async create(
+    request: { cwd?: string; sessionScope?: 'single' | 'thread'; sessionId?: string },
+    principal?: Principal,
+  ): Promise<CreatedSession> {
     const workspace = request.cwd === undefined ? this.settings.primary : this.workspaceOf(request.cwd);
     if (request.sessionId !== undefined && !SESSION_ID_PATTERN.test(request.sessionId)) {
       throw apiError('invalid_session_id');
@@ -63,15 +71,19 @@ export class SessionsService implements OnApplicationShutdown {
       request.sessionId !== undefined
         ? this.registry.get(request.sessionId)
         : (request.sessionScope ?? 'single') === 'single'
-          ? this.registry.findByWorkspace(workspace.id)
+          ? this.registry.findByWorkspace(workspace.id, principal?.name)
           : undefined;
+    // Another principal's id: never attached to, and never a second session of that id.
+    if (existing && !this.registry.mayAccess(existing.id, principal)) throw idTaken();
     if (existing) {
       if (existing.workspace.id !== workspace.id) {
         throw apiError('workspace_mismatch', { sessionId: existing.id }, { message: 'Session belongs to another workspace' });
       }
       return this.describe(existing, true);
     }
-    const session = await this.start(request.sessionId ?? randomUUID(), workspace, false);
+    const owner =
+      request.sessionId === undefined ? principal?.name : await this.owners.ownerForCreate(request.sessionId, workspace.cwd, principal);
+    const session = await this.start(request.sessionId ?? randomUUID(), workspace, false, false, owner);
     return this.describe(session, false);
   }
 
@@ -80,8 +92,8 @@ export class SessionsService implements OnApplicationShutdown {
    * its workspace has no transcript for it) and answers it in the peer's
    * shape (SPEC §19), with the prompt ledger's terminals (SPEC §18).
    */
-  async load(sessionId: string): Promise<RestoredSession & { promptTerminals?: LedgerTerminalRecord[] }> {
-    const { session, attached } = await this.restore(sessionId, true);
+  async load(sessionId: string, principal?: Principal): Promise<RestoredSession & { promptTerminals?: LedgerTerminalRecord[] }> {
+    const { session, attached } = await this.restore(sessionId, true, principal);
     if (!attached) await this.ledger.readRewinds(session.id);
     // A load that made the session live settles the prompts a crash left in flight (SPEC §18) — its start did, before
     // the session was live; again here (nothing is left to settle then) in case it shared a resume's start; every load
@@ -93,25 +105,29 @@ export class SessionsService implements OnApplicationShutdown {
   }
 
   /** `POST /session/:id/resume`: the load without the prompt ledger's terminals and reconciliation. */
-  async resume(sessionId: string): Promise<RestoredSession> {
-    const { session, attached } = await this.restore(sessionId, false);
+  async resume(sessionId: string, principal?: Principal): Promise<RestoredSession> {
+    const { session, attached } = await this.restore(sessionId, false, principal);
     if (!attached) await this.ledger.readRewinds(session.id);
     return this.describeRestored(session, attached);
   }
 
-  private async restore(sessionId: string, reconcile: boolean): Promise<{ session: Session; attached: boolean }> {
+  /** Makes the session live for `principal`: one it may not see is not found, and is never made live for it. */
+  private async restore(sessionId: string, reconcile: boolean, principal?: Principal): Promise<{ session: Session; attached: boolean }> {
     let session = this.registry.get(sessionId);
     const attached = session !== undefined;
     if (!session) {
       const workspace = SESSION_ID_PATTERN.test(sessionId) ? await this.workspaceWithTranscript(sessionId) : undefined;
-      if (!workspace) {
+      const visible = workspace && (await this.owners.visibleTo(sessionId, workspace.cwd, principal));
+      if (!workspace || !visible) {
         // A cluster router may have claimed the id for this load; nothing is left holding it
         // (unless a create of that id is starting right now).
         if (!this.starting.has(sessionId)) await this.ownership.release(sessionId);
         throw sessionNotFound(sessionId);
       }
-      session = await this.start(sessionId, workspace, true, reconcile);
+      session = await this.start(sessionId, workspace, true, reconcile, visible.owner);
     }
+    // Also when it was live, or another principal's load started it meanwhile.
+    if (!this.registry.mayAccess(sessionId, principal)) throw sessionNotFound(sessionId);
     return { session, attached };
   }
 
@@ -180,12 +196,16 @@ export class SessionsService implements OnApplicationShutdown {
     const source = this.require(sessionId);
     if (this.full()) throw tooManySessions(this.settings.maxSessions);
     const forkId = randomUUID();
+    // The clone inherits the source's owner, recorded before it is live.
+    const owner = this.registry.ownerOf(sessionId);
+    const clone = async () => {
+      await this.recorder.fork(sessionId, forkId, source.workspace.cwd);
+      await this.owners.write(forkId, source.workspace.cwd, owner);
+    };
     // Starting, as any session: counted against the bound, and not made live if its lease is lost meanwhile.
     const session = await this.tracked(
       forkId,
-      this.claimed(forkId, () => this.recorder.fork(sessionId, forkId, source.workspace.cwd)).then(() =>
-        this.liveUnlessLost(forkId, source.workspace, true, new Set()),
-      ),
+      this.claimed(forkId, clone).then(() => this.liveUnlessLost(forkId, source.workspace, true, new Set(), owner)),
     );
     return { ...this.describe(session, false), forkedFrom: { sessionId } };
   }
@@ -226,19 +246,19 @@ export class SessionsService implements OnApplicationShutdown {
    * Starts a session once, however many requests ask for it at the same time. A load's start (`reconcile`) settles
    * the prompts a crash left in flight before the session is live: no request then finds one of them unknown.
    */
-  private start(sessionId: string, workspace: Workspace, resume: boolean, reconcile = false): Promise<Session> {
+  private start(sessionId: string, workspace: Workspace, resume: boolean, reconcile = false, owner?: string): Promise<Session> {
     const live = this.registry.get(sessionId);
     if (live) return Promise.resolve(live);
     const settling = this.settling.get(sessionId);
-    if (settling) return settling.catch(() => undefined).then(() => this.start(sessionId, workspace, resume, reconcile));
+    if (settling) return settling.catch(() => undefined).then(() => this.start(sessionId, workspace, resume, reconcile, owner));
     let starting = this.starting.get(sessionId);
     if (!starting) {
       // A cluster router may have claimed the id for this load: a session that is not started holds nothing.
       if (this.full()) return this.ownership.release(sessionId).then(() => Promise.reject(tooManySessions(this.settings.maxSessions)));
       starting = this.tracked(
         sessionId,
-        this.claimed(sessionId, () => this.attachRestoring(sessionId, workspace, resume, reconcile)).then((clientIds) =>
-          this.liveUnlessLost(sessionId, workspace, resume, clientIds),
+        this.claimed(sessionId, () => this.attachRestoring(sessionId, workspace, resume, reconcile, owner)).then((clientIds) =>
+          this.liveUnlessLost(sessionId, workspace, resume, clientIds, owner),
         ),
       );
     }
@@ -256,7 +276,15 @@ export class SessionsService implements OnApplicationShutdown {
   }
 
   /** Attaches the transcript; a resume also restores the keys (a load also reconciles), detached again when that fails. */
-  private async attachRestoring(sessionId: string, workspace: Workspace, resume: boolean, reconcile: boolean): Promise<Set<string>> {
+  private async attachRestoring(
+    sessionId: string,
+    workspace: Workspace,
+    resume: boolean,
+    reconcile: boolean,
+    owner: string | undefined,
+  ): Promise<Set<string>> {
+    // A new session's owner is on disk before it is live (a failed write fails the create).
+    if (!resume) await this.owners.write(sessionId, workspace.cwd, owner);
     await this.recorder.attach(sessionId, workspace.cwd);
     if (!resume) return new Set();
     try {
@@ -277,8 +305,14 @@ export class SessionsService implements OnApplicationShutdown {
    * Otherwise the session would be live with no lease, and answer reads whenever the
    * directory names no owner (after Redis lost its data, say).
    */
-  private async liveUnlessLost(sessionId: string, workspace: Workspace, resume: boolean, clientIds: Set<string>): Promise<Session> {
-    if (!this.lostWhileStarting.has(sessionId)) return this.addSession(sessionId, workspace, resume, clientIds);
+  private async liveUnlessLost(
+    sessionId: string,
+    workspace: Workspace,
+    resume: boolean,
+    clientIds: Set<string>,
+    owner: string | undefined,
+  ): Promise<Session> {
+    if (!this.lostWhileStarting.has(sessionId)) return this.addSession(sessionId, workspace, resume, clientIds, owner);
     this.logger.warn(`session ${sessionId} lost its lease while it was starting here; not made live`);
     await this.teardown.abandonStart(sessionId);
     throw clusterUnavailable({ sessionId });
@@ -300,10 +334,16 @@ export class SessionsService implements OnApplicationShutdown {
     return this.registry.size + this.starting.size >= this.settings.maxSessions;
   }
 
-  private addSession(sessionId: string, workspace: Workspace, resume: boolean, clientIds: Iterable<string> = []): Session {
+  private addSession(
+    sessionId: string,
+    workspace: Workspace,
+    resume: boolean,
+    clientIds: Iterable<string>,
+    owner: string | undefined,
+  ): Session {
     const parts = { engine: this.engine, recorder: this.recorder, events: this.events, clock: this.clock };
     const session = new Session(sessionId, workspace, this.clock.now(), parts, resume);
-    this.registry.add(session);
+    this.registry.add(session, owner);
     // Registered with it, in the same turn: a named client is never refused for a restored id.
     for (const clientId of clientIds) this.registry.restoreClientId(sessionId, clientId);
     return session;

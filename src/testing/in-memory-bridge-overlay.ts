@@ -40,6 +40,8 @@ export interface InMemoryBridgeOverlayOptions {
 export class InMemoryBridgeOverlay extends QueueBackedOverlay {
   protected readonly core: SessionQueueCore;
   private readonly sessions = new Map<string, Set<string>>();
+  /** The principal each session belongs to, for a host's `principal` option (see `isSessionOf`). */
+  private readonly owners = new Map<string, string>();
   private readonly now: () => number;
   private readonly permissions = new InMemoryPermissionRequests();
   private nextPrompt = 1;
@@ -57,10 +59,14 @@ export class InMemoryBridgeOverlay extends QueueBackedOverlay {
     });
   }
 
-  /** Makes a session live, with the client ids registered on it. */
-  addSession(sessionId: string, options: { clientIds?: string[] } = {}): this {
+  /**
+   * Makes a session live, with the client ids registered on it and the
+   * principal it belongs to (asked when `TurnsModule`'s `principal` option is set).
+   */
+  addSession(sessionId: string, options: { clientIds?: string[]; owner?: string } = {}): this {
     if (this.sessions.has(sessionId)) throw new Error(`session ${sessionId} is live already`);
     this.sessions.set(sessionId, new Set(options.clientIds));
+    if (options.owner !== undefined) this.owners.set(sessionId, options.owner);
     this.core.queue(sessionId);
     return this;
   }
@@ -204,6 +210,11 @@ export class InMemoryBridgeOverlay extends QueueBackedOverlay {
 
   isClientRegistered(sessionId: string, clientId: string): boolean {
     return this.sessions.get(sessionId)?.has(clientId) ?? false;
+  }
+
+  /** A live session is the principal's its `addSession` named (one named none is a request's with none). */
+  override isSessionOf(sessionId: string, principal: string | undefined): boolean {
+    return this.sessions.has(sessionId) && this.owners.get(sessionId) === principal;
   }
 
   // An unknown (or closed) session is never woken: a held request on it is answered at once.

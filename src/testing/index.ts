@@ -17,3 +17,4 @@ export {
   type TurnsTestingApp,
   type TurnsTestingAppOptions,
 } from './create-turns-testing-app.js';
+export { principalFromTestHeader, TEST_PRINCIPAL_HEADER } from './test-principal.js';

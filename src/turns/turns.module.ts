@@ -34,6 +34,7 @@ import { TURNS_MODULE_OPTIONS, TurnsConfigurableModule, type TurnsModuleOptions 
       useFactory: (options: TurnsModuleOptions): ClientIdOptions => ({
         header: (options.clientIdHeader ?? DEFAULT_CLIENT_ID_HEADER).toLowerCase(),
         requireClientId: options.requireClientId ?? false,
+        ...(options.principal && { principal: options.principal }),
       }),
     },
   ],

@@ -29,6 +29,16 @@ export class MyEngineDepsModule {}
 })
 export class MyRuntimeModule {}
 `,
+  // The host's own authentication (Passport's AuthGuard('jwt') in a real app): leaves the caller on request.user.
+  'src/jwt-auth.guard.ts': `import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+
+@Injectable()
+export class JwtAuthGuard implements CanActivate {
+  canActivate(_context: ExecutionContext): boolean {
+    return true;
+  }
+}
+`,
   // What `nest new` generates beside its AppModule (docs/install.md mounts TurnsModule in that one).
   'src/app.controller.ts': `import { Controller } from '@nestjs/common';
 
