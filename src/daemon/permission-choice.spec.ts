@@ -54,12 +54,12 @@ describe('approvalLines', () => {
     const request = { ...offering(once, reject), action: { type: 'execute', title: 'ls' } };
     const running = {
       sessionId: 's1',
-      state: 'running',
+      state: 'running' as const,
       promptId: 'p',
       queuedAt: 1,
       startedAt: 2,
       pendingInteractions: [request],
-    } as const;
+    };
     expect(approvalLines('s1', running, {})).toEqual([
       'waits on approval: the agent asks to execute "ls"; answer with: nest-turn-status permissions s1 r --allow|--deny',
     ]);
