@@ -68,15 +68,19 @@ function describe(setting: DaemonSetting<unknown>): string {
  */
 export function addDaemonOptions(command: Command): Command {
   for (const [, setting] of SETTINGS) {
-    command.addOption(new Option(`${flagOf(setting)} <value>`, describe(setting)).env(variableOf(setting)));
+    const value = setting.switch ? '[value]' : '<value>';
+    command.addOption(new Option(`${flagOf(setting)} ${value}`, describe(setting)).env(variableOf(setting)));
   }
   return command;
 }
 
 /** The settings given as flags on `command` once parsed (commander also reads the environment; that is ours to read). */
 export function flagsOf(command: Command): Partial<Record<Key, string>> {
-  const values = command.opts<Record<string, string>>();
-  return Object.fromEntries(SETTINGS.filter(([key]) => command.getOptionValueSource(key) === 'cli').map(([key]) => [key, values[key]]));
+  const values = command.opts<Record<string, string | true>>();
+  // A switch given alone (`--rate-limit`) is `true`.
+  return Object.fromEntries(
+    SETTINGS.filter(([key]) => command.getOptionValueSource(key) === 'cli').map(([key]) => [key, String(values[key])]),
+  );
 }
 
 /**

@@ -17,6 +17,8 @@ export interface FrontDoorParts {
   cluster?: { readonly namesNode: FrontStage; readonly stage: FrontStage };
   /** `false`: no browser walls (see `DaemonOverrides.browserWalls`). */
   browserWalls?: false;
+  /** With `--rate-limit`: the rate limits' stage (docs/operating.md#rate-limits). */
+  rateLimits?: FrontStage;
 }
 
 /**
@@ -30,7 +32,9 @@ export interface FrontDoorParts {
  * 4. the gate — `413`, `405`, plain `OPTIONS`, alike on both adapters;
  * 5. the bearer token — the one check, before any cluster lookup;
  * 6. the cluster router — forwards to the session's owner;
- * 7. pipelined requests in order — then the framework.
+ * 7. the rate limits — behind the router, so a request counts once, on the
+ *    node that answers it (its owner knows the client ids it issued);
+ * 8. pipelined requests in order — then the framework.
  */
 export function openFrontDoor(app: INestApplication, config: LoadedDaemonConfig, parts: FrontDoorParts): void {
   const stages: Array<FrontStage | undefined> = [
@@ -40,6 +44,7 @@ export function openFrontDoor(app: INestApplication, config: LoadedDaemonConfig,
     requestGate(config.maxBodyBytes),
     tokenCheck(config),
     parts.cluster?.stage,
+    parts.rateLimits,
     inRequestOrder(),
   ];
   installFrontDoor(

@@ -7,6 +7,7 @@ import { TELEMETRY_SETTINGS } from '../telemetry/telemetry.settings.js';
 import { RUNTIME_SETTINGS } from '../runtime/runtime.settings.js';
 import { WAIT_SETTINGS } from '../turns/wait/wait.settings.js';
 import { TURN_WEBHOOK_SETTINGS } from '../webhooks/webhooks.settings.js';
+import { RATE_LIMIT_SETTINGS } from '../rate-limit/rate-limit.settings.js';
 import { HTTP_SETTINGS } from './http.settings.js';
 
 export { ConfigError } from '../common/settings/setting.js';
@@ -32,6 +33,7 @@ export const DAEMON_SETTINGS = {
   ...ENGINE_SETTINGS,
   token,
   ...http,
+  ...RATE_LIMIT_SETTINGS,
   ...WAIT_SETTINGS,
   ...TURN_WEBHOOK_SETTINGS,
   ...CLUSTER_MODE_SETTINGS,
