@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { PassThrough } from 'node:stream';
 import { TurnsClient } from '../src/client/turns-client.js';
+import { runCli } from '../src/daemon/cli.js';
 import type { DaemonConfig } from '../src/daemon/daemon-config.js';
 import { TurnWaitService } from '../src/turns/wait/turn-wait.service.js';
 import { eventually } from './support/eventually.js';
@@ -154,6 +156,30 @@ describe.each(ADAPTERS)('rate limits (%s)', (httpAdapter: Adapter) => {
     for (let i = 0; i < 3; i++) expect((await client.getCurrent(sessionId)).state).toBe('idle');
     expect(waits).toEqual([{ method: 'GET', path: `/session/${sessionId}/turns/current`, tier: 'read', retryAfterMs: expect.any(Number) }]);
     expect(waits[0]!.retryAfterMs).toBeLessThanOrEqual(1_000);
+  });
+
+  it('the command line waits out a 429 too, and its line says so', async () => {
+    const d = await start({ rateLimitRead: 2, rateLimitWindowMs: 1_000 });
+    const { sessionId, clientId } = await d.createSession();
+    const runs: Array<{ code: number; stdout: string; stderr: string }> = [];
+    for (let i = 0; i < 3; i++) {
+      const stdout = new PassThrough();
+      const stderr = new PassThrough();
+      const out: string[] = [];
+      const err: string[] = [];
+      stdout.on('data', (chunk: Buffer) => out.push(chunk.toString()));
+      stderr.on('data', (chunk: Buffer) => err.push(chunk.toString()));
+      const code = await runCli(['status', sessionId, '--url', d.url, '--client-id', clientId], { stdout, stderr, env: {} });
+      runs.push({ code, stdout: out.join(''), stderr: err.join('') });
+    }
+    expect(runs.map((run) => [run.code, run.stdout])).toEqual([
+      [0, 'idle\n'],
+      [0, 'idle\n'],
+      [0, 'idle\n'],
+    ]);
+    expect(runs[2]!.stderr).toMatch(
+      new RegExp(`^rate limited \\(read budget\\): waiting \\d\\.\\ds before GET /session/${sessionId}/turns/current again\\n$`),
+    );
   });
 });
 

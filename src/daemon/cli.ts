@@ -3,7 +3,7 @@ import { PACKAGE_VERSION } from '../common/package-version.js';
 import { ownRequire } from '../common/own-require.js';
 import { installedNestMajor } from '../common/peer-install.js';
 import { missingPackages, SERVE_PACKAGES, serveNeedsMessage } from './serve-packages.js';
-import { turnLine, unknownCommand } from './cli-output.js';
+import { Notes, rateLimitedLine, turnLine, unknownCommand } from './cli-output.js';
 import { milliseconds, turnStates } from './cli-arguments.js';
 import { waitAndPrint, type WaitFlags } from './cli-wait.js';
 import { EXIT, exitCodeOf, exitCodeOfAnswer } from './cli-exit.js';
@@ -74,9 +74,17 @@ export async function runCli(
       .addOption(new Option('--token <token>', 'bearer token').env('TURNS_TOKEN'))
       .addOption(new Option('--client-id <id>', 'the client id registered on the session').env('TURNS_CLIENT_ID'))
       .option('--json', json);
+  // A 429 is waited out (docs/operating.md#rate-limits), and said so: above the progress line while one is drawn.
+  const notes = new Notes(io.stderr);
+  const waitIo = { ...io, notes };
   const client = (flags: ClientFlags, clientId = flags.clientId) => {
     url = flags.url!;
-    return new TurnsClient({ baseUrl: flags.url!, token: flags.token, clientId });
+    return new TurnsClient({
+      baseUrl: flags.url!,
+      token: flags.token,
+      clientId,
+      onRateLimited: (wait) => notes.write(rateLimitedLine(wait)),
+    });
   };
   // What a `permissions` command suggested from here must repeat to work in another shell.
   const callerOf = (flags: ClientFlags, command: Command, clientId = flags.clientId): CallerFlags => ({
@@ -127,7 +135,7 @@ export async function runCli(
       return;
     }
     io.stderr.write(`session ${sessionId} prompt ${promptId}${named && ` ${named}`}\n`);
-    code = exitCodeOf(await waitAndPrint(io, turns, sessionId, promptId, flags, callerOf(flags, command, clientId)));
+    code = exitCodeOf(await waitAndPrint(waitIo, turns, sessionId, promptId, flags, callerOf(flags, command, clientId)));
   });
 
   waitOptions(
@@ -137,7 +145,7 @@ export async function runCli(
       .argument('<session>', SESSION)
       .argument('<prompt>', 'the prompt id'),
   ).action(async (sessionId: string, promptId: string, flags: ClientFlags & WaitFlags, command: Command) => {
-    code = exitCodeOf(await waitAndPrint(io, client(flags), sessionId, promptId, flags, callerOf(flags, command)));
+    code = exitCodeOf(await waitAndPrint(waitIo, client(flags), sessionId, promptId, flags, callerOf(flags, command)));
   });
 
   clientOptions(
