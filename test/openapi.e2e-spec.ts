@@ -92,7 +92,7 @@ describe.each(ADAPTERS)('OpenAPI document and Swagger UI (%s)', (httpAdapter) =>
 
   it("documents the rate limits' 429, with its headers, on every route they limit and on no exempt one", async () => {
     const { body: doc } = await daemon.http.get('/docs-json').set('Authorization', 'Bearer docs-secret').expect(200);
-    const exempt = ['get /health', 'post /session/{id}/heartbeat', 'get /session/{id}/events'];
+    const exempt = ['get /health', 'get /health/ready', 'post /session/{id}/heartbeat', 'get /session/{id}/events'];
     const operations = Object.entries(
       doc.paths as Record<string, Record<string, { responses: Record<string, { headers?: object }> }>>,
     ).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => [`${method} ${path}`, operation] as const));

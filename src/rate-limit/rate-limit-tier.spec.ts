@@ -20,6 +20,7 @@ describe('rateLimitTier', () => {
     ['OPTIONS', '/session/:id/prompt', '/session/s1/prompt'],
     ['GET', '/health', '/health'],
     ['HEAD', '/health', '/health'],
+    ['GET', '/health/ready', '/health/ready'],
     ['POST', '/session/:id/heartbeat', '/session/s1/heartbeat'],
     ['GET', '/session/:id/events', '/session/s1/events'],
   ])('%s %s is exempt', (method, template, path) => {
@@ -31,6 +32,8 @@ describe('rateLimitTier', () => {
     ['POST', '/session/s1/prompt/', 'prompt'],
     ['POST', '/Session/s1/PROMPT', 'prompt'],
     ['GET', '/Health', undefined],
+    ['GET', '/health/ready/', undefined],
+    ['GET', '/healthz', 'read'],
     ['POST', '/session/s1/heartbeat/', undefined],
     ['GET', '/session/s1/Events', undefined],
     ['GET', '/nowhere', 'read'],
