@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { TurnsClient } from '../src/client/turns-client.js';
+import { CLUSTER_REDIS } from '../src/cluster/cluster-options.js';
 import { runCli } from '../src/daemon/cli.js';
 import type { DaemonConfig } from '../src/daemon/daemon-config.js';
 import { TurnWaitService } from '../src/turns/wait/turn-wait.service.js';
@@ -217,5 +218,21 @@ describe.each(ADAPTERS)('rate limits (%s)', (httpAdapter: Adapter) => {
     });
     expect(seen).toEqual([200, 200, 200, 200, 429]);
     expect(nodes).toEqual(Array(5).fill('node-a')); // each answered by the owner
+  });
+
+  it('while Redis is down, each node limits in its own memory: never open', async () => {
+    await redis.kill();
+    for (const node of [a, b]) {
+      const client = node.app.get<{ status: string }>(CLUSTER_REDIS);
+      await eventually(() => (client.status !== 'ready' ? true : undefined));
+    }
+    expect(await statuses(5, () => call(a, '/capabilities'))).toEqual([200, 200, 200, 200, 429]);
+    expect(await statuses(5, () => call(b, '/capabilities'))).toEqual([200, 200, 200, 200, 429]);
+    // Back on the same port, so the nodes reconnect and close cleanly.
+    redis = await startRedis(redis.port);
+    for (const node of [a, b]) {
+      const client = node.app.get<{ status: string }>(CLUSTER_REDIS);
+      await eventually(() => (client.status === 'ready' ? true : undefined));
+    }
   });
 });
