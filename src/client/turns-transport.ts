@@ -123,7 +123,7 @@ export class TurnsTransport {
 
   /**
    * How long to wait out a `429` before sending the call again: the daemon's
-   * `retryAfterMs` (else `Retry-After`) plus up to 10% jitter; `undefined`
+   * `retryAfterMs` (else `Retry-After`; at least 250 ms) plus up to 10% jitter; `undefined`
    * when there is no hint, the answer is not the daemon's refusal and the
    * call is not repeatable, or the call's wait for `429`s (or its `unavailableUntil`) is spent.
    */
@@ -134,7 +134,8 @@ export class TurnsTransport {
     const hinted =
       typeof body?.retryAfterMs === 'number' ? body.retryAfterMs : retryAfterMs(response.headers.get('retry-after'), Date.now());
     if (hinted === undefined) return undefined;
-    const wait = Math.ceil(hinted * (1 + 0.1 * Math.random()));
+    // Never sooner than a quarter second, whatever a server hints: a `0` must not become a tight loop.
+    const wait = Math.ceil(Math.max(hinted, 250) * (1 + 0.1 * Math.random()));
     const allowed = Math.min(this.options.maxRateLimitWaitMs ?? MAX_RATE_LIMIT_WAIT_MS, (extra.unavailableUntil ?? Infinity) - Date.now());
     if (waited + wait > allowed) return undefined;
     const tier = typeof body?.tier === 'string' ? body.tier : undefined;
