@@ -61,6 +61,8 @@ describe('loadDaemonConfig', () => {
       /TURNS_RATE_LIMIT_WINDOW_MS must be an integer from 1000/,
     );
     expect(() => readDaemonConfig({}, { TURNS_RATE_LIMIT_PROMPT: '0' })).toThrow(/TURNS_RATE_LIMIT_PROMPT/);
+    // As high as a benchmark sets them to measure the stage's cost alone.
+    expect(readDaemonConfig({}, { TURNS_RATE_LIMIT_READ: '1000000000' }).rateLimitRead).toBe(1_000_000_000);
   });
 
   it('reads the operating settings: log level, metrics on or off, a metrics port of its own', () => {

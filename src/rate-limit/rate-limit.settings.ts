@@ -1,7 +1,7 @@
-import { flag, integer, milliseconds } from '../common/settings/readers.js';
+import { flag, INT32_MAX, integer, milliseconds } from '../common/settings/readers.js';
 import type { Settings } from '../common/settings/setting.js';
 
-const requests = integer(1, 1_000_000);
+const requests = integer(1, INT32_MAX);
 
 /** The peer's rate limits (docs/operating.md#rate-limits): off unless `--rate-limit`; a budget per tier per window. */
 export const RATE_LIMIT_SETTINGS = {
