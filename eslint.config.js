@@ -125,10 +125,10 @@ const LAYERS = [
     folders: folders(...RUNTIME_FOLDERS, 'acp', 'cluster', 'daemon', 'client', 'status', 'metrics', 'testing'),
     packages: ['@agentclientprotocol/*', ...PLATFORMS, ...CLUSTER_PACKAGES, 'prom-client', ...TRACING_PACKAGES],
   },
-  // The daemon (and its status routes) loads the ACP engine, the Fastify platform and cluster mode only when chosen: dynamic import() only.
+  // The daemon (with its status routes and its rate limits) loads the ACP engine, the Fastify platform and cluster mode only when chosen: dynamic import() only.
   {
     name: 'daemon',
-    files: ['src/daemon/**/*.ts', 'src/status/**/*.ts'],
+    files: ['src/daemon/**/*.ts', 'src/status/**/*.ts', 'src/rate-limit/**/*.ts'],
     // The cluster's settings rows are plain data (no Redis client): the configuration reads them without cluster mode.
     folders: [...folders('acp', 'cluster', 'testing'), '!**/cluster/cluster.settings.js'],
     packages: ['@nestjs/platform-fastify', '@agentclientprotocol/*', ...CLUSTER_PACKAGES, ...TRACING_PACKAGES],

@@ -89,6 +89,25 @@ describe.each(ADAPTERS)('OpenAPI document and Swagger UI (%s)', (httpAdapter) =>
     expect(doc.paths['/capabilities'].get.responses['401']).toBeDefined();
     expect(doc.info.license.name).toBe('MIT');
   });
+
+  it("documents the rate limits' 429, with its headers, on every route they limit and on no exempt one", async () => {
+    const { body: doc } = await daemon.http.get('/docs-json').set('Authorization', 'Bearer docs-secret').expect(200);
+    const exempt = ['get /health', 'get /health/ready', 'post /session/{id}/heartbeat', 'get /session/{id}/events'];
+    const operations = Object.entries(
+      doc.paths as Record<string, Record<string, { responses: Record<string, { headers?: object }> }>>,
+    ).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => [`${method} ${path}`, operation] as const));
+    expect(operations.length).toBeGreaterThan(20);
+    for (const [name, operation] of operations) {
+      const limited = operation.responses['429'];
+      if (exempt.includes(name)) expect([name, limited]).toEqual([name, undefined]);
+      else
+        expect([name, Object.keys(limited?.headers ?? {}).sort()]).toEqual([
+          name,
+          ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+        ]);
+    }
+    expect(doc.components.schemas.ErrorCode.enum).toContain('rate_limit_exceeded');
+  });
 });
 
 // Headless Chromium comes from the Debian package `chromium`; without it this check is skipped.

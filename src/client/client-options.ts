@@ -29,6 +29,29 @@ export interface TurnsClientOptions {
    * its own `timeoutMs` instead. @default 2
    */
   retries?: number;
+  /**
+   * Called each time a call waits out a `429` (the daemon's rate limits,
+   * docs/operating.md#rate-limits) before sending it again: what waits, and
+   * for how long. A `429` is waited out, not counted as a retry.
+   */
+  onRateLimited?: (wait: RateLimitWait) => void;
+  /** The longest one call waits out `429`s, all together; past it the `429` is thrown. @default 300000 (5 minutes) */
+  maxRateLimitWaitMs?: number;
+}
+
+/**
+ * A `429` a call waits out.
+ *
+ * @publicApi
+ */
+export interface RateLimitWait {
+  method: string;
+  /** The route, without its query. */
+  path: string;
+  /** The budget spent (`prompt`, `mutation`, `read`), when the answer names it. */
+  tier?: string;
+  /** How long the call waits before it is sent again. */
+  retryAfterMs: number;
 }
 
 /** @publicApi */

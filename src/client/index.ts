@@ -11,6 +11,7 @@ export type {
   ListTurnsOptions,
   PermissionRequestContext,
   PermissionRequestListener,
+  RateLimitWait,
 } from './client-options.js';
 export { TurnsApiError, TurnsConnectionError, TurnWindowExpiredError, TurnWaitTimeoutError, type TurnsErrorCode } from './errors.js';
 export type { ApiErrorCode } from '../errors/error-catalogue.js';

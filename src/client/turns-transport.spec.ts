@@ -75,4 +75,45 @@ describe('TurnsTransport (through TurnsClient)', () => {
     expect(error).toBeInstanceOf(TurnsApiError);
     expect(error).toMatchObject({ status: 502, code: undefined, body: '<html>Bad Gateway</html>', message: '502: request failed' });
   });
+  describe('a 429 (rate limits)', () => {
+    const limited = (code = 'rate_limit_exceeded', retryAfterMs = 6_000) => ({
+      status: 429,
+      body: { error: 'Rate limit exceeded', code, tier: 'prompt', retryAfterMs },
+      headers: { 'retry-after': String(Math.ceil(retryAfterMs / 1000)) },
+    });
+
+    it("waits out the daemon's refusal for its retryAfterMs and sends even a write again, not counted as a retry", async () => {
+      jest.useFakeTimers();
+      const admitted = { status: 202, body: { promptId: 'p', lastEventId: 0, eventEpoch: 'e' } };
+      const { fetch, calls } = stubFetch([limited(), limited(), admitted]);
+      const waits: unknown[] = [];
+      const client = new TurnsClient({ baseUrl: 'http://daemon', fetch, retries: 0, onRateLimited: (wait) => waits.push(wait) });
+      const answer = client.prompt('s', 'hi', { idempotencyKey: false });
+      await jest.advanceTimersByTimeAsync(5_999);
+      expect(calls).toHaveLength(1);
+      await jest.advanceTimersByTimeAsync(20_000);
+      await expect(answer).resolves.toMatchObject({ promptId: 'p' });
+      expect(calls).toHaveLength(3);
+      expect(waits).toEqual([
+        { method: 'POST', path: '/session/s/prompt', tier: 'prompt', retryAfterMs: 6_000 },
+        { method: 'POST', path: '/session/s/prompt', tier: 'prompt', retryAfterMs: 6_000 },
+      ]);
+    });
+
+    it('throws a 429 it may not repeat (a write, not the daemon refusal) or past maxRateLimitWaitMs', async () => {
+      jest.useFakeTimers();
+      const other = stubFetch([limited('proxy_limit')]);
+      await expect(
+        new TurnsClient({ baseUrl: 'http://daemon', fetch: other.fetch }).prompt('s', 'hi', { idempotencyKey: false }),
+      ).rejects.toMatchObject({ status: 429 });
+      expect(other.calls).toHaveLength(1);
+
+      const long = stubFetch([limited('rate_limit_exceeded', 60_000), limited('rate_limit_exceeded', 60_000)]);
+      const client = new TurnsClient({ baseUrl: 'http://daemon', fetch: long.fetch, maxRateLimitWaitMs: 100_000 });
+      const failed = client.getCurrent('s').catch((e: unknown) => e);
+      await jest.advanceTimersByTimeAsync(200_000);
+      await expect(failed).resolves.toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
+      expect(long.calls).toHaveLength(2);
+    });
+  });
 });

@@ -1,6 +1,6 @@
 import type { TurnsClientOptions } from './client-options.js';
 import { TurnsApiError, TurnsConnectionError } from './errors.js';
-import { RetryPolicy, type RetryScope } from './retry-policy.js';
+import { RetryPolicy, retryAfterMs, type RetryScope } from './retry-policy.js';
 import { sleep } from './sleep.js';
 
 /** What one call sends besides its method, path and body. */
@@ -22,15 +22,22 @@ function isFetchFailure(error: unknown): boolean {
   return error instanceof TypeError || (error as Error | undefined)?.name === 'TypeError';
 }
 
-/** The `code` of an error answer's body, read from a copy (the caller may still read the answer). */
-async function codeOf(response: Response): Promise<string | undefined> {
-  const body: unknown = await response
+/** An error answer's JSON body, read from a copy (the caller may still read the answer). */
+async function errorBodyOf(response: Response): Promise<{ code?: unknown; tier?: unknown; retryAfterMs?: unknown } | undefined> {
+  return (await response
     .clone()
     .json()
-    .catch(() => undefined);
-  const code = (body as { code?: unknown } | undefined)?.code;
+    .catch(() => undefined)) as { code?: unknown } | undefined;
+}
+
+/** The `code` of an error answer's body. */
+async function codeOf(response: Response): Promise<string | undefined> {
+  const code = (await errorBodyOf(response))?.code;
   return typeof code === 'string' ? code : undefined;
 }
+
+/** The longest a call waits out `429`s by default. */
+const MAX_RATE_LIMIT_WAIT_MS = 300_000;
 
 /** An answer's body: its JSON, else its text (a proxy's error page), undefined when empty. */
 async function bodyOf(response: Response): Promise<unknown> {
@@ -83,6 +90,7 @@ export class TurnsTransport {
       admission: extra.admission,
       unavailableUntil: extra.unavailableUntil,
     };
+    let rateLimitedMs = 0;
     for (let retried = 0; ; retried += 1) {
       let response: Response;
       try {
@@ -96,12 +104,43 @@ export class TurnsTransport {
         await sleep(delay, extra.signal);
         continue;
       }
+      const limited = response.status === 429 ? await this.rateLimitWait(method, path, response, rateLimitedMs, extra) : undefined;
+      if (limited !== undefined) {
+        // Refused before anything ran: sent again, whatever the method, and not counted as a retry.
+        rateLimitedMs += limited;
+        retried -= 1;
+        await response.body?.cancel();
+        await sleep(limited, extra.signal);
+        continue;
+      }
       const code = response.status >= 400 && scope.repeatable ? await codeOf(response) : undefined;
       const delay = this.policy.delayMs({ status: response.status, code, retryAfter: response.headers.get('retry-after') }, retried, scope);
       if (delay === undefined) return response;
       await response.body?.cancel();
       await sleep(delay, extra.signal);
     }
+  }
+
+  /**
+   * How long to wait out a `429` before sending the call again: the daemon's
+   * `retryAfterMs` (else `Retry-After`; at least 250 ms) plus up to 10% jitter; `undefined`
+   * when there is no hint, the answer is not the daemon's refusal and the
+   * call is not repeatable, or the call's wait for `429`s (or its `unavailableUntil`) is spent.
+   */
+  private async rateLimitWait(method: string, path: string, response: Response, waited: number, extra: SendOptions) {
+    const body = await errorBodyOf(response);
+    const refusedFirst = body?.code === 'rate_limit_exceeded';
+    if (!refusedFirst && method !== 'GET' && method !== 'HEAD') return undefined;
+    const hinted =
+      typeof body?.retryAfterMs === 'number' ? body.retryAfterMs : retryAfterMs(response.headers.get('retry-after'), Date.now());
+    if (hinted === undefined) return undefined;
+    // Never sooner than a quarter second, whatever a server hints: a `0` must not become a tight loop.
+    const wait = Math.ceil(Math.max(hinted, 250) * (1 + 0.1 * Math.random()));
+    const allowed = Math.min(this.options.maxRateLimitWaitMs ?? MAX_RATE_LIMIT_WAIT_MS, (extra.unavailableUntil ?? Infinity) - Date.now());
+    if (waited + wait > allowed) return undefined;
+    const tier = typeof body?.tier === 'string' ? body.tier : undefined;
+    this.options.onRateLimited?.({ method, path: path.split('?')[0]!, ...(tier && { tier }), retryAfterMs: hinted });
+    return wait;
   }
 
   /** A call whose answer is JSON: parsed, or thrown as `TurnsApiError` (whatever an error answer's body is). */

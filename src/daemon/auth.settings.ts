@@ -17,7 +17,7 @@ export const AUTH_SETTINGS = {
   requireAuth: {
     name: 'REQUIRE_AUTH',
     ...flag,
-    bareFlag: true,
+    switch: true,
     default: false,
     doc: 'every route but `/health` needs a token, loopback included; refuses to start without `TURNS_TOKEN` or `TURNS_TOKENS_FILE`',
   },

@@ -113,7 +113,7 @@ describe('judgeRequest', () => {
     const headers = (verdict as { headers: Record<string, string> }).headers;
     expect(headers['access-control-allow-origin']).toBe('http://localhost:3000');
     expect(headers.vary).toBe('Origin');
-    for (const name of ['ETag', 'Retry-After', 'Preference-Applied', 'X-Turns-Node', 'X-Qwen-Event-Epoch']) {
+    for (const name of ['ETag', 'Retry-After', 'Preference-Applied', 'X-Turns-Node', 'X-Qwen-Event-Epoch', 'X-RateLimit-Reset']) {
       expect(headers['access-control-expose-headers']).toContain(name);
     }
     expect(codeOf('GET', { host: '127.0.0.1:4170', origin: 'http://localhost:3001' }, withUi)).toBe('403 origin_forbidden');

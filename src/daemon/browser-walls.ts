@@ -57,6 +57,10 @@ const EXPOSED_HEADERS = [
   'X-Qwen-SSE-Stream-Id',
   'Idempotent-Replayed',
   'X-Request-Id',
+  // The rate limits' 429 (docs/operating.md#rate-limits).
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
 ].join(', ');
 /** How long a browser may reuse a preflight's answer (seconds). */
 const PREFLIGHT_MAX_AGE = '600';

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { TurnsClient, type TurnState } from '../client/index.js';
 import { EXIT, exitCodeOf } from './cli-exit.js';
 import { milliseconds, turnStates } from './cli-arguments.js';
-import { shownState, turnLine } from './cli-output.js';
+import { Notes, rateLimitedLine, shownState, turnLine } from './cli-output.js';
 import { waitAndPrint, type WaitFlags } from './cli-wait.js';
 import { approvalLines, type CallerFlags } from './permission-choice.js';
 import { runPermissionsCommand, type PermissionFlags } from './permissions-command.js';
@@ -48,9 +48,17 @@ export function addClientCommands(program: Command, io: Io, run: CliRun): void {
       .addOption(new Option('--token <token>', 'bearer token').env('TURNS_TOKEN'))
       .addOption(new Option('--client-id <id>', 'the client id registered on the session').env('TURNS_CLIENT_ID'))
       .option('--json', json);
+  // A 429 is waited out (docs/operating.md#rate-limits), and said so: above the progress line while one is drawn.
+  const notes = new Notes(io.stderr);
+  const waitIo = { ...io, notes };
   const client = (flags: ClientFlags, clientId = flags.clientId) => {
     run.url = flags.url!;
-    return new TurnsClient({ baseUrl: flags.url!, token: flags.token, clientId });
+    return new TurnsClient({
+      baseUrl: flags.url!,
+      token: flags.token,
+      clientId,
+      onRateLimited: (wait) => notes.write(rateLimitedLine(wait)),
+    });
   };
   // What a `permissions` command suggested from here must repeat to work in another shell.
   const callerOf = (flags: ClientFlags, command: Command, clientId = flags.clientId): CallerFlags => ({
@@ -102,7 +110,7 @@ export function addClientCommands(program: Command, io: Io, run: CliRun): void {
       return;
     }
     io.stderr.write(`session ${sessionId} prompt ${promptId}${named && ` ${named}`}\n`);
-    run.code = exitCodeOf(await waitAndPrint(io, turns, sessionId, promptId, flags, callerOf(flags, command, clientId)));
+    run.code = exitCodeOf(await waitAndPrint(waitIo, turns, sessionId, promptId, flags, callerOf(flags, command, clientId)));
     // A one-shot prompt's session (and its agent) ends with its turn; a wait that gave up leaves it, to wait again.
     if (flags.session === undefined && !flags.keep) await closeQuietly(turns, sessionId, io.stderr);
   });
@@ -114,7 +122,7 @@ export function addClientCommands(program: Command, io: Io, run: CliRun): void {
       .argument('<session>', SESSION)
       .argument('<prompt>', 'the prompt id'),
   ).action(async (sessionId: string, promptId: string, flags: ClientFlags & WaitFlags, command: Command) => {
-    run.code = exitCodeOf(await waitAndPrint(io, client(flags), sessionId, promptId, flags, callerOf(flags, command)));
+    run.code = exitCodeOf(await waitAndPrint(waitIo, client(flags), sessionId, promptId, flags, callerOf(flags, command)));
   });
 
   clientOptions(

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import type { PendingInteraction } from '../client/index.js';
-import { askedAction, describeRequest, permissionLine, printable, Progress, shownState } from './cli-output.js';
+import { askedAction, describeRequest, Notes, permissionLine, printable, Progress, rateLimitedLine, shownState } from './cli-output.js';
 
 const request: PendingInteraction = {
   requestId: 'r1',
@@ -77,5 +77,31 @@ describe('shownState', () => {
     expect(shownState(running)).toBe('running');
     expect(shownState({ ...running, pendingInteractions: [request] })).toBe('running, waits on approval');
     expect(shownState({ sessionId: 's', state: 'idle' })).toBe('idle');
+  });
+});
+
+describe('a 429 waited out', () => {
+  it('is one line naming the budget, the wait and the request', () => {
+    expect(rateLimitedLine({ method: 'GET', path: '/session/s/turns/current', tier: 'read', retryAfterMs: 6_250 })).toBe(
+      'rate limited (read budget): waiting 6.3s before GET /session/s/turns/current again',
+    );
+    expect(rateLimitedLine({ method: 'GET', path: '/capabilities', retryAfterMs: 1_000 })).toBe(
+      'rate limited: waiting 1.0s before GET /capabilities again',
+    );
+  });
+
+  it('goes above the progress line while a wait draws one, else on a line of its own', () => {
+    const stderr = Object.assign(new PassThrough(), { isTTY: true });
+    const written: string[] = [];
+    stderr.on('data', (chunk: Buffer) => written.push(chunk.toString()));
+    const notes = new Notes(stderr);
+    notes.write('first');
+    const progress = new Progress(stderr);
+    progress.update({ state: 'queued', sessionId: 's', promptId: 'p' } as never);
+    notes.progress = progress;
+    notes.write('second');
+    progress.done();
+    expect(written[0]).toBe('first\n');
+    expect(written.join('')).toContain('\r\u001b[2Ksecond\n');
   });
 });

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import type { PendingInteraction, TurnStatus } from '../client/index.js';
+import type { PendingInteraction, RateLimitWait, TurnStatus } from '../client/index.js';
 
 // What the client commands of the command line print besides a status: a turn's line, a permission request, the live
 // progress, an unknown command's message.
@@ -120,6 +120,25 @@ export class Progress {
 
   private elapsed(): string {
     return `${((Date.now() - this.started) / 1000).toFixed(1)}s`;
+  }
+}
+
+/** What the command line says when the client waits out a `429` (docs/operating.md#rate-limits). */
+export function rateLimitedLine(wait: RateLimitWait): string {
+  const tier = wait.tier ? ` (${wait.tier} budget)` : '';
+  return `rate limited${tier}: waiting ${(wait.retryAfterMs / 1000).toFixed(1)}s before ${wait.method} ${wait.path} again`;
+}
+
+/** Where a line of the client's own goes: above the live progress line while a wait draws one, else a line of stderr. */
+export class Notes {
+  /** The progress of the wait under way, if any. */
+  progress?: Progress;
+
+  constructor(private readonly stderr: NodeJS.WritableStream) {}
+
+  write(line: string): void {
+    if (this.progress) this.progress.note(line);
+    else this.stderr.write(`${line}\n`);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { SettledTurnStatus, TurnsClient } from '../client/index.js';
-import { Progress } from './cli-output.js';
+import { Progress, type Notes } from './cli-output.js';
 import { PermissionAsker, type PermissionMode } from './permission-asker.js';
 import type { CallerFlags } from './permission-choice.js';
 
@@ -8,6 +8,8 @@ export interface WaitIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** Where the client's own lines go (a `429` waited out): above the progress line while it is drawn. */
+  notes?: Notes;
 }
 
 /** The flags of the commands that wait for a turn. */
@@ -40,6 +42,7 @@ export async function waitAndPrint(
   caller: CallerFlags,
 ): Promise<SettledTurnStatus> {
   const progress = new Progress(io.stderr);
+  if (io.notes) io.notes.progress = progress;
   const asker = new PermissionAsker(turns, permissionMode(flags, io), progress, caller, io.stdin);
   try {
     const status = await turns.waitForTurn(sessionId, promptId, {
@@ -55,5 +58,6 @@ export async function waitAndPrint(
     return status;
   } finally {
     progress.done();
+    if (io.notes) io.notes.progress = undefined;
   }
 }

@@ -13,9 +13,11 @@ import { DaemonLogger } from '../logging/daemon-logger.js';
 import { LOG_LEVELS, type LogLevel } from '../logging/log-level.js';
 import { loadOpenTelemetry, tracingWanted } from '../telemetry/tracing.js';
 import { RequestObserver } from './request-observer.js';
-import { SessionRegistry } from '../sessions/session-registry.js';
 import { pickSettings } from '../common/settings/setting.js';
 import { CLUSTER_MODE_SETTINGS } from '../cluster/cluster.settings.js';
+import { ClientIdOptions } from '../client-id/client-id-options.js';
+import type { FrontStage } from '../http/front-door.js';
+import { SessionRegistry } from '../sessions/session-registry.js';
 
 /**
  * The HTTP adapter the configuration names. Fastify (and its Nest platform)
@@ -40,7 +42,9 @@ async function loadCluster(config: LoadedDaemonConfig): Promise<DaemonCluster | 
   if (!config.redisUrl) return undefined;
   const { ClusterModule, RedisSessionOwnership } = await import('../cluster/index.js');
   const { ClusterRouter } = await import('../cluster/cluster-router.js');
+  const { CLUSTER_REDIS, CLUSTER_SETTINGS } = await import('../cluster/cluster-options.js');
   return {
+    sharedStore: (app) => ({ redis: app.get(CLUSTER_REDIS), keyPrefix: app.get<{ keyPrefix: string }>(CLUSTER_SETTINGS).keyPrefix }),
     module: ClusterModule.forRoot({
       ...pickSettings(config, CLUSTER_MODE_SETTINGS),
       redisUrl: config.redisUrl,
@@ -86,8 +90,31 @@ export async function createApp(settings: DaemonConfig, overrides: DaemonOverrid
     browserWalls: overrides.browserWalls,
     sessions: app.get(SessionRegistry),
     authentication: overrides.authentication,
+    rateLimits: config.rateLimit ? await loadRateLimits(app, config, cluster, logger) : undefined,
   });
   return app;
+}
+
+/**
+ * The rate limits' front door stage (`--rate-limit`): loaded only then. In
+ * cluster mode the buckets live in the cluster's Redis, under its key prefix.
+ */
+async function loadRateLimits(
+  app: INestApplication,
+  config: LoadedDaemonConfig,
+  cluster: DaemonCluster | undefined,
+  logger: DaemonLogger,
+): Promise<FrontStage> {
+  const [{ RateLimits }, { rateLimitStage }] = await Promise.all([
+    import('../rate-limit/rate-limits.js'),
+    import('../rate-limit/rate-limit.stage.js'),
+  ]);
+  return rateLimitStage(new RateLimits(config, cluster?.sharedStore?.(app)), {
+    clients: app.get(SessionRegistry),
+    header: app.get(ClientIdOptions).header.toLowerCase(),
+    windowMs: config.rateLimitWindowMs,
+    onError: (error) => logger.error(`rate limits failed; the request passed: ${String(error)}`, undefined, 'RateLimits'),
+  });
 }
 
 function envLogLevel(): LogLevel | undefined {

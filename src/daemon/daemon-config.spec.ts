@@ -1,4 +1,4 @@
-import { ConfigError, isLoopback, loadDaemonConfig, parseDaemonFlags, settingNamer } from './daemon-config.js';
+import { ConfigError, isLoopback, loadDaemonConfig, parseDaemonFlags, readDaemonConfig, settingNamer } from './daemon-config.js';
 
 describe('loadDaemonConfig', () => {
   it('has offline defaults', () => {
@@ -29,6 +29,11 @@ describe('loadDaemonConfig', () => {
       maxWaiters: 10_000,
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
+      rateLimit: false,
+      rateLimitPrompt: 10,
+      rateLimitMutation: 30,
+      rateLimitRead: 120,
+      rateLimitWindowMs: 60_000,
       maxIdempotencyKeys: 10_000,
       idempotencyTtlMs: 86_400_000,
       webhookTimeoutMs: 10_000,
@@ -43,6 +48,24 @@ describe('loadDaemonConfig', () => {
       permissionResponder: 'first-responder',
       tracing: false,
     });
+  });
+
+  it('takes --rate-limit alone, as the peer does, or with a value; its budgets as flags or variables', () => {
+    expect(readDaemonConfig(parseDaemonFlags(['--rate-limit', '--rate-limit-read', '12']), {})).toMatchObject({
+      rateLimit: true,
+      rateLimitRead: 12,
+    });
+    expect(readDaemonConfig(parseDaemonFlags(['--rate-limit', 'false']), { TURNS_RATE_LIMIT: 'true' }).rateLimit).toBe(false);
+    expect(readDaemonConfig({}, { TURNS_RATE_LIMIT: 'true', TURNS_RATE_LIMIT_WINDOW_MS: '5000' })).toMatchObject({
+      rateLimit: true,
+      rateLimitWindowMs: 5_000,
+    });
+    expect(() => readDaemonConfig({}, { TURNS_RATE_LIMIT_WINDOW_MS: '999' })).toThrow(
+      /TURNS_RATE_LIMIT_WINDOW_MS must be an integer from 1000/,
+    );
+    expect(() => readDaemonConfig({}, { TURNS_RATE_LIMIT_PROMPT: '0' })).toThrow(/TURNS_RATE_LIMIT_PROMPT/);
+    // As high as a benchmark sets them to measure the stage's cost alone.
+    expect(readDaemonConfig({}, { TURNS_RATE_LIMIT_READ: '1000000000' }).rateLimitRead).toBe(1_000_000_000);
   });
 
   it('reads the operating settings: log level, metrics on or off, a metrics port of its own', () => {

@@ -68,7 +68,7 @@ function describe(setting: DaemonSetting<unknown>): string {
  */
 export function addDaemonOptions(command: Command): Command {
   for (const [, setting] of SETTINGS) {
-    const value = setting.bareFlag ? '[value]' : '<value>';
+    const value = setting.switch ? '[value]' : '<value>';
     command.addOption(new Option(`${flagOf(setting)} ${value}`, describe(setting)).env(variableOf(setting)));
   }
   return command;
@@ -77,6 +77,7 @@ export function addDaemonOptions(command: Command): Command {
 /** The settings given as flags on `command` once parsed (commander also reads the environment; that is ours to read). */
 export function flagsOf(command: Command): Partial<Record<Key, string>> {
   const values = command.opts<Record<string, string | true>>();
+  // A switch given alone (`--rate-limit`) is `true`.
   return Object.fromEntries(
     SETTINGS.filter(([key]) => command.getOptionValueSource(key) === 'cli').map(([key]) => [key, String(values[key])]),
   );

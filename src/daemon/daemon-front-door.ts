@@ -24,6 +24,8 @@ export interface FrontDoorParts {
   sessions: SessionAccess;
   /** Decides the request's principal instead of the token check (see `DaemonOverrides.authentication`). */
   authentication?: FrontStage;
+  /** With `--rate-limit`: the rate limits' stage (docs/operating.md#rate-limits). */
+  rateLimits?: FrontStage;
 }
 
 /**
@@ -38,8 +40,10 @@ export interface FrontDoorParts {
  * 5. the bearer token — the one check, before any cluster lookup; it records
  *    the request's principal;
  * 6. the cluster router — forwards to the session's owner;
- * 7. the owner check — a session of another principal is not found here;
- * 8. pipelined requests in order — then the framework.
+ * 7. the rate limits — behind the router, so a request counts once, on the
+ *    node that answers it (its owner knows the client ids it issued);
+ * 8. the owner check — a session of another principal is not found here;
+ * 9. pipelined requests in order — then the framework.
  */
 export function openFrontDoor(app: INestApplication, config: LoadedDaemonConfig, parts: FrontDoorParts): void {
   const stages: Array<FrontStage | undefined> = [
@@ -49,6 +53,7 @@ export function openFrontDoor(app: INestApplication, config: LoadedDaemonConfig,
     requestGate(config.maxBodyBytes),
     parts.authentication ?? tokenCheck(parts.tokens),
     parts.cluster?.stage,
+    parts.rateLimits,
     sessionOwnerCheck(parts.sessions),
     inRequestOrder(),
   ];

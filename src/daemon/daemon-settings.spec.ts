@@ -5,7 +5,7 @@ import { SETTINGS_TABLE_HEADER, settingsTable } from '../common/settings/setting
 import { addDaemonOptions, completeDaemonConfig, loadDaemonConfig } from './daemon-config.js';
 import { DAEMON_SETTINGS } from './daemon-settings.js';
 
-const SETTINGS = Object.values(DAEMON_SETTINGS) as { name: string; default?: unknown; defaultText?: string }[];
+const SETTINGS = Object.values(DAEMON_SETTINGS) as { name: string; default?: unknown; defaultText?: string; switch?: boolean }[];
 
 describe('DAEMON_SETTINGS', () => {
   // The table is written from the rows: `UPDATE_DOCS=1 npx jest src/daemon/daemon-settings.spec.ts` rewrites it.
@@ -30,10 +30,9 @@ describe('DAEMON_SETTINGS', () => {
 
   it('gives `serve` a flag of every setting, naming its variable', () => {
     const help = addDaemonOptions(new Command('serve')).helpInformation();
-    for (const { name } of SETTINGS) {
-      expect(help).toMatch(
-        new RegExp(`--${name.toLowerCase().replaceAll('_', '-')} [<[]value[>\\]][^\\n]*(\\n {10,}[^\\n]*)*TURNS_${name}\\b`),
-      );
+    for (const { name, switch: alone } of SETTINGS) {
+      const value = alone ? '\\[value\\]' : '<value>';
+      expect(help).toMatch(new RegExp(`--${name.toLowerCase().replaceAll('_', '-')} ${value}[^\\n]*(\\n {10,}[^\\n]*)*TURNS_${name}\\b`));
     }
   });
 

@@ -8,6 +8,7 @@ import { RUNTIME_SETTINGS } from '../runtime/runtime.settings.js';
 import { WAIT_SETTINGS } from '../turns/wait/wait.settings.js';
 import { TURN_WEBHOOK_SETTINGS } from '../webhooks/webhooks.settings.js';
 import { AUTH_SETTINGS } from './auth.settings.js';
+import { RATE_LIMIT_SETTINGS } from '../rate-limit/rate-limit.settings.js';
 import { HTTP_SETTINGS } from './http.settings.js';
 
 export { ConfigError } from '../common/settings/setting.js';
@@ -33,6 +34,7 @@ export const DAEMON_SETTINGS = {
   ...ENGINE_SETTINGS,
   ...AUTH_SETTINGS,
   ...http,
+  ...RATE_LIMIT_SETTINGS,
   ...WAIT_SETTINGS,
   ...TURN_WEBHOOK_SETTINGS,
   ...CLUSTER_MODE_SETTINGS,

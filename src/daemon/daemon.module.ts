@@ -1,4 +1,4 @@
-import { Module, type DynamicModule, type Provider, type Type } from '@nestjs/common';
+import { Module, type DynamicModule, type INestApplication, type Provider, type Type } from '@nestjs/common';
 import { join } from 'node:path';
 import { APP_FILTER } from '@nestjs/core';
 import { ApiExceptionFilter } from '../errors/api-exception.filter.js';
@@ -61,6 +61,8 @@ export interface DaemonCluster {
   module: DynamicModule;
   ownership: Type<SessionOwnership>;
   router: Type<{ readonly namesNode: FrontStage; readonly stage: FrontStage }>;
+  /** Where the nodes share their rate-limit buckets: the cluster's Redis client and key prefix. */
+  sharedStore?: (app: INestApplication) => { redis: unknown; keyPrefix: string };
 }
 
 /**

@@ -6,6 +6,7 @@ import { documentErrorCodes, ErrorResponseDto } from '../errors/error-response.d
 import { CreateSessionDto, RewindDto } from '../sessions/session.dto.js';
 import { clientIdHeaderParameter, documentTurnRoutes } from '../turns/turns-openapi.js';
 import { TURNS_MODULE_OPTIONS, type TurnsModuleOptions } from '../turns/turns.module-definition.js';
+import { rateLimitTier } from '../rate-limit/rate-limit-tier.js';
 import { applyValidationSchemas } from './validation-schema.js';
 
 /** Every request body the daemon validates; their schemas come from that validation. */
@@ -36,7 +37,8 @@ export interface OpenApiDocumentOptions {
  * `/health`), and their `401`; the browser walls' `403` on every operation
  * and `415` on every one that may carry a body; the client id header on
  * every session route (but `load` and `resume`, which issue one); request bodies as
- * their validation enforces them, and the wait bound of this configuration.
+ * their validation enforces them, the wait bound of this configuration, and
+ * the `429` of the rate limits on every route they limit.
  * Its `servers` are relative unless a host names them, and its operationIds
  * are part of the contract (docs/routes.md).
  *
@@ -67,6 +69,7 @@ export function buildOpenApiDocument(app: INestApplication, options: OpenApiDocu
     'origin_forbidden: a web page of an origin not in TURNS_ALLOW_ORIGINS, or a Host the daemon does not answer to (SPEC §15).',
     'origin_forbidden',
   );
+  const rateLimited = rateLimitedResponse();
   const unsupported = errorResponse('unsupported_media_type: a body that is not application/json.', 'unsupported_media_type');
   applyValidationSchemas(document, REQUEST_DTOS);
   documentErrorCodes(document, Object.keys(ERROR_CATALOGUE) as ApiErrorCode[]);
@@ -82,12 +85,31 @@ export function buildOpenApiDocument(app: INestApplication, options: OpenApiDocu
         parameters.splice(declared < 0 ? parameters.length : declared, declared < 0 ? 0 : 1, clientId);
       }
       operation.responses['403'] ??= forbidden;
+      if (rateLimitTier(method.toUpperCase(), path.replace(/\{([^}]+)\}/g, ':$1'), path)) operation.responses['429'] ??= rateLimited;
       if (method === 'post' || method === 'delete') operation.responses['415'] ??= unsupported;
       if (operation.security?.length === 0) continue;
       operation.responses['401'] ??= unauthorized;
     }
   }
   return document;
+}
+
+/** The rate limits' `429` (docs/operating.md#rate-limits), with the headers each one carries. */
+function rateLimitedResponse() {
+  const integer = (description: string) => ({ description, schema: { type: 'integer' } });
+  const response = errorResponse(
+    "rate_limit_exceeded: the caller spent this route's budget (tier prompt, mutation or read) for the window; only with --rate-limit.",
+    'rate_limit_exceeded',
+  );
+  return {
+    ...response,
+    headers: {
+      'Retry-After': integer('Seconds until the budget has room again.'),
+      'X-RateLimit-Limit': integer("The tier's budget per window."),
+      ...response.headers,
+      'X-RateLimit-Reset': integer('When the budget has room again, in epoch seconds.'),
+    },
+  };
 }
 
 /** A documented error answer of `code`, with its catalogued example and headers. */

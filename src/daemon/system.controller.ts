@@ -70,6 +70,8 @@ export class SystemController {
         ...(this.settings.chatRecording ? ['session_turn_ledger'] : []),
         ...(promptDeadlineMs !== undefined ? ['prompt_absolute_deadline'] : []),
         ...(this.config.redisUrl ? ['cluster'] : []),
+        // The peer's tag for its rate limits (docs/operating.md#rate-limits).
+        ...(this.config.rateLimit ? ['rate_limit'] : []),
       ],
       workspaceCwd: this.settings.primary.cwd,
       limits: capabilityLimits(this.config, this.settings),

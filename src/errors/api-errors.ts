@@ -62,6 +62,19 @@ export const promptTooLarge = (sessionId: string, promptChars: number, maxChars:
   apiError('prompt_too_large', { sessionId, promptChars, maxChars });
 export const transcriptPageTooLarge = (sessionId: string, pageBytes: number, maxBytes: number): ApiException =>
   apiError('transcript_page_too_large', { sessionId, pageBytes, maxBytes });
+/** Over a rate-limit budget: `Retry-After` in seconds, the tier's limit and when the budget has room (epoch seconds). */
+export const rateLimitExceeded = (tier: string, retryAfterMs: number, limit: number, now: number): ApiException =>
+  apiError(
+    'rate_limit_exceeded',
+    { tier, retryAfterMs },
+    {
+      headers: {
+        'Retry-After': String(Math.ceil(retryAfterMs / 1000)),
+        'X-RateLimit-Limit': String(limit),
+        'X-RateLimit-Reset': String(Math.ceil((now + retryAfterMs) / 1000)),
+      },
+    },
+  );
 export const originForbidden = (): ApiException => apiError('origin_forbidden');
 export const hostForbidden = (): ApiException => apiError('origin_forbidden', {}, { message: 'Requests for this host are not allowed' });
 export const unsupportedMediaType = (): ApiException =>

@@ -15,9 +15,11 @@ import {
   promptId,
   reason,
   requestId,
+  retryAfterMs,
   sessionId,
   snapshotSize,
   state,
+  tier,
   webhookId,
   type DetailsOf,
   type ErrorDetail,
@@ -141,6 +143,13 @@ export const ERROR_CATALOGUE = {
     status: 413,
     message: 'Transcript exceeds the snapshot size limit',
     details: { sessionId, snapshotSize, maxBytes: integer('the largest transcript in bytes', 268435456) },
+  },
+  // The peer's answer over a budget (docs/operating.md#rate-limits); Retry-After, X-RateLimit-Limit and -Reset are per answer.
+  rate_limit_exceeded: {
+    status: 429,
+    message: 'Rate limit exceeded',
+    headers: { 'X-RateLimit-Remaining': '0' },
+    details: { tier, retryAfterMs },
   },
   internal_error: { status: 500, message: 'Internal server error' },
   fork_directive_unsupported: {

@@ -28,12 +28,14 @@ export async function startQwenServe(
   qwenBin: string,
   modelBaseUrl: string,
   approvalMode: QwenApprovalMode = 'default',
+  /** More flags of `qwen serve` (e.g. `--rate-limit`). */
+  flags: string[] = [],
 ): Promise<QwenServe> {
   const home = mkdtempSync(join(tmpdir(), 'qwen-home-'));
   const workspace = mkdtempSync(join(tmpdir(), 'qwen-ws-'));
   mkdirSync(join(home, '.qwen'));
   writeFileSync(join(home, '.qwen', 'settings.json'), JSON.stringify({ tools: { approvalMode } }));
-  const child = spawn(qwenBin, ['serve', '--port', '0', '--hostname', '127.0.0.1', '--workspace', workspace, '--no-web'], {
+  const child = spawn(qwenBin, ['serve', '--port', '0', '--hostname', '127.0.0.1', '--workspace', workspace, '--no-web', ...flags], {
     cwd: workspace,
     env: { ...process.env, HOME: home, OPENAI_BASE_URL: modelBaseUrl, OPENAI_API_KEY: 'local', OPENAI_MODEL: 'stub' },
     stdio: ['ignore', 'pipe', 'pipe'],

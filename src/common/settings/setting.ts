@@ -19,12 +19,12 @@ export interface Setting<T> {
   defaultText?: string;
   /** Another variable this one is meaningless without; unset then, the setting is left out (its default too). */
   needs?: { name: string; why?: string };
+  /** A `true`/`false` setting whose flag alone means `true` (`--rate-limit`, as the peer's), or takes a value (`--metrics false`). */
+  switch?: boolean;
   /** Integer settings: the range, shown in help. */
   range?: readonly [number, number];
   /** The `/capabilities.limits` field that reports the value in force, if any. */
   limit?: string;
-  /** A true-or-false setting whose flag alone means `true` (`--require-auth`, as the peer spells it). */
-  bareFlag?: true;
 }
 
 /** A feature's settings by option name. */
