@@ -27,6 +27,7 @@ export {
   ErrorTurnStatusDto,
   TurnErrorDto,
 } from './turns/turn-status.dto.js';
+export { TurnUsageDto } from './turns/turn-usage.dto.js';
 export { TURN_STATES, TERMINAL_TURN_STATES, isTerminalState, type TurnState, type TerminalTurnState } from './turns/rules/turn-state.js';
 export {
   isLiveStatus,
@@ -36,6 +37,8 @@ export {
   type QueuedTurnStatus,
   type RunningTurnStatus,
   type TurnActivity,
+  type TurnUsage,
+  type TurnTokens,
   type PendingInteraction,
   type PendingInteractionOption,
   type CompletedTurnStatus,

@@ -11,6 +11,9 @@ import { SessionEventBus } from '../events/session-event-bus.js';
 import { inSpan } from '../telemetry/tracing.js';
 import { PermissionBroker } from '../permissions/permission-broker.js';
 import { BRIDGE_OPTIONS, effectiveDeadlineMs, type BridgeOptions } from './bridge-options.js';
+import { effectiveMaxTokens, passedBudget, TOKEN_BUDGET_EXCEEDED } from './token-budget.js';
+import { countTurnTokens } from './turn-channel-observer.js';
+import type { TurnUsage } from '../turns/rules/turn-usage.js';
 import type { LiveEntry } from './prompt-queue.js';
 import { QueueBackedOverlay } from './queue-backed-overlay.js';
 import { SessionQueueCore } from './session-queue-core.js';
@@ -79,7 +82,8 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
   /**
    * Admits a prompt; `409 session_busy` while a rewind is being written,
    * `503 prompt_queue_full` at the per-session limit. An `Idempotency-Key`
-   * is recorded with the prompt, with its answer.
+   * is recorded with the prompt, with its answer; `maxTokens` narrows the
+   * daemon's token budget (see {@link effectiveMaxTokens}).
    */
   admit(
     sessionId: string,
@@ -87,6 +91,7 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
     originatorClientId?: string,
     deadlineMs?: number,
     idempotency?: AdmissionIdempotency,
+    maxTokens?: number,
   ): AdmittedPrompt {
     const chars = promptChars(prompt);
     if (this.options.maxPromptChars !== undefined && chars > this.options.maxPromptChars) {
@@ -110,6 +115,7 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
         abort: new AbortController(),
         removed: false,
         published: false,
+        maxTokens: effectiveMaxTokens(this.options.promptMaxTokens, maxTokens),
       };
       span?.setAttribute('turns.prompt_id', entry.promptId);
       // The resume point of the admission's answer: every event of this prompt comes after it.
@@ -250,6 +256,7 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
     if (!entry) return;
     const { promptId, prompt, promptText, startedAt, originatorClientId, idempotency } = entry;
     const onUpdate = (update: CountedUpdate) => this.core.counted(sessionId, entry, update);
+    const onUsage = (usage: TurnUsage) => this.usageReported(sessionId, entry, usage);
     const { permissions } = this;
     // The broker cancels a turn's requests as it settles; one asked after that (a normal end aborts nothing) is cancelled at once.
     const turnSignal = () => (entry.published ? AbortSignal.abort() : entry.abort.signal);
@@ -259,7 +266,7 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
     const run = this.spans.run(promptId, () =>
       this.sessions.run(
         sessionId,
-        { promptId, prompt, promptText, startedAt: startedAt!, originatorClientId, idempotency, onUpdate, requestPermission },
+        { promptId, prompt, promptText, startedAt: startedAt!, originatorClientId, idempotency, onUpdate, onUsage, requestPermission },
         entry.abort.signal,
       ),
     );
@@ -303,6 +310,22 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
         if (this.core.withdraw(sessionId, entry)) this.pump(sessionId);
       },
     );
+  }
+
+  /**
+   * The running turn's usage grew: counted into the metrics (late reports
+   * too), shown to polls, and once it passes the budget the turn ends `error
+   * token_budget_exceeded` as a deadline ends it; the abort carries that
+   * reason, so the requests for approval the agent makes next are cancelled.
+   */
+  private usageReported(sessionId: string, entry: LiveEntry, usage: TurnUsage): void {
+    countTurnTokens(entry, usage);
+    if (entry.published) return;
+    this.core.counted(sessionId, entry, { usage });
+    if (!passedBudget(usage, entry.maxTokens)) return;
+    if (!this.publish(sessionId, entry, { state: 'error', error: TOKEN_BUDGET_EXCEEDED, endedAt: this.clock.now() })) return;
+    entry.abort.abort(TOKEN_BUDGET_EXCEEDED);
+    this.releaseAndPump(sessionId, entry);
   }
 
   private expire(sessionId: string, entry: LiveEntry): void {

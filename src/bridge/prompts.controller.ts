@@ -39,6 +39,7 @@ export class PromptsController {
     'invalid_request',
     'invalid_json',
     'invalid_deadline_ms',
+    'invalid_max_tokens',
     'invalid_client_id',
     'session_not_found',
     'session_busy',
@@ -55,7 +56,7 @@ export class PromptsController {
     @ClientId() clientId?: string,
     @AdmissionKey() idempotency?: AdmissionIdempotency,
   ): Promise<AdmittedPrompt> {
-    const admitted = this.bridge.admit(sessionId, body.prompt as PromptBlock[], clientId, body.deadlineMs, idempotency);
+    const admitted = this.bridge.admit(sessionId, body.prompt as PromptBlock[], clientId, body.deadlineMs, idempotency, body.maxTokens);
     // The 202 waits for the ledger's in_flight record, written under this node's fence and synced: a node killed, or
     // fenced, right after it leaves the prompt findable by the next owner. Otherwise a 503 (the key is freed).
     await this.ledger?.admitted(sessionId, admitted.promptId);

@@ -15,6 +15,7 @@ describe('loadDaemonConfig', () => {
       chatRecording: true,
       httpAdapter: 'express',
       echoDelayMs: 0,
+      echoUsage: false,
       maxSessions: 1_000,
       maxSseStreams: 1_000,
       maxSseStreamsPerSession: 16,
