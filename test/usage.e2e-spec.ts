@@ -6,6 +6,7 @@ import { eventually } from './support/eventually.js';
 import { waitForTurn } from './support/poll.js';
 import { sampleValue } from './support/prometheus.js';
 import { ADAPTERS, startDaemon, tempDir, type Adapter, type TestDaemon } from './support/test-daemon.js';
+import { WebhookReceiver } from './support/webhook-receiver.js';
 
 const FIXTURE = `node ${join(__dirname, 'fixtures', 'acp-fixture-agent.mjs')}`;
 
@@ -169,5 +170,44 @@ describe.each(ADAPTERS)('usage through a restart over %s', (httpAdapter) => {
     } finally {
       await daemon.close(true);
     }
+  });
+});
+
+describe.each(ADAPTERS)("usage from the testing kit's scripted engine, in webhook bodies, over %s", (httpAdapter) => {
+  let daemon: TestDaemon;
+  let hook: WebhookReceiver;
+  beforeEach(async () => {
+    daemon = await startDaemon({ httpAdapter, webhookAllow: ['127.0.0.1'] });
+    hook = await WebhookReceiver.start();
+  });
+  afterEach(async () => {
+    await daemon.close(true);
+    await hook.close();
+  });
+
+  it('a settled turn and one stopped by its budget carry their usage in the webhook body, as the exact poll does', async () => {
+    const { sessionId } = await daemon.createSession();
+    await daemon.http.post(`/session/${sessionId}/webhooks`).send({ url: hook.url }).expect(201);
+    const completed = await daemon.prompt(sessionId, 'hello');
+    const turn = await daemon.engine.nextTurn();
+    turn.usage({ inputTokens: 12, outputTokens: 3, totalTokens: 15 });
+    turn.usage({ kind: 'cost', costUsd: 0.001 });
+    turn.say('hi');
+    turn.finish();
+    const done = JSON.parse((await hook.next()).body);
+    const poll = (await daemon.http.get(`/session/${sessionId}/turns/${completed}`).expect(200)).body;
+    expect(done).toMatchObject({
+      type: 'turn.completed',
+      data: { usage: { inputTokens: 12, outputTokens: 3, totalTokens: 15, costUsd: 0.001 } },
+    });
+    expect(done.data).toEqual(poll);
+
+    const stopped = await daemon.prompt(sessionId, 'loop', undefined, { maxTokens: 10 });
+    (await daemon.engine.nextTurn()).usage({ inputTokens: 9, outputTokens: 2, totalTokens: 11 });
+    const error = JSON.parse((await hook.next()).body);
+    expect(error).toMatchObject({
+      type: 'turn.error',
+      data: { promptId: stopped, state: 'error', error: { code: 'token_budget_exceeded' }, usage: { totalTokens: 11 } },
+    });
   });
 });
