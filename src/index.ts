@@ -28,6 +28,7 @@ export {
   TurnErrorDto,
 } from './turns/turn-status.dto.js';
 export { TurnUsageDto } from './turns/turn-usage.dto.js';
+export type { TurnUsage, TurnTokens } from './turns/rules/turn-usage.js';
 export { TURN_STATES, TERMINAL_TURN_STATES, isTerminalState, type TurnState, type TerminalTurnState } from './turns/rules/turn-state.js';
 export {
   isLiveStatus,
@@ -37,8 +38,6 @@ export {
   type QueuedTurnStatus,
   type RunningTurnStatus,
   type TurnActivity,
-  type TurnUsage,
-  type TurnTokens,
   type PendingInteraction,
   type PendingInteractionOption,
   type CompletedTurnStatus,

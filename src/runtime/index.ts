@@ -44,8 +44,7 @@ export {
   type EngineTurnRequest,
   type EngineTurnResult,
   type EngineUpdate,
-  type UsageReport,
 } from '../engines/agent-engine.js';
-export { TurnUsageSum } from '../turns/rules/turn-usage-sum.js';
+export { TurnUsageSum, type UsageReport } from '../turns/rules/turn-usage-sum.js';
 export { EchoEngine } from '../engines/echo.engine.js';
 export { FinalAnswerAccumulator } from '../engines/final-answer-accumulator.js';

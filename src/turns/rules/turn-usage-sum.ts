@@ -27,6 +27,8 @@ function combine(a: TurnTokens | undefined, b: TurnTokens, how: (x: number, y: n
  * which then replaces that sum (whenever it came: both sources are never
  * added); the cost is the largest reported (a turn's cost only grows). The
  * result does not depend on the order of the reports.
+ *
+ * @publicApi
  */
 export class TurnUsageSum {
   private responses?: TurnTokens;
