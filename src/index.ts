@@ -27,6 +27,8 @@ export {
   ErrorTurnStatusDto,
   TurnErrorDto,
 } from './turns/turn-status.dto.js';
+export { TurnUsageDto } from './turns/turn-usage.dto.js';
+export type { TurnUsage, TurnTokens } from './turns/rules/turn-usage.js';
 export { TURN_STATES, TERMINAL_TURN_STATES, isTerminalState, type TurnState, type TerminalTurnState } from './turns/rules/turn-state.js';
 export {
   isLiveStatus,

@@ -10,6 +10,7 @@ import type {
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import { AgentProcess, type AcpTurnHandlers } from './agent-process.js';
 import { AgentStderrLog } from './agent-stderr-log.js';
+import { readTurnTokens } from '../turns/rules/turn-usage.js';
 
 /**
  * How long a close waits for the prompt it cancelled to end before it stops the agent: time for the
@@ -29,6 +30,8 @@ export class AcpEngineSession implements EngineSession {
   /** The prompt under way, settled either way. */
   private running?: Promise<unknown>;
   private resume: boolean;
+  /** The session's cumulative cost (ACP `usage_update.cost`, USD) as last reported: a turn's cost is its growth. */
+  private sessionCostUsd = 0;
 
   private readonly log: AgentStderrLog;
 
@@ -41,10 +44,16 @@ export class AcpEngineSession implements EngineSession {
     this.log = new AgentStderrLog(logger, context.sessionId);
   }
 
-  async prompt({ prompt, signal, onUpdate, requestPermission }: EngineTurnRequest): Promise<EngineTurnResult> {
+  async prompt({ prompt, signal, onUpdate, onUsage, requestPermission }: EngineTurnRequest): Promise<EngineTurnResult> {
     const { connection, sessionId } = await this.ready();
     if (signal.aborted) return { stopReason: 'cancelled' };
-    this.turns.set(sessionId, { onUpdate, requestPermission });
+    const costBefore = this.sessionCostUsd;
+    const usage: AcpTurnHandlers['onUsage'] = (reported) => {
+      if ('tokens' in reported) return onUsage?.({ kind: 'response', tokens: reported.tokens });
+      this.sessionCostUsd = reported.sessionCostUsd;
+      onUsage?.({ kind: 'cost', costUsd: Math.max(0, reported.sessionCostUsd - costBefore) });
+    };
+    this.turns.set(sessionId, { onUpdate, onUsage: usage, requestPermission });
     const cancel = () => void connection.agent.notify('session/cancel', { sessionId }).catch(() => undefined);
     signal.addEventListener('abort', cancel, { once: true });
     const request = connection.agent.request('session/prompt', {
@@ -54,6 +63,9 @@ export class AcpEngineSession implements EngineSession {
     const running = (this.running = request.catch(() => undefined));
     try {
       const response = await request;
+      // ACP's (unstable) PromptResponse.usage: the turn's total, which replaces the sum of its responses.
+      const total = readTurnTokens((response as { usage?: unknown }).usage);
+      if (total) onUsage?.({ kind: 'turn', tokens: total });
       return { stopReason: response.stopReason };
     } catch (error) {
       if (!this.process?.isAlive) throw Object.assign(new Error('Agent process exited'), { code: 'agent_process_exited' });

@@ -1,4 +1,5 @@
 import type { EngineUpdate } from '../engines/agent-engine.js';
+import { readCostUsd, readTurnTokens, type TurnTokens } from '../turns/rules/turn-usage.js';
 
 /** The few fields of an ACP `session/update` this daemon reads. */
 interface AcpUpdate {
@@ -9,6 +10,7 @@ interface AcpUpdate {
   status?: string | null;
   rawInput?: unknown;
   _meta?: Record<string, unknown> | null;
+  cost?: { amount?: unknown; currency?: unknown } | null;
 }
 
 function textOf(content: unknown): string | undefined {
@@ -63,4 +65,22 @@ export function mapAcpUpdate(update: AcpUpdate): EngineUpdate | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * What an ACP `session/update` says of usage: the tokens of one model
+ * response (`_meta.usage` on an `agent_message_chunk`, as `qwen --acp` sends
+ * once per response, a subagent's too: the turn paid for them), or the
+ * session's cumulative cost (`usage_update.cost`, in US dollars only).
+ */
+export function acpUsageOf(update: AcpUpdate): { tokens: TurnTokens } | { sessionCostUsd: number } | undefined {
+  if (update.sessionUpdate === 'agent_message_chunk') {
+    const tokens = readTurnTokens(update._meta?.['usage']);
+    return tokens && { tokens };
+  }
+  if (update.sessionUpdate === 'usage_update' && update.cost?.currency === 'USD') {
+    const sessionCostUsd = readCostUsd(update.cost.amount);
+    return sessionCostUsd === undefined ? undefined : { sessionCostUsd };
+  }
+  return undefined;
 }

@@ -9,12 +9,14 @@ import {
   type EngineUpdateWire,
   PERMISSION_CANCELLED,
 } from '../engines/agent-engine.js';
-import { mapAcpUpdate } from './acp-update-mapper.js';
+import { acpUsageOf, mapAcpUpdate } from './acp-update-mapper.js';
 import type { AgentStderrLog } from './agent-stderr-log.js';
 
 /** Where an ACP session's running prompt takes the agent's updates and requests for approval. */
 export interface AcpTurnHandlers {
   onUpdate(update: EngineUpdate): void;
+  /** What an update says of usage (see {@link acpUsageOf}), after the update itself. */
+  onUsage?(usage: NonNullable<ReturnType<typeof acpUsageOf>>): void;
   requestPermission?(request: EnginePermissionRequest): Promise<EnginePermissionOutcome>;
 }
 
@@ -81,8 +83,11 @@ export class AgentProcess {
     const app = client()
       .onNotification('session/update', ({ params }) => {
         const update = mapAcpUpdate(params.update as Parameters<typeof mapAcpUpdate>[0]);
+        const turn = turns.get(params.sessionId);
         // The stream carries the agent's own update; the mapped one feeds the answer and the transcript.
-        if (update) turns.get(params.sessionId)?.onUpdate({ ...update, wire: params.update as EngineUpdateWire });
+        if (update) turn?.onUpdate({ ...update, wire: params.update as EngineUpdateWire });
+        const usage = acpUsageOf(params.update as Parameters<typeof acpUsageOf>[0]);
+        if (usage) turn?.onUsage?.(usage);
       })
       .onRequest('session/request_permission', async ({ params }) => {
         const ask = turns.get(params.sessionId)?.requestPermission;

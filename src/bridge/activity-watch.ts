@@ -1,6 +1,6 @@
 import type { QueuedPrompt } from './prompt-queue.js';
 import { SessionWatchers } from './session-watchers.js';
-import type { CountedUpdate } from './turn-activity.js';
+import type { CountedReport } from './turn-activity.js';
 
 /**
  * Shows running turns' agent updates to the held requests that asked for
@@ -25,10 +25,13 @@ export class ActivityWatch {
     return stop;
   }
 
-  /** Counts one agent update of a running prompt. */
-  counted(sessionId: string, entry: QueuedPrompt, update: CountedUpdate): void {
+  /** Counts one agent update of a running prompt; or keeps its usage so far (for its terminal) and shows it as its counts are. */
+  counted(sessionId: string, entry: QueuedPrompt, update: CountedReport): void {
     if (!entry.counter || entry.published) return;
-    entry.counter.count(update, this.now());
+    if ('usage' in update) {
+      entry.usage = update.usage;
+      entry.counter.reportUsage(update.usage);
+    } else entry.counter.count(update, this.now());
     this.show(sessionId, entry);
   }
 

@@ -10,6 +10,12 @@ export const BRIDGE_SETTINGS = {
     limit: 'promptDeadlineMs',
     doc: "server deadline per prompt, from admission; a request's `deadlineMs` only narrows it",
   },
+  promptMaxTokens: {
+    name: 'PROMPT_MAX_TOKENS',
+    ...integer(1, Number.MAX_SAFE_INTEGER),
+    limit: 'promptMaxTokens',
+    doc: "token budget per prompt: once a turn's `totalTokens` passes it, the turn ends `error token_budget_exceeded`; a request's `maxTokens` only narrows it",
+  },
   maxPendingPrompts: {
     name: 'MAX_PENDING_PROMPTS',
     ...integer(1, 10_000),

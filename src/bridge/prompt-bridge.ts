@@ -11,7 +11,10 @@ import { SessionEventBus } from '../events/session-event-bus.js';
 import { inSpan } from '../telemetry/tracing.js';
 import { PermissionBroker } from '../permissions/permission-broker.js';
 import { BRIDGE_OPTIONS, effectiveDeadlineMs, type BridgeOptions } from './bridge-options.js';
-import type { LiveEntry } from './prompt-queue.js';
+import { effectiveMaxTokens, passedBudget, TOKEN_BUDGET_EXCEEDED } from './token-budget.js';
+import { countTurnTokens } from './turn-channel-observer.js';
+import type { TurnUsage } from '../turns/rules/turn-usage.js';
+import type { AdmissionOptions, LiveEntry } from './prompt-queue.js';
 import { QueueBackedOverlay } from './queue-backed-overlay.js';
 import { SessionQueueCore } from './session-queue-core.js';
 import { SessionRunner } from './session-runner.js';
@@ -79,7 +82,9 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
   /**
    * Admits a prompt; `409 session_busy` while a rewind is being written,
    * `503 prompt_queue_full` at the per-session limit. An `Idempotency-Key`
-   * is recorded with the prompt, with its answer.
+   * is recorded with the prompt, with its answer; `maxTokens` narrows the
+   * daemon's token budget (see {@link effectiveMaxTokens}); `principal` is
+   * who asked, for the approval audit.
    */
   admit(
     sessionId: string,
@@ -87,7 +92,7 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
     originatorClientId?: string,
     deadlineMs?: number,
     idempotency?: AdmissionIdempotency,
-    principal?: string,
+    { principal, maxTokens }: AdmissionOptions = {},
   ): AdmittedPrompt {
     this.permissions?.assertAdmissible(sessionId, originatorClientId);
     const chars = promptChars(prompt);
@@ -113,6 +118,7 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
         abort: new AbortController(),
         removed: false,
         published: false,
+        maxTokens: effectiveMaxTokens(this.options.promptMaxTokens, maxTokens),
       };
       span?.setAttribute('turns.prompt_id', entry.promptId);
       // The resume point of the admission's answer: every event of this prompt comes after it.
@@ -253,6 +259,7 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
     if (!entry) return;
     const { promptId, prompt, promptText, startedAt, originatorClientId, principal, idempotency } = entry;
     const onUpdate = (update: CountedUpdate) => this.core.counted(sessionId, entry, update);
+    const onUsage = (usage: TurnUsage) => this.usageReported(sessionId, entry, usage);
     const { permissions } = this;
     // The broker cancels a turn's requests as it settles; one asked after that (a normal end aborts nothing) is cancelled at once.
     const turnSignal = () => (entry.published ? AbortSignal.abort() : entry.abort.signal);
@@ -263,7 +270,7 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
     const run = this.spans.run(promptId, () =>
       this.sessions.run(
         sessionId,
-        { promptId, prompt, promptText, startedAt: startedAt!, originatorClientId, idempotency, onUpdate, requestPermission },
+        { promptId, prompt, promptText, startedAt: startedAt!, originatorClientId, idempotency, onUpdate, onUsage, requestPermission },
         entry.abort.signal,
       ),
     );
@@ -307,6 +314,22 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
         if (this.core.withdraw(sessionId, entry)) this.pump(sessionId);
       },
     );
+  }
+
+  /**
+   * The running turn's usage grew: counted into the metrics (late reports
+   * too), shown to polls, and once it passes the budget the turn ends `error
+   * token_budget_exceeded` as a deadline ends it; the abort carries that
+   * reason, so the requests for approval the agent makes next are cancelled.
+   */
+  private usageReported(sessionId: string, entry: LiveEntry, usage: TurnUsage): void {
+    countTurnTokens(entry, usage);
+    if (entry.published) return;
+    this.core.counted(sessionId, entry, { usage });
+    if (!passedBudget(usage, entry.maxTokens)) return;
+    if (!this.publish(sessionId, entry, { state: 'error', error: TOKEN_BUDGET_EXCEEDED, endedAt: this.clock.now() })) return;
+    entry.abort.abort(TOKEN_BUDGET_EXCEEDED);
+    this.releaseAndPump(sessionId, entry);
   }
 
   private expire(sessionId: string, entry: LiveEntry): void {

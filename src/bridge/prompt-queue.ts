@@ -1,6 +1,7 @@
 import type { PromptBlock } from '../turns/rules/turn-fields.js';
+import type { TokenKind } from '../turns/rules/turn-usage.js';
 import type { RecordedIdempotency } from '../transcript/transcript-record.js';
-import type { LiveTurnStatus } from '../turns/turn-status.js';
+import type { LiveTurnStatus, TurnUsage } from '../turns/turn-status.js';
 import type { TurnActivityCounter } from './turn-activity.js';
 import type { TerminalFields } from './turn-status-projection.js';
 
@@ -23,8 +24,18 @@ export interface QueuedPrompt {
   activityTimer?: NodeJS.Timeout;
   /** The `Idempotency-Key` it was admitted with, and its answer, for the ledger and the transcript. */
   idempotency?: RecordedIdempotency;
+  /** The turn's usage so far, as the Session sums it (a terminal the bridge makes carries it). */
+  usage?: TurnUsage;
   /** Its admission's record is not yet synced: it is not dispatched until it is (see `AdmissionGate`). */
   held?: boolean;
+}
+
+/** What an admission carries besides the prompt, its client, deadline and key. */
+export interface AdmissionOptions {
+  /** Who asked (the request's principal), named in the approval audit. */
+  readonly principal?: string;
+  /** The prompt's own token budget, narrowing the daemon's (docs/operating.md#usage-and-token-budgets). */
+  readonly maxTokens?: number;
 }
 
 /** An admitted prompt as the bridge runs it. */
@@ -38,6 +49,10 @@ export interface LiveEntry extends QueuedPrompt {
   deadline?: NodeJS.Timeout;
   /** Settles once its admission is decided (acknowledged or withdrawn), its gate's handlers run; set while it is held. */
   decided?: Promise<void>;
+  /** Its token budget (docs/operating.md#usage-and-token-budgets); none when unset. */
+  maxTokens?: number;
+  /** Tokens counted into the metrics so far, per kind. */
+  tokensCounted?: Record<TokenKind, number>;
   /** A removal or deadline that came while it was held: published once its admission is acknowledged, dropped if withdrawn. */
   heldTerminal?: TerminalFields;
 }

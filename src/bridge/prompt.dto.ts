@@ -78,6 +78,17 @@ export class PromptRequestDto {
   @IsInt()
   @IsPositive()
   deadlineMs?: number;
+
+  @ApiPropertyOptional({
+    description:
+      "Token budget of this turn: once its usage's totalTokens passes it, the turn ends error token_budget_exceeded. Narrows TURNS_PROMPT_MAX_TOKENS; applies without it too.",
+    minimum: 1,
+    example: 20000,
+  })
+  @IsOmittable()
+  @IsInt()
+  @IsPositive()
+  maxTokens?: number;
 }
 
 export class AdmittedPromptDto implements AdmittedPrompt {

@@ -41,6 +41,7 @@ export class PromptsController {
     'invalid_request',
     'invalid_json',
     'invalid_deadline_ms',
+    'invalid_max_tokens',
     'invalid_client_id',
     'client_id_required',
     'session_not_found',
@@ -59,8 +60,10 @@ export class PromptsController {
     @ClientId() clientId?: string,
     @AdmissionKey() idempotency?: AdmissionIdempotency,
   ): Promise<AdmittedPrompt> {
-    const principal = principalOf(request)?.name;
-    const admitted = this.bridge.admit(sessionId, body.prompt as PromptBlock[], clientId, body.deadlineMs, idempotency, principal);
+    const admitted = this.bridge.admit(sessionId, body.prompt as PromptBlock[], clientId, body.deadlineMs, idempotency, {
+      principal: principalOf(request)?.name,
+      maxTokens: body.maxTokens,
+    });
     // The 202 waits for the ledger's in_flight record, written under this node's fence and synced: a node killed, or
     // fenced, right after it leaves the prompt findable by the next owner. Otherwise a 503 (the key is freed).
     await this.ledger?.admitted(sessionId, admitted.promptId);

@@ -3,7 +3,7 @@ import type { LiveTurnStatus, PendingInteraction } from '../turns/turn-status.js
 import { ActivityWatch } from './activity-watch.js';
 import { PromptQueue, type QueuedPrompt } from './prompt-queue.js';
 import { SessionWatchers } from './session-watchers.js';
-import { ACTIVITY_REFRESH_MS, TurnActivityCounter, type CountedUpdate } from './turn-activity.js';
+import { ACTIVITY_REFRESH_MS, TurnActivityCounter, type CountedReport } from './turn-activity.js';
 import { liveStatus, settledStatus, type TerminalFields } from './turn-status-projection.js';
 import { TurnTransitionStream, type TurnObserver, type TurnTransition } from './turn-transition.js';
 
@@ -219,8 +219,8 @@ export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
     this.watchers.notify(sessionId);
   }
 
-  /** Counts one agent update of a running prompt into its `activity`. */
-  counted(sessionId: string, entry: E, update: CountedUpdate): void {
+  /** Counts one agent update of a running prompt into its `activity`, or takes its usage so far (see {@link ActivityWatch}). */
+  counted(sessionId: string, entry: E, update: CountedReport): void {
     this.activity.counted(sessionId, entry, update);
   }
 
@@ -230,7 +230,7 @@ export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
     this.activity.refreshOnRead(sessionId, entry);
     if (entry.status?.state !== (entry.startedAt === undefined ? 'queued' : 'running')) {
       const pendingInteractions = entry.startedAt === undefined ? undefined : this.options.interactions?.(sessionId, entry.promptId);
-      entry.status = liveStatus(sessionId, { ...entry, activity: entry.counter?.shown, pendingInteractions });
+      entry.status = liveStatus(sessionId, { ...entry, ...entry.counter?.shownFields, pendingInteractions });
     }
     return entry.status;
   }

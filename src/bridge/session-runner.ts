@@ -3,6 +3,7 @@ import type { PromptBlock } from '../turns/rules/turn-fields.js';
 import type { TurnOutcome } from '../turns/rules/turn-outcome.js';
 import type { EnginePermissionOutcome, EnginePermissionRequest, EngineUpdate } from '../engines/agent-engine.js';
 import type { RecordedIdempotency } from '../transcript/transcript-record.js';
+import type { TurnUsage } from '../turns/rules/turn-usage.js';
 
 /**
  * One prompt as the bridge dispatches it into a session.
@@ -19,6 +20,8 @@ export interface SessionPrompt {
   idempotency?: RecordedIdempotency;
   /** Called with each agent update of the turn, as it streams (the bridge counts the turn's `activity`). */
   onUpdate?: (update: EngineUpdate) => void;
+  /** Called with the turn's usage so far each time the agent reports more (the bridge shows it and keeps the budget). */
+  onUsage?: (usage: TurnUsage) => void;
   /** Hands the agent's requests for approval to the runtime (SPEC §21); absent, the engine refuses them. */
   requestPermission?: (request: EnginePermissionRequest) => Promise<EnginePermissionOutcome>;
 }

@@ -1,6 +1,6 @@
 import { TURN_LIMITS } from '../turns/rules/limits.js';
 import { truncateCodeUnits } from '../turns/rules/truncate-code-units.js';
-import type { TurnActivity } from '../turns/turn-status.js';
+import type { TurnActivity, TurnUsage } from '../turns/turn-status.js';
 
 /** The least time between two changes of a running turn's `activity` (and so of its ETag). */
 export const ACTIVITY_REFRESH_MS = 1_000;
@@ -11,11 +11,15 @@ export interface CountedUpdate {
   title?: string;
 }
 
+/** An agent update to count, or the turn's usage so far (the sum the Session keeps). */
+export type CountedReport = CountedUpdate | { usage: TurnUsage };
+
 /**
  * Counts a running turn's agent updates and decides when the `activity` a
  * poll sees catches up with them: at most once per `intervalMs` (from the
  * turn's start), so a streaming agent changes its status's bytes — and its
- * ETag — at most that often, not per token.
+ * ETag — at most that often, not per token. The turn's `usage` so far is
+ * shown on the same beat.
  */
 export class TurnActivityCounter {
   private events = 0;
@@ -24,8 +28,12 @@ export class TurnActivityCounter {
   private lastTool?: string;
   private shownEvents = 0;
   private refreshedAt: number;
+  private usage?: TurnUsage;
+  private usageShown = true;
   /** The activity polls see; `undefined` until the first refresh after an update. */
   shown?: TurnActivity;
+  /** The usage polls see; `undefined` until the first refresh after a report. */
+  shownUsage?: TurnUsage;
 
   constructor(
     startedAt: number,
@@ -43,9 +51,20 @@ export class TurnActivityCounter {
     }
   }
 
+  /** What polls see: the activity and the usage last shown. */
+  get shownFields(): { activity?: TurnActivity; usage?: TurnUsage } {
+    return { activity: this.shown, usage: this.shownUsage };
+  }
+
+  /** The turn's usage so far (the sum the Session keeps). */
+  reportUsage(usage: TurnUsage): void {
+    this.usage = usage;
+    this.usageShown = false;
+  }
+
   /** Milliseconds until {@link refresh} may show the updates not shown yet (0: now); `undefined` when every update is shown. */
   pendingIn(now: number): number | undefined {
-    if (this.events === this.shownEvents) return undefined;
+    if (this.events === this.shownEvents && this.usageShown) return undefined;
     return Math.max(0, this.refreshedAt + this.intervalMs - now);
   }
 
@@ -53,8 +72,11 @@ export class TurnActivityCounter {
   refresh(now: number): boolean {
     if (this.pendingIn(now) !== 0) return false;
     const { events, toolCalls, lastEventAt, lastTool } = this;
-    this.shown = lastTool === undefined ? { events, toolCalls, lastEventAt } : { events, toolCalls, lastEventAt, lastTool };
+    // Usage may come without an update (an engine's own report): no activity to show then.
+    if (events > 0) this.shown = lastTool === undefined ? { events, toolCalls, lastEventAt } : { events, toolCalls, lastEventAt, lastTool };
     this.shownEvents = events;
+    this.shownUsage = this.usage;
+    this.usageShown = true;
     this.refreshedAt = now;
     return true;
   }

@@ -1,4 +1,5 @@
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
+import { countTokens, type TokenKind, type TurnTokens } from '../turns/rules/turn-usage.js';
 import type { TurnObserver } from './turn-transition.js';
 
 /** Puts the stream on the prompt channels metrics (and a host) subscribe to. */
@@ -14,3 +15,10 @@ export const publishTurnChannels: TurnObserver = ({ kind, sessionId, status }) =
     TURNS_CHANNELS.promptSettled.publish({ state, ...(startedAt !== undefined && { runMs: endedAt - startedAt }) });
   }
 };
+
+/** Puts the growth of a turn's tokens on the tokens channel (`turns_tokens_total{kind}`): each token counted once. */
+export function countTurnTokens(turn: { tokensCounted?: Record<TokenKind, number> }, usage: TurnTokens): void {
+  turn.tokensCounted ??= { input: 0, output: 0, thought: 0, cachedRead: 0 };
+  const growth = countTokens(turn.tokensCounted, usage);
+  if (Object.values(growth).some((n) => n > 0)) TURNS_CHANNELS.tokens.publish(growth);
+}

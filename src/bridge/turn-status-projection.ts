@@ -8,6 +8,7 @@ import {
   type SettledTurnStatus,
   type TerminalTurnState,
   type TurnActivity,
+  type TurnUsage,
 } from '../turns/turn-status.js';
 
 /** What the bridge knows of an admitted prompt. */
@@ -21,6 +22,8 @@ export interface AdmittedPromptView {
   activity?: TurnActivity;
   /** The tool calls it waits on approval for (running only; absent or empty: none). */
   pendingInteractions?: readonly PendingInteraction[];
+  /** What the agent reported using so far (a terminal without its own carries it). */
+  usage?: TurnUsage;
 }
 
 /** A terminal as it is published: the Session's outcome, or one the bridge made. */
@@ -30,21 +33,24 @@ export interface TerminalFields {
   stopReason?: string;
   error?: TurnError;
   resultText?: string;
+  /** The Session's count of the turn's usage; absent on a terminal the bridge makes (the prompt's count so far then). */
+  usage?: TurnUsage;
 }
 
 /** The live status of an admitted prompt: `queued` until dispatched, then `running`. */
 export function liveStatus(sessionId: string, prompt: AdmittedPromptView): LiveTurnStatus {
-  const { promptId, promptText, originatorClientId, queuedAt, startedAt, activity, pendingInteractions } = prompt;
+  const { promptId, promptText, originatorClientId, queuedAt, startedAt, activity, pendingInteractions, usage } = prompt;
   const fields = limitTurnFields({ promptId, promptText, originatorClientId });
   if (startedAt === undefined) return compactStatus({ sessionId, state: 'queued', ...fields, queuedAt });
   const waiting = pendingInteractions?.length ? { pendingInteractions: [...pendingInteractions] } : {};
-  return compactStatus({ sessionId, state: 'running', ...fields, queuedAt, startedAt, activity, ...waiting });
+  return compactStatus({ sessionId, state: 'running', ...fields, queuedAt, startedAt, activity, ...waiting, usage });
 }
 
 /** The terminal status of an admitted prompt, within the wire limits. */
 export function settledStatus(sessionId: string, prompt: AdmittedPromptView, terminal: TerminalFields): SettledTurnStatus {
   const { promptId, promptText, originatorClientId, queuedAt, startedAt } = prompt;
   const { state, endedAt, stopReason, error, resultText } = terminal;
+  const usage = terminal.usage ?? prompt.usage;
   const fields = limitTurnFields({
     promptId,
     promptText,
@@ -53,7 +59,7 @@ export function settledStatus(sessionId: string, prompt: AdmittedPromptView, ter
     error: state === 'error' ? error : undefined,
     resultText,
   });
-  return compactStatus({ sessionId, state, ...fields, queuedAt, startedAt, endedAt }) as SettledTurnStatus;
+  return compactStatus({ sessionId, state, ...fields, queuedAt, startedAt, endedAt, usage }) as SettledTurnStatus;
 }
 
 /** A prompt as `GET /session/:id/prompts` lists it. */

@@ -46,8 +46,11 @@ describe('capabilityLimits', () => {
   });
 
   it('describes the same fields in the schema, the optional one optional', () => {
-    expect(ADVERTISED_LIMITS.map(({ field }) => field).sort()).toEqual([...ALWAYS, 'promptDeadlineMs'].sort());
-    expect(ADVERTISED_LIMITS.filter(({ required }) => !required).map(({ field }) => field)).toEqual(['promptDeadlineMs']);
+    expect(ADVERTISED_LIMITS.map(({ field }) => field).sort()).toEqual([...ALWAYS, 'promptDeadlineMs', 'promptMaxTokens'].sort());
+    expect(ADVERTISED_LIMITS.filter(({ required }) => !required).map(({ field }) => field)).toEqual([
+      'promptDeadlineMs',
+      'promptMaxTokens',
+    ]);
     expect(ADVERTISED_LIMITS.find(({ field }) => field === 'maxWaitMs')).toMatchObject({ example: 30_000 });
   });
 

@@ -17,6 +17,7 @@ describe('loadDaemonConfig', () => {
       chatRecording: true,
       httpAdapter: 'express',
       echoDelayMs: 0,
+      echoUsage: false,
       maxSessions: 32,
       sessionIdleTimeoutMs: 1_800_000,
       maxSseStreams: 1_000,

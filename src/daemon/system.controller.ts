@@ -24,6 +24,9 @@ export const FEATURES = [
   // SPEC §21: an agent's requests for approval are answered over REST (the peer's tags).
   'session_permission_vote',
   'permission_vote',
+  // Usage on every turn, and a prompt's maxTokens (docs/operating.md#usage-and-token-budgets).
+  'turn_usage',
+  'turn_token_budget',
   // The peer's unconditional tags for what this daemon serves too (SPEC §19).
   'client_identity',
   'non_blocking_prompt',

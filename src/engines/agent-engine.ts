@@ -1,4 +1,7 @@
 import type { PromptBlock } from '../turns/rules/turn-fields.js';
+import type { UsageReport } from '../turns/rules/turn-usage-sum.js';
+
+export type { UsageReport };
 
 /**
  * One streamed piece of a turn, in the engine-neutral shape the Session
@@ -56,6 +59,14 @@ export interface EngineTurnRequest {
    */
   signal: AbortSignal;
   onUpdate(update: EngineUpdate): void;
+  /**
+   * Reports what the turn's model responses use, as the agent says: each
+   * response's tokens (`response`), the turn's total (`turn`, which replaces
+   * their sum) or its cost so far (`cost`). Report a response's usage before
+   * asking approval for the tool calls it made: a token budget it passes then
+   * refuses them. Absent: nobody counts usage.
+   */
+  onUsage?(report: UsageReport): void;
   /**
    * Asks the runtime to approve a tool call (SPEC §21): settles with the
    * decision (a client's, the policy's, or `cancelled` when the turn ends

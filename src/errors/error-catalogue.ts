@@ -71,6 +71,7 @@ export const ERROR_CATALOGUE = {
     details: { requestId, optionId },
   },
   invalid_deadline_ms: { status: 400, message: 'deadlineMs must be a positive integer' },
+  invalid_max_tokens: { status: 400, message: 'maxTokens must be a positive integer' },
   invalid_wait_ms: { status: 400, message: 'waitMs must be an integer from 0 to maxWaitMs', details: { maxWaitMs } },
   invalid_activity: { status: 400, message: 'activity must be true or false' },
   invalid_idempotency_key: { status: 400, message: 'Idempotency-Key must be 1 to 255 visible ASCII characters' },

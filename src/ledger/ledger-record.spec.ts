@@ -28,6 +28,31 @@ describe('ledger records (SPEC §18)', () => {
     expect(reconciledRecordOf('p', false, 7)).toEqual({ v: 1, promptId: 'p', terminal: 'interrupted', code: 'daemon_lost', at: 7 });
   });
 
+  it("a terminal keeps the turn's usage: read back as the exact route answers it (token_budget_exceeded with its message), a foreign one dropped", () => {
+    const usage = { inputTokens: 40, outputTokens: 20, totalTokens: 60, costUsd: 0.01 };
+    const record = terminalRecordOf({
+      sessionId: S,
+      promptId: 'p',
+      state: 'error',
+      endedAt: 9,
+      error: { message: 'Token budget exceeded', code: 'token_budget_exceeded' },
+      usage,
+    });
+    expect(record).toEqual({ v: 1, promptId: 'p', terminal: 'error', code: 'token_budget_exceeded', at: 9, usage });
+    const read = parseLedgerLine(JSON.stringify(record));
+    expect(read).toEqual(record);
+    expect(statusOfTerminal(S, read as never)).toEqual({
+      sessionId: S,
+      promptId: 'p',
+      state: 'error',
+      error: { message: 'Token budget exceeded', code: 'token_budget_exceeded' },
+      endedAt: 9,
+      usage,
+    });
+    const foreign = { ...record, usage: { inputTokens: 'many' } };
+    expect(parseLedgerLine(JSON.stringify(foreign))).not.toHaveProperty('usage');
+  });
+
   it('a terminal keeps state, stop reason and the error code — never the message', () => {
     const error = terminalRecordOf({
       sessionId: S,

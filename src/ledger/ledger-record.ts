@@ -4,6 +4,8 @@ import type { SettledTurnStatus } from '../turns/turn-status.js';
 import { fenceOf } from '../transcript/fence-order.js';
 import type { RecordedIdempotency } from '../transcript/transcript-record.js';
 import { isRecordedIdempotency } from '../idempotency/recorded-idempotency.js';
+import { readTurnUsage, type TurnUsage } from '../turns/rules/turn-usage.js';
+import { TOKEN_BUDGET_EXCEEDED } from '../bridge/token-budget.js';
 
 /**
  * How a prompt ended, as the ledger records it (`interrupted`: settled at `load` after the daemon died).
@@ -41,6 +43,8 @@ export interface LedgerTerminalRecord {
   code?: string;
   stopReason?: string;
   at: number;
+  /** What the turn had used when it settled, as the agent reported it (so a restart keeps it). */
+  usage?: TurnUsage;
 }
 
 /** @publicApi */
@@ -70,6 +74,7 @@ export function terminalRecordOf(status: SettledTurnStatus): LedgerTerminalRecor
     ...(code !== undefined && { code }),
     ...(status.stopReason !== undefined && { stopReason: status.stopReason }),
     at: status.endedAt,
+    ...(status.usage && { usage: status.usage }),
   };
 }
 
@@ -123,6 +128,7 @@ function recordOf(record: Record<string, unknown>): LedgerRecord | undefined {
   if (typeof record.terminal !== 'string' || !TERMINALS.includes(record.terminal)) return undefined;
   const code = typeof record.code === 'string' ? record.code : undefined;
   const stopReason = typeof record.stopReason === 'string' ? record.stopReason : undefined;
+  const usage = readTurnUsage(record.usage);
   return {
     v: 1,
     promptId,
@@ -130,6 +136,7 @@ function recordOf(record: Record<string, unknown>): LedgerRecord | undefined {
     ...(code !== undefined && { code }),
     ...(stopReason !== undefined && { stopReason }),
     at,
+    ...(usage && { usage }),
   };
 }
 
@@ -142,6 +149,7 @@ const MESSAGES: Record<string, string> = {
   [DAEMON_LOST]: 'The daemon stopped before the prompt settled',
   session_closed: 'Session closed',
   prompt_deadline_exceeded: 'Prompt deadline exceeded',
+  [TOKEN_BUDGET_EXCEEDED.code!]: TOKEN_BUDGET_EXCEEDED.message,
   forward_failed: 'Prompt forwarding failed',
 };
 const UNKNOWN_MESSAGE = 'Prompt failed (the ledger keeps no message)';
@@ -154,7 +162,8 @@ const UNKNOWN_MESSAGE = 'Prompt failed (the ledger keeps no message)';
 export function statusOfTerminal(sessionId: string, record: LedgerTerminalRecord): SettledTurnStatus {
   const promptId = limited(record.promptId)!;
   const stopReason = limited(record.stopReason);
-  const base = { sessionId, promptId, ...(stopReason !== undefined && { stopReason }), endedAt: record.at };
+  const usage = record.usage && { usage: record.usage };
+  const base = { sessionId, promptId, ...(stopReason !== undefined && { stopReason }), endedAt: record.at, ...usage };
   switch (record.terminal) {
     case 'completed':
     case 'cancelled':

@@ -9,6 +9,7 @@ import { TURNS_CHANNELS, type PollSource, type SettledState } from '../telemetry
 import { TurnWaitService } from '../turns/wait/turn-wait.service.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { httpLabels } from './http-labels.js';
+import { registerTokenCounter } from './token-counter.js';
 import { RequestHistogram, type HistogramSeries } from './request-histogram.js';
 
 /**
@@ -122,6 +123,7 @@ export class TurnsMetrics implements OnModuleDestroy {
       if (runMs !== undefined) run.observe(runMs / 1_000);
     });
 
+    this.unsubscribe.push(registerTokenCounter(this.registry));
     new Gauge({
       name: 'turns_prompts',
       help: 'Prompts queued and running now',

@@ -46,5 +46,6 @@ export {
   type EngineTurnResult,
   type EngineUpdate,
 } from '../engines/agent-engine.js';
+export { TurnUsageSum, type UsageReport } from '../turns/rules/turn-usage-sum.js';
 export { EchoEngine } from '../engines/echo.engine.js';
 export { FinalAnswerAccumulator } from '../engines/final-answer-accumulator.js';

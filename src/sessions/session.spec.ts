@@ -8,6 +8,7 @@ import { SessionEventBus } from '../events/session-event-bus.js';
 import { ChatRecordingService } from '../transcript/chat-recording.service.js';
 import type { TranscriptRecord } from '../transcript/transcript-record.js';
 import { Session } from './session.js';
+import { TOKEN_BUDGET_EXCEEDED } from '../bridge/token-budget.js';
 
 describe('Session', () => {
   const workspace = { id: 'w', cwd: '/srv/w', primary: true };
@@ -103,6 +104,35 @@ describe('Session', () => {
     abort.abort();
     await expect(prompted).resolves.toMatchObject({ state: 'cancelled', stopReason: 'cancelled' });
     expect(records().at(-1)!.systemPayload).toMatchObject({ state: 'cancelled', cancelledAt: expect.any(Number) });
+  });
+
+  it("sums the engine's usage reports, hands each new sum to the bridge, and records it with the outcome", async () => {
+    const sums: unknown[] = [];
+    const prompted = session().prompt({ ...input('p1'), onUsage: (usage) => sums.push(usage) }, new AbortController().signal);
+    const turn = await engine.nextTurn();
+    turn.usage({ inputTokens: 10, outputTokens: 5, totalTokens: 15 });
+    turn.usage({ kind: 'cost', costUsd: 0.002 });
+    turn.usage({ inputTokens: 20, outputTokens: 5, totalTokens: 25, cachedReadTokens: 8 });
+    turn.finish();
+    const usage = { inputTokens: 30, outputTokens: 10, totalTokens: 40, cachedReadTokens: 8, costUsd: 0.002 };
+    await expect(prompted).resolves.toMatchObject({ state: 'completed', usage });
+    expect(sums).toHaveLength(3);
+    expect(sums.at(-1)).toEqual(usage);
+    expect(records().at(-1)!.systemPayload).toMatchObject({ state: 'completed', usage });
+  });
+
+  it('records a stop its token budget asked for as error token_budget_exceeded, not as a cancel that would supersede it', async () => {
+    const abort = new AbortController();
+    const prompted = session().prompt(input('p1'), abort.signal);
+    const turn = await engine.nextTurn();
+    turn.usage({ inputTokens: 90, outputTokens: 20, totalTokens: 110 });
+    abort.abort(TOKEN_BUDGET_EXCEEDED);
+    await expect(prompted).resolves.toMatchObject({
+      state: 'error',
+      error: { code: 'token_budget_exceeded' },
+      usage: { totalTokens: 110 },
+    });
+    expect(records().at(-1)!.systemPayload).toMatchObject({ state: 'error', error: { code: 'token_budget_exceeded' } });
   });
 
   it('keeps the outcome when the transcript append fails', async () => {

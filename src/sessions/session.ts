@@ -1,6 +1,6 @@
 import type { Clock } from '../common/clock.js';
 import { normalizeTurnError } from '../turns/rules/normalize-turn-error.js';
-import type { AgentEngine, EngineCloseOptions, EngineSession, EngineUpdate } from '../engines/agent-engine.js';
+import type { AgentEngine, EngineCloseOptions, EngineSession, EngineUpdate, UsageReport } from '../engines/agent-engine.js';
 import { FinalAnswerAccumulator } from '../engines/final-answer-accumulator.js';
 import type { SessionEventBus } from '../events/session-event-bus.js';
 import type { ChatRecordingService } from '../transcript/chat-recording.service.js';
@@ -10,6 +10,8 @@ import { TurnTranscriptWriter } from './turn-transcript-writer.js';
 import type { Workspace } from './workspace.js';
 import { sessionUpdate } from '../bridge/turn-events.js';
 import { streamedUpdate } from './streamed-update.js';
+import { TurnUsageSum } from '../turns/rules/turn-usage-sum.js';
+import { TOKEN_BUDGET_EXCEEDED } from '../bridge/token-budget.js';
 
 export interface SessionDependencies {
   engine: AgentEngine;
@@ -63,6 +65,7 @@ export class Session {
     const { promptId, originatorClientId } = input;
     const transcript = new TurnTranscriptWriter(this.deps.recorder, this.id, promptId);
     const answer = new FinalAnswerAccumulator();
+    const usage = new TurnUsageSum();
     await transcript.user(input.prompt, input.idempotency);
     // The prompt is echoed as the ACP user message, as the peer's stream shows it.
     for (const content of input.prompt) {
@@ -83,6 +86,14 @@ export class Session {
         originatorClientId,
       });
     };
+    const onUsage = (report: UsageReport) => {
+      if (usage.add(report)) input.onUsage?.(usage.total!);
+    };
+    // Stopped because its budget was spent: the agent's cooperative stop is that error, not a `cancelled` that supersedes it.
+    const stopped = (): Omit<TurnOutcome, 'endedAt'> =>
+      signal.reason === TOKEN_BUDGET_EXCEEDED
+        ? { promptId, state: 'error', error: { ...TOKEN_BUDGET_EXCEEDED } }
+        : { promptId, state: 'cancelled', stopReason: 'cancelled' };
     let outcome: Omit<TurnOutcome, 'endedAt'>;
     try {
       const engine = await this.openEngine();
@@ -91,15 +102,14 @@ export class Session {
         prompt: input.prompt,
         signal,
         onUpdate,
+        onUsage,
         ...(requestPermission && { requestPermission }),
       });
       // The engine's own stop reason decides: an abort is only a request, and an
       // agent may still finish its turn (the deadline path relies on that).
-      outcome = { promptId, state: stopReason === 'cancelled' ? 'cancelled' : 'completed', stopReason };
+      outcome = stopReason === 'cancelled' ? { ...stopped(), stopReason } : { promptId, state: 'completed', stopReason };
     } catch (error) {
-      outcome = signal.aborted
-        ? { promptId, state: 'cancelled', stopReason: 'cancelled' }
-        : { promptId, state: 'error', error: normalizeTurnError(error, 'engine_error') };
+      outcome = signal.aborted ? stopped() : { promptId, state: 'error', error: normalizeTurnError(error, 'engine_error') };
     }
     const result: TurnOutcome = {
       ...outcome,
@@ -108,6 +118,7 @@ export class Session {
       promptText: input.promptText,
       ...(answer.resultText !== undefined && { resultText: answer.resultText }),
       ...(originatorClientId !== undefined && { originatorClientId }),
+      ...(usage.total && { usage: usage.total }),
     };
     await transcript.result(result);
     return result;

@@ -1,3 +1,4 @@
+import type { TokenKind } from '../turns/rules/turn-usage.js';
 import { TurnsChannel } from './turns-channel.js';
 
 /** Where a turn poll's answer came from (SPEC §14). */
@@ -35,6 +36,8 @@ export const TURNS_CHANNELS = {
   promptStarted: new TurnsChannel<{ queueWaitMs: number }>('nest-turn-status:prompt-started'),
   /** A prompt's terminal was published; `runMs` when it had started. */
   promptSettled: new TurnsChannel<{ state: SettledState; runMs?: number }>('nest-turn-status:prompt-settled'),
+  /** A turn's agent reported more tokens: how many more, by kind (each token is on this channel once). */
+  tokens: new TurnsChannel<Record<TokenKind, number>>('nest-turn-status:tokens'),
   /** An agent process started, exited, or failed to start. */
   agentProcess: new TurnsChannel<{ event: 'start' | 'exit' | 'start_failure'; sessionId: string }>('nest-turn-status:agent-process'),
   /** A live session was closed for being idle too long (docs/operating.md#idle-sessions). */

@@ -1,4 +1,4 @@
-import type { EnginePermissionRequest, EngineUpdate } from '../engines/agent-engine.js';
+import type { EnginePermissionRequest, EngineUpdate, UsageReport } from '../engines/agent-engine.js';
 import { ScriptedEngine } from './scripted-engine.js';
 
 describe('ScriptedEngine', () => {
@@ -73,6 +73,32 @@ describe('ScriptedEngine', () => {
     const unasked = await engine.nextTurn();
     await expect(unasked.askPermission()).resolves.toEqual({ outcome: 'cancelled' });
     unasked.finish();
+    await alone;
+  });
+
+  it("reports usage as an agent does: tokens are one response's, a report says more; alone, nobody counts it", async () => {
+    const engine = new ScriptedEngine();
+    const session = await engine.openSession({ sessionId: 's1', cwd: '/w', resume: false });
+    const reports: UsageReport[] = [];
+    const running = session.prompt({
+      prompt: [],
+      signal: new AbortController().signal,
+      onUpdate: () => undefined,
+      onUsage: (r) => reports.push(r),
+    });
+    const turn = await engine.nextTurn();
+    turn.usage({ inputTokens: 12, outputTokens: 3, totalTokens: 15 });
+    turn.usage({ kind: 'turn', tokens: { inputTokens: 20, outputTokens: 5, totalTokens: 25 } });
+    turn.finish();
+    await running;
+    expect(reports).toEqual([
+      { kind: 'response', tokens: { inputTokens: 12, outputTokens: 3, totalTokens: 15 } },
+      { kind: 'turn', tokens: { inputTokens: 20, outputTokens: 5, totalTokens: 25 } },
+    ]);
+    const alone = session.prompt({ prompt: [], signal: new AbortController().signal, onUpdate: () => undefined });
+    const unmetered = await engine.nextTurn();
+    expect(() => unmetered.usage({ inputTokens: 1, outputTokens: 1, totalTokens: 2 })).not.toThrow();
+    unmetered.finish();
     await alone;
   });
 });

@@ -7,7 +7,9 @@ import {
   type EngineTurnRequest,
   type EngineTurnResult,
   type EngineUpdate,
+  type UsageReport,
 } from '../engines/agent-engine.js';
+import type { TurnTokens } from '../turns/rules/turn-usage.js';
 
 /**
  * One prompt inside the {@link ScriptedEngine}: it streams and ends only when
@@ -26,6 +28,13 @@ export interface ScriptedTurn {
   tool(toolCallId: string, title: string, output?: string): void;
   /** Streams any update. */
   emit(update: EngineUpdate): void;
+  /**
+   * Reports usage as an agent does: tokens are one model response's (summed
+   * over the turn); a {@link UsageReport} says more (`turn`: the turn's total,
+   * `cost`: its cost in USD). A turn whose total passes its `maxTokens` ends
+   * `error token_budget_exceeded` at once.
+   */
+  usage(report: TurnTokens | UsageReport): void;
   /**
    * Asks approval for a tool call, as an agent does before it runs one
    * (SPEC §21): the runtime holds the request — polls show it in
@@ -62,6 +71,7 @@ function permissionRequest(title: string, toolCallId: string): EnginePermissionR
  * // RuntimeModule.forRoot({ ..., engine: { useValue: engine } })
  * const turn = await engine.nextTurn();
  * turn.say('hello');
+ * turn.usage({ inputTokens: 12, outputTokens: 3, totalTokens: 15 }); // polls show usage
  * const decision = turn.askPermission('rm -rf build'); // pending on polls until a client answers over REST
  * if ((await decision).outcome === 'selected') turn.say(' and done');
  * turn.finish();
@@ -98,6 +108,7 @@ export class ScriptedEngine extends AgentEngine {
         sessionId,
         request,
         emit,
+        usage: (report) => request.onUsage?.('kind' in report ? report : { kind: 'response', tokens: report }),
         say: (text) => emit({ kind: 'message', text }),
         think: (text) => emit({ kind: 'thought', text }),
         tool: (toolCallId, title, output) => {

@@ -8,6 +8,7 @@ import {
   type TerminalTurnState,
   type TurnError,
 } from '../turns/turn-status.js';
+import { readTurnUsage, type TurnUsage } from '../turns/rules/turn-usage.js';
 
 /** `systemPayload` of a `system/turn_result` record. */
 export interface TurnResultPayload {
@@ -24,6 +25,8 @@ export interface TurnResultPayload {
   resultTruncated?: true;
   resultCode?: typeof RESULT_TEXT_TRUNCATED;
   originatorClientId?: string;
+  /** What the turn's model responses used, as the agent reported them. */
+  usage?: TurnUsage;
 }
 
 /** Builds the payload with the wire limits applied (and `cancelledAt` for a cancelled turn). */
@@ -34,6 +37,7 @@ export function buildTurnResultPayload(outcome: TurnOutcome): TurnResultPayload 
     ...(outcome.startedAt !== undefined && { startedAt: outcome.startedAt }),
     ...(outcome.state === 'cancelled' && { cancelledAt: outcome.endedAt }),
     endedAt: outcome.endedAt,
+    ...(outcome.usage && { usage: outcome.usage }),
   };
 }
 
@@ -58,6 +62,7 @@ export function isValidTurnResultPayload(value: unknown): value is TurnResultPay
   if (!isFlag(p.promptTextTruncated) || !isFlag(p.resultTruncated)) return false;
   if ((p.resultTruncated === true) !== (p.resultCode === RESULT_TEXT_TRUNCATED)) return false;
   if ((p.state === 'error') !== (p.error !== undefined)) return false;
+  if (p.usage !== undefined && readTurnUsage(p.usage) === undefined) return false;
   if (p.error !== undefined) {
     const e = p.error as Record<string, unknown>;
     if (typeof e !== 'object' || e === null) return false;
@@ -84,5 +89,6 @@ export function turnStatusFromPayload(sessionId: string, p: TurnResultPayload): 
     resultTruncated: p.resultTruncated,
     resultCode: p.resultCode,
     originatorClientId: p.originatorClientId,
+    usage: p.usage && readTurnUsage(p.usage),
   } as SettledTurnStatus);
 }

@@ -36,6 +36,29 @@ describe('mergeTurnStatus', () => {
     });
   });
 
+  it("token_budget_exceeded is superseded by a later settled non-error record, whose usage counts (the agent's whole turn)", () => {
+    const spent = { inputTokens: 40, outputTokens: 20, totalTokens: 60 };
+    const whole = { inputTokens: 110, outputTokens: 30, totalTokens: 145 };
+    const overlay: TurnStatus = {
+      ...base,
+      state: 'error',
+      error: { message: 'Token budget exceeded', code: 'token_budget_exceeded' },
+      queuedAt: 1,
+      startedAt: 2,
+      endedAt: 5,
+      promptText: 'loop',
+      usage: spent,
+    };
+    const completed: TurnStatus = { ...base, state: 'completed', startedAt: 2, endedAt: 9, stopReason: 'end_turn', usage: whole };
+    expect(mergeTurnStatus(overlay, completed)).toEqual({ ...completed, promptText: 'loop', queuedAt: 1 });
+    // The agent stopped as asked: the Session recorded the same error; the overlay stays authoritative, the record's usage counts.
+    const stopped: TurnStatus = { ...base, state: 'error', error: overlay.error, endedAt: 7, stopReason: 'cancelled', usage: whole };
+    expect(mergeTurnStatus(overlay, stopped)).toEqual({ ...overlay, usage: whole });
+    // A record without usage keeps the overlay's.
+    const { usage: _none, ...bare } = stopped;
+    expect(mergeTurnStatus(overlay, bare).usage).toEqual(spent);
+  });
+
   it('takes truncation flags together with the result text', () => {
     const overlay: TurnStatus = { ...base, state: 'completed', endedAt: 3 };
     const persisted: TurnStatus = {

@@ -6,7 +6,9 @@ import { compactStatus } from './turn-status.js';
  * same prompt. O is authoritative; R fills in the result and any prompt text
  * or originator O lacks. When O is a bridge-made `error` and R a settled
  * non-error (the deadline path), R's outcome wins and O keeps only its prompt
- * text and admission time.
+ * text and admission time. `usage` is R's when it has one: the Session's
+ * count of the whole turn, which may include responses the agent reported
+ * after a bridge-made terminal.
  */
 export function mergeTurnStatus(overlay: SettledTurnStatus, persisted: SettledTurnStatus): SettledTurnStatus {
   const prompt = overlay.promptText !== undefined ? overlay : persisted;
@@ -18,6 +20,7 @@ export function mergeTurnStatus(overlay: SettledTurnStatus, persisted: SettledTu
       promptTextTruncated: prompt.promptTextTruncated,
       queuedAt: overlay.queuedAt,
       originatorClientId,
+      usage: persisted.usage ?? overlay.usage,
     });
   }
   const result = overlay.resultText !== undefined ? overlay : persisted;
@@ -29,6 +32,7 @@ export function mergeTurnStatus(overlay: SettledTurnStatus, persisted: SettledTu
     resultTruncated: result.resultTruncated,
     resultCode: result.resultCode,
     originatorClientId,
+    usage: persisted.usage ?? overlay.usage,
   });
 }
 

@@ -4,6 +4,7 @@ import { Equals, IsArray, IsInt, IsObject, IsString, Min, ValidateNested } from 
 import { IsOmittable } from '../validation/is-omittable.decorator.js';
 import { LimitedText, TrueFlag } from './dto-fields.js';
 import { PendingInteractionDto } from './pending-interaction.dto.js';
+import { TurnUsageDto, UsageField } from './turn-usage.dto.js';
 import { RESULT_TEXT_TRUNCATED, TURN_LIMITS } from './rules/limits.js';
 import type {
   CancelledTurnStatus,
@@ -161,6 +162,9 @@ export class RunningTurnStatusDto extends PromptStatusDto implements RunningTurn
   @ValidateNested({ each: true })
   @Type(() => PendingInteractionDto)
   pendingInteractions?: PendingInteractionDto[];
+
+  @UsageField('The tokens (and cost) the agent reported so far; refreshed as activity is.')
+  usage?: TurnUsageDto;
 }
 
 /** Fields shared by the three terminal states. */
@@ -190,6 +194,9 @@ abstract class SettledStatusDto extends PromptStatusDto {
   @IsOmittable()
   @Equals(RESULT_TEXT_TRUNCATED)
   resultCode?: typeof RESULT_TEXT_TRUNCATED;
+
+  @UsageField("The turn's model responses, as the agent reported them; absent when it reported none.")
+  usage?: TurnUsageDto;
 }
 
 /** @publicApi */

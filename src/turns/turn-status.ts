@@ -1,8 +1,9 @@
 import type { TurnError } from './rules/normalize-turn-error.js';
 import type { RESULT_TEXT_TRUNCATED } from './rules/limits.js';
+import type { TurnTokens, TurnUsage } from './rules/turn-usage.js';
 import { isTerminalState, TERMINAL_TURN_STATES, TURN_STATES, type TerminalTurnState, type TurnState } from './rules/turn-state.js';
 
-export type { TurnError };
+export type { TurnError, TurnTokens, TurnUsage };
 export { TURN_STATES, TERMINAL_TURN_STATES, isTerminalState, type TurnState, type TerminalTurnState };
 
 /** Fields every status of an admitted prompt may carry. */
@@ -87,6 +88,8 @@ export interface RunningTurnStatus extends PromptFields {
   activity?: TurnActivity;
   /** Present while the agent waits on approval of a tool call (SPEC §21); the state stays `running`. */
   pendingInteractions?: PendingInteraction[];
+  /** The tokens (and cost) the agent reported so far; refreshed as `activity` is. Absent until it reports any. */
+  usage?: TurnUsage;
 }
 
 /** Fields of every settled status. */
@@ -104,6 +107,8 @@ interface SettledFields extends PromptFields {
   resultTruncated?: true;
   /** Present exactly when `resultTruncated`. */
   resultCode?: typeof RESULT_TEXT_TRUNCATED;
+  /** The tokens (and cost) of the turn's model responses as the agent reported them; absent when it reported none. */
+  usage?: TurnUsage;
 }
 
 /** @publicApi */

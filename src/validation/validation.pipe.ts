@@ -4,7 +4,10 @@ import { jsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import { findLoneSurrogate } from './lone-surrogate.js';
 
 /** Properties whose validation failure has a code of its own. */
-const CODE_BY_PROPERTY: Record<string, 'invalid_deadline_ms'> = { deadlineMs: 'invalid_deadline_ms' };
+const CODE_BY_PROPERTY: Record<string, 'invalid_deadline_ms' | 'invalid_max_tokens'> = {
+  deadlineMs: 'invalid_deadline_ms',
+  maxTokens: 'invalid_max_tokens',
+};
 
 function describe(errors: ValidationError[], prefix = ''): string[] {
   return errors.flatMap((error) => {

@@ -10,6 +10,8 @@ export interface CapabilityLimits {
   maxPendingPromptsPerSession: number;
   /** Server deadline per prompt, when one is set (`TURNS_PROMPT_DEADLINE_MS`). */
   promptDeadlineMs?: number;
+  /** Token budget per prompt, when one is set (`TURNS_PROMPT_MAX_TOKENS`). */
+  promptMaxTokens?: number;
   promptTextMaxLength: number;
   resultTextMaxLength: number;
   terminalOverlaySize: number;

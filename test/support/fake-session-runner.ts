@@ -39,7 +39,7 @@ export class FakeRunner extends SessionRunner {
   }
 }
 
-export type BridgeOptions = { maxPendingPrompts?: number; promptDeadlineMs?: number; overlaySize?: number };
+export type BridgeOptions = { maxPendingPrompts?: number; promptDeadlineMs?: number; promptMaxTokens?: number; overlaySize?: number };
 
 /** A bridge over a FakeRunner for session 's', with its clock and the events published for 's'. */
 export function bridgeRig() {

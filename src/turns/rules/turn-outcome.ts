@@ -1,5 +1,6 @@
 import type { TurnError } from './normalize-turn-error.js';
 import type { TerminalTurnState } from './turn-state.js';
+import type { TurnUsage } from './turn-usage.js';
 
 /**
  * How a prompt ended, as the Session (or the bridge, for a terminal it makes
@@ -17,4 +18,6 @@ export interface TurnOutcome {
   promptText?: string;
   resultText?: string;
   originatorClientId?: string;
+  /** What the turn's model responses used, as the agent reported them (absent: it reported nothing). */
+  usage?: TurnUsage;
 }
