@@ -23,10 +23,12 @@ function mountTurnsModule(source: string): string {
       "import { Module } from '@nestjs/common';\n",
       "import { Module } from '@nestjs/common';\nimport { TurnsModule } from 'nest-turn-status';\nimport { RuntimeModule } from 'nest-turn-status/runtime';\n",
     )
+    // Ours first in `imports`, whatever the scaffold lists there (Nest 12's lists @nestjs/observe's module).
     .replace(
-      '@Module({\n  imports: [],',
-      'const runtime = RuntimeModule.forRoot({ workspaces: [process.cwd()], dataDir: `${process.cwd()}/.turns-data` });\n\n' +
-        '@Module({\n  imports: [runtime, TurnsModule.forRoot({ imports: [runtime] })],',
+      /@Module\(\{\n {2}imports: \[(\]?)/,
+      (_match, empty: string) =>
+        'const runtime = RuntimeModule.forRoot({ workspaces: [process.cwd()], dataDir: `${process.cwd()}/.turns-data` });\n\n' +
+        `@Module({\n  imports: [runtime, TurnsModule.forRoot({ imports: [runtime] })${empty ? ']' : ','}`,
     );
   if (!mounted.includes('TurnsModule.forRoot(') || !mounted.includes("from 'nest-turn-status/runtime'")) {
     throw new Error(`nest new's app.module.ts changed; mount TurnsModule by hand:\n${source}`);
