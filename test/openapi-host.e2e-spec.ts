@@ -3,10 +3,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { INestApplication } from '@nestjs/common';
+import { Module, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { documentTurnRoutes, type TurnsModuleOptions } from '../src/index.js';
-import { createTurnsTestingApp } from '../src/testing/index.js';
+import { documentTurnRoutes, TurnsModule, type TurnsModuleOptions } from '../src/index.js';
+import { createTurnsTestingApp, InMemoryBridgeOverlay, InMemoryTranscriptScan } from '../src/testing/index.js';
 import { compileClientProgram, runClientProgram } from './support/generated-client.js';
 import { ADAPTERS } from './support/test-daemon.js';
 
@@ -105,6 +106,31 @@ describe.each(ADAPTERS.flatMap((adapter) => OPTIONS.map((options) => ({ adapter,
     });
   },
 );
+
+describe("a host's stock OpenAPI document with TurnsModule.forRootAsync", () => {
+  let app: INestApplication;
+  afterAll(() => app?.close());
+
+  it('declares the header and wait bound its factory resolved', async () => {
+    @Module({
+      imports: [
+        TurnsModule.forRootAsync({
+          bridgeOverlay: InMemoryBridgeOverlay,
+          transcriptScan: InMemoryTranscriptScan,
+          useFactory: async () => ({ clientIdHeader: 'X-Async-Client', maxWaitMs: 5_000 }),
+        }),
+      ],
+    })
+    class AsyncHostModule {}
+    app = await NestFactory.create(AsyncHostModule, { logger: false });
+    const document = hostDocument(app);
+    for (const path of TURN_OPERATIONS) {
+      const headers = parametersOf(document, path).filter((p) => p.in === 'header' && /client/i.test(p.name));
+      expect({ path, headers: headers.map((p) => p.name) }).toEqual({ path, headers: ['X-Async-Client'] });
+    }
+    expect(parametersOf(document, TURN_OPERATIONS[1]!).find((p) => p.name === 'waitMs')!.schema!.maximum).toBe(5_000);
+  });
+});
 
 /**
  * The issue's trial: a renamed header, not required. A client generated from the
