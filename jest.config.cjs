@@ -30,6 +30,9 @@ module.exports = {
   // docs/examples import the package by name, as a host does.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1', '^nest-turn-status$': '<rootDir>/src/index.ts' },
   testTimeout: 20000,
+  // Jest's default is one worker fewer than the cores (1 on a 2-core machine); the e2e specs mostly wait on child
+  // processes, sockets, Chromium and npm, so more workers than cores pay (docs/development.md#the-suites-time).
+  maxWorkers: 3,
   setupFiles: ['<rootDir>/jest.setup.cjs'],
   reporters: ['default', '<rootDir>/test/support/summary-reporter.cjs'],
 };

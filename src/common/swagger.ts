@@ -23,6 +23,7 @@ export type SwaggerDecorators = Pick<
   | 'ApiQuery'
   | 'ApiResponse'
   | 'ApiTags'
+  | 'DECORATORS'
   | 'getSchemaPath'
 >;
 
@@ -47,6 +48,8 @@ const STUBS = {
   ApiQuery: recordsNothing,
   ApiResponse: recordsNothing,
   ApiTags: recordsNothing,
+  // Its metadata keys (nothing is recorded under them without the peer).
+  DECORATORS: { API_MODEL_PROPERTIES_ARRAY: 'swagger/apiModelPropertiesArray' },
   // The same reference @nestjs/swagger writes, so a schema built elsewhere still resolves it.
   getSchemaPath: (model: string | (abstract new (...args: never[]) => unknown)) =>
     `#/components/schemas/${typeof model === 'string' ? model : model.name}`,
@@ -90,5 +93,6 @@ export const {
   ApiQuery,
   ApiResponse,
   ApiTags,
+  DECORATORS,
   getSchemaPath,
 } = loadSwaggerDecorators(ownRequire);

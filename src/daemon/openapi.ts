@@ -4,7 +4,7 @@ import { ImagePromptBlockDto, PromptRequestDto, TextPromptBlockDto } from '../br
 import { ERROR_CATALOGUE, apiErrorExample, type ApiErrorCode, type ErrorCatalogueEntry } from '../errors/api-errors.js';
 import { documentErrorCodes, ErrorResponseDto } from '../errors/error-response.dto.js';
 import { CreateSessionDto, RewindDto } from '../sessions/session.dto.js';
-import { clientIdHeaderParameter, documentTurnRoutes } from '../turns/turns-openapi.js';
+import { clientIdHeaderParameter } from '../turns/turns-openapi.js';
 import { TURNS_MODULE_OPTIONS, type TurnsModuleOptions } from '../turns/turns.module-definition.js';
 import { rateLimitTier } from '../rate-limit/rate-limit-tier.js';
 import { applyValidationSchemas } from './validation-schema.js';
@@ -30,8 +30,8 @@ export interface OpenApiDocumentOptions {
 }
 
 /**
- * The daemon's OpenAPI document: the turn routes as `documentTurnRoutes`
- * describes them for any host, and on top every route of the daemon, the
+ * The daemon's OpenAPI document: the turn routes as `TurnsModule` documents
+ * them for any host, and on top every route of the daemon, the
  * whole error catalogue, the bearer scheme required
  * everywhere but on the operations that opt out (`security: []`, i.e.
  * `/health`), and their `401`; the browser walls' `403` on every operation
@@ -59,7 +59,7 @@ export function buildOpenApiDocument(app: INestApplication, options: OpenApiDocu
   config.servers = options.servers ?? [{ url: '/', description: 'The daemon serving this document' }];
   // The token is opaque: no JWT claim (Nest's builder adds one by default).
   delete (config.components!.securitySchemes!.bearer as { bearerFormat?: string }).bearerFormat;
-  const document = documentTurnRoutes(app, SwaggerModule.createDocument(app, config));
+  const document = SwaggerModule.createDocument(app, config);
   const clientId = {
     ...clientIdHeaderParameter(app.get<TurnsModuleOptions>(TURNS_MODULE_OPTIONS, { strict: false })),
     description: 'Client id issued by POST /session (or by load or resume).',

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '../common/swagger.js';
+import { ApiProperty, ApiPropertyOptional, DECORATORS } from '../common/swagger.js';
 import { ERROR_CATALOGUE, type AnyErrorDetails, type ApiErrorCode, type ErrorCatalogueEntry } from './error-catalogue.js';
 import type { ErrorDetail } from './error-details.js';
 
@@ -17,12 +17,16 @@ export class ErrorResponseDto extends ErrorDetailFields {
   @ApiProperty({ description: 'Human-readable message.' })
   error!: string;
 
-  @ApiProperty({
-    description: 'Stable, machine-readable code: one of the catalogue (docs/routes.md, Errors).',
-    enum: CODES,
-    enumName: 'ErrorCode',
-  })
+  @ApiProperty(codeProperty(CODES))
   code!: string;
+}
+
+function codeProperty(codes: readonly ApiErrorCode[]) {
+  return {
+    description: 'Stable, machine-readable code: one of the catalogue (docs/routes.md, Errors).',
+    enum: [...codes],
+    enumName: 'ErrorCode',
+  };
 }
 
 type DetailProperty = { type: ErrorDetail['type']; description: string; example: string | number };
@@ -52,6 +56,26 @@ export function errorDetailProperties(codes: readonly ApiErrorCode[] = CODES): R
 
 for (const [name, property] of Object.entries(errorDetailProperties())) {
   ApiPropertyOptional(property)(ErrorResponseDto.prototype, name);
+}
+
+/**
+ * Declares `ErrorResponseDto` with only `codes` (in catalogue order) and their details, as the next
+ * `SwaggerModule.createDocument` reads it: what an app's routes answer. A TurnsModule calls it as its app is created
+ * (src/turns/turn-routes.ts); in a process of several apps, the last created one's codes hold.
+ *
+ * @internal
+ */
+export function declareErrorCodes(codes: Iterable<ApiErrorCode>): void {
+  const wanted = new Set(codes);
+  const kept = CODES.filter((code) => wanted.has(code));
+  const target = ErrorResponseDto.prototype;
+  ApiProperty(codeProperty(kept))(target, 'code');
+  const details = errorDetailProperties(kept);
+  const listed = (Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES_ARRAY, target) ?? []) as string[];
+  // Swagger lists a class's properties as `:name`; a detail no kept code has leaves the list.
+  const keep = (key: string) => ['error', 'code'].includes(key.slice(1)) || key.slice(1) in details;
+  Reflect.defineMetadata(DECORATORS.API_MODEL_PROPERTIES_ARRAY, listed.filter(keep), target);
+  for (const [name, property] of Object.entries(details)) ApiPropertyOptional(property)(target, name);
 }
 
 /** The parts of an OpenAPI document's schemas that {@link documentErrorCodes} rewrites. */

@@ -54,18 +54,35 @@ const PREFERENCE_APPLIED = {
 const RETRY_AFTER = { description: 'Seconds before polling again; present while queued or running.', schema: { type: 'integer' as const } };
 
 /**
- * What every route under `session/:id/turns` shares: the GET, the session and
- * client-id check, the error filter, and the documentation of both.
+ * How one TurnsModule's routes are documented: its client id header (name, required) and its wait bound.
+ *
+ * @internal
  */
-export function SessionTurnRoute(path: string): MethodDecorator {
-  return applyDecorators(
-    Get(path),
-    UseGuards(ClientIdGuard),
-    UseFilters(ApiExceptionFilter),
-    ApiParam({ name: 'id', description: 'Session id.', schema: { type: 'string' } }),
-    // As the default options read it; documentTurnRoutes() makes it the host's (name, required).
-    ApiHeader(clientIdHeaderParameter({})),
-  );
+export interface TurnRouteDocs {
+  clientIdHeader: ReturnType<typeof clientIdHeaderParameter>;
+  maxWaitMs?: number;
+}
+
+/** As the default options read: a host's own route made with {@link TurnStatusRoute}. */
+const DEFAULT_DOCS: TurnRouteDocs = { clientIdHeader: clientIdHeaderParameter({}) };
+
+/** What every route under `session/:id/turns` does: the GET, the session and client-id check, the error filter. @internal */
+export function SessionTurnHandling(path: string): MethodDecorator {
+  return applyDecorators(Get(path), UseGuards(ClientIdGuard), UseFilters(ApiExceptionFilter));
+}
+
+/** What every route under `session/:id/turns` documents: the session and this module's client id header. @internal */
+export function SessionTurnDocs(docs: TurnRouteDocs): MethodDecorator {
+  return applyDecorators(ApiParam({ name: 'id', description: 'Session id.', schema: { type: 'string' } }), ApiHeader(docs.clientIdHeader));
+}
+
+/** A turn status route's own words: what {@link TurnStatusRoute} takes. @internal */
+export interface TurnStatusRouteText {
+  path: string;
+  summary: string;
+  errors: ApiErrorCode[];
+  operationId?: string;
+  description?: string;
 }
 
 /**
@@ -74,7 +91,9 @@ export function SessionTurnRoute(path: string): MethodDecorator {
  * `Retry-After`) and its OpenAPI description — the status as a `oneOf` union
  * discriminated by `state`, its headers, and an example per state and per
  * error code. `operationId` names it for generated clients (the module's own
- * routes: `getCurrentTurn`, `getTurn`).
+ * routes: `getCurrentTurn`, `getTurn`). A host's own route is documented as
+ * the default options read (the header `X-Qwen-Client-Id`, no wait bound);
+ * `TurnsModule`'s routes as its options say.
  *
  * @publicApi
  */
@@ -85,9 +104,16 @@ export function TurnStatusRoute(
   operationId?: string,
   description?: string,
 ): MethodDecorator {
+  return applyDecorators(SessionTurnHandling(path), TurnStatusDocs({ path, summary, errors, operationId, description }, DEFAULT_DOCS));
+}
+
+/** The OpenAPI description of one turn status route under these docs options. @internal */
+export function TurnStatusDocs(route: TurnStatusRouteText, docs: TurnRouteDocs): MethodDecorator {
+  const { summary, operationId, description } = route;
   const models = Object.values(TURN_STATUS_DTOS);
+  const maximum = docs.maxWaitMs === undefined ? {} : { maximum: docs.maxWaitMs };
   return applyDecorators(
-    SessionTurnRoute(path),
+    SessionTurnDocs(docs),
     ApiOperation({ summary, operationId, ...(description !== undefined && { description }) }),
     ApiHeader({
       name: 'If-None-Match',
@@ -100,7 +126,7 @@ export function TurnStatusRoute(
       required: false,
       description:
         "Hold the request up to this many ms (at most the server's longest wait, this parameter's maximum): until the status is not queued/running, or — with If-None-Match — until its ETag changes. 0 or absent answers at once.",
-      schema: { type: 'integer', minimum: 0 },
+      schema: { type: 'integer', minimum: 0, ...maximum },
     }),
     ApiHeader({
       name: 'Prefer',
@@ -139,7 +165,7 @@ export function TurnStatusRoute(
       'invalid_activity',
       'too_many_waiters',
       'shutting_down',
-      ...errors,
+      ...route.errors,
       'transcript_snapshot_unavailable',
       'transcript_page_too_large',
       'transcript_too_large',

@@ -55,16 +55,16 @@ function* operations(document: { paths: object }): Generator<Operation> {
 }
 
 /**
- * Makes the turn routes of `document` describe `app`'s `TurnsModule` as it
- * is configured, not as its defaults read: the client id header by the name
- * it was given, required when `requireClientId` is; `waitMs` bounded by this
- * host's `maxWaitMs`; and the `ErrorCode` enum (with the error details) cut
- * to the codes the document's operations answer. Call it on what
- * `SwaggerModule.createDocument(app, …)` returns (docs/mounting.md, Swagger):
+ * No longer needed for `TurnsModule`'s own routes: `SwaggerModule.createDocument`
+ * already describes them as the module is configured (docs/mounting.md#your-openapi-document),
+ * and this changes nothing on them. It still makes a host's own routes declared
+ * with `TurnStatusRoute` read the module's options: the client id header by
+ * its name (required when `requireClientId` is), `waitMs` bounded by
+ * `maxWaitMs`; and it cuts the `ErrorCode` enum (with the error details) to
+ * the codes the document's operations answer:
  *
  * ```ts
  * const document = documentTurnRoutes(app, SwaggerModule.createDocument(app, new DocumentBuilder().build()));
- * SwaggerModule.setup('docs', app, document);
  * ```
  *
  * @publicApi

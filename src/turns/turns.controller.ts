@@ -1,30 +1,25 @@
-import { Controller, Headers, Param, Query, Res } from '@nestjs/common';
+import { Headers, Param, Query, Res } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { ApiParam, ApiTags } from '../common/swagger.js';
 import { ClientId } from '../client-id/client-id.decorator.js';
 import { ApiException } from '../errors/api-exception.js';
 import { TURNS_CHANNELS, type PollSource } from '../telemetry/turns-channels.js';
 import { endSpan, startSpan, tracingEnabled, withSpan, type TurnSpan } from '../telemetry/tracing.js';
-import { TurnListRoute } from './list/turn-list-route.decorator.js';
 import { parseTurnListQuery } from './list/turn-page.js';
 import { turnPageResponse } from './list/turn-page-response.js';
 import type { TurnStatus } from './turn-status.js';
 import { TurnPoll, type TurnPollParams } from './turn-poll.decorator.js';
 import { turnStatusResponse } from './turn-status-response.js';
-import { TurnStatusRoute } from './turn-status-route.decorator.js';
 import { TurnStatusService } from './turn-status.service.js';
 import { ClientGone } from './wait/client-gone.js';
 import { TurnWaitService } from './wait/turn-wait.service.js';
 import { parseWaitRequest } from './wait/wait-request.js';
 
 /**
- * The list of a session's turns, and the two poll routes, each with an
- * optional bounded wait. `current` is declared before `:promptId` so it never
- * reads as a promptId. `ClientIdGuard` has checked the session before a
- * handler runs.
+ * The handlers of the list of a session's turns and of the two poll routes,
+ * each with an optional bounded wait. Each `TurnsModule` mounts a class made
+ * from this one, its routes documented with its options (turn-routes.ts).
+ * `ClientIdGuard` has checked the session before a handler runs.
  */
-@ApiTags('turns')
-@Controller('session/:id/turns')
 export class TurnsController {
   constructor(
     private readonly turns: TurnStatusService,
@@ -32,7 +27,6 @@ export class TurnsController {
     private readonly adapterHost: HttpAdapterHost,
   ) {}
 
-  @TurnListRoute()
   async list(
     @Param('id') sessionId: string,
     @Query() query: Record<string, unknown>,
@@ -48,27 +42,10 @@ export class TurnsController {
     else adapter.reply(response, answer.body, 200);
   }
 
-  @TurnStatusRoute(
-    'current',
-    'The running prompt, else the queued head, else the newest settled one, else idle',
-    ['session_not_found', 'invalid_transcript_cursor'],
-    'getCurrentTurn',
-  )
   current(@Param('id') sessionId: string, @TurnPoll() poll: TurnPollParams, @Res() response: unknown): void | Promise<void> {
     return this.traced(sessionId, undefined, poll, response);
   }
 
-  @TurnStatusRoute(
-    ':promptId',
-    'The status of one prompt',
-    ['session_not_found', 'prompt_not_found', 'invalid_transcript_cursor'],
-    'getTurn',
-    'Live state, then the terminal overlay, then the bounded transcript scan (SPEC §5). With the reference runtime, a scan ' +
-      'miss is answered from the prompt ledger (SPEC §18) before it becomes a 404: a prompt lost when its process died reads ' +
-      '`state: error` with `error.code: daemon_lost` (`endedAt`: when `load` settled it); a cancelled, failed or completed ' +
-      'one its own state, `stopReason` and error code (no `queuedAt`, no result text). The transcript record wins when there is one.',
-  )
-  @ApiParam({ name: 'promptId', description: "The prompt's id, as its admission returned it.", schema: { type: 'string' } })
   exact(
     @Param('id') sessionId: string,
     @Param('promptId') promptId: string,

@@ -60,6 +60,10 @@ export const {
   ConfigurableModuleClass: TurnsConfigurableModule,
   /** @internal */
   MODULE_OPTIONS_TOKEN: TURNS_MODULE_OPTIONS,
+  /** @internal */
+  OPTIONS_TYPE: TURNS_OPTIONS_TYPE,
+  /** @internal */
+  ASYNC_OPTIONS_TYPE: TURNS_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<TurnsModuleOptions>({ moduleName: 'Turns' })
   .setClassMethodName('forRoot')
   .setExtras<TurnsModuleExtras>({}, (definition, extras) => {

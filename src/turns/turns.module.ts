@@ -1,11 +1,17 @@
-import { Module } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { ClientIdGuard } from '../client-id/client-id.guard.js';
 import { ClientIdOptions, DEFAULT_CLIENT_ID_HEADER } from '../client-id/client-id-options.js';
 import { SessionClientLookup } from '../client-id/session-client-lookup.js';
 import { TurnStatusService } from './turn-status.service.js';
-import { TurnsController } from './turns.controller.js';
+import { withTurnRoutes } from './turn-routes.js';
 import { TurnWaitService } from './wait/turn-wait.service.js';
-import { TURNS_MODULE_OPTIONS, TurnsConfigurableModule, type TurnsModuleOptions } from './turns.module-definition.js';
+import {
+  TURNS_MODULE_OPTIONS,
+  TurnsConfigurableModule,
+  type TURNS_ASYNC_OPTIONS_TYPE,
+  type TURNS_OPTIONS_TYPE,
+  type TurnsModuleOptions,
+} from './turns.module-definition.js';
 
 /**
  * The turn status routes, their service and the shared `ClientIdGuard`. The
@@ -18,12 +24,13 @@ import { TURNS_MODULE_OPTIONS, TurnsConfigurableModule, type TurnsModuleOptions 
  * ```
  *
  * The module is global: `ClientIdGuard` can guard the host's own session
- * routes in any module.
+ * routes in any module. Its routes are documented as its options say (the
+ * client id header, the wait bound) in what `SwaggerModule.createDocument`
+ * builds, with no post-processing (docs/mounting.md#swagger).
  *
  * @publicApi
  */
 @Module({
-  controllers: [TurnsController],
   providers: [
     TurnStatusService,
     TurnWaitService,
@@ -40,4 +47,12 @@ import { TURNS_MODULE_OPTIONS, TurnsConfigurableModule, type TurnsModuleOptions 
   ],
   exports: [TurnStatusService, TurnWaitService, ClientIdGuard, ClientIdOptions, SessionClientLookup],
 })
-export class TurnsModule extends TurnsConfigurableModule {}
+export class TurnsModule extends TurnsConfigurableModule {
+  static override forRoot(options: typeof TURNS_OPTIONS_TYPE): DynamicModule {
+    return withTurnRoutes(super.forRoot(options));
+  }
+
+  static override forRootAsync(options: typeof TURNS_ASYNC_OPTIONS_TYPE): DynamicModule {
+    return withTurnRoutes(super.forRootAsync(options));
+  }
+}

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { codeBlocks, docPages, ROOT } from './markdown-blocks.js';
 import { EXAMPLE_CONTEXTS, SUPPORT_FILES } from './snippet-contexts.js';
+import { packedRoot } from '../package/support/npm.js';
 
 /**
  * Every TypeScript snippet a reader may copy compiles under `tsc --strict`
@@ -57,8 +58,8 @@ const version = (name: string) =>
   (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 
 /**
- * The package and the client package packed from a copy of the repo (its own `npm run build`, so a
- * suite packing this checkout at the same time never sees a half-written dist/).
+ * The package packed once for every package spec (test/package/support/npm.ts), and the client package packed from a
+ * copy of the repo (its own `npm run build:client`, so the client spec emptying packages/client/dist never races it).
  */
 function pack(work: string): string[] {
   const copy = join(work, 'repo');
@@ -71,10 +72,10 @@ function pack(work: string): string[] {
   for (const name of readdirSync(ROOT).filter((name) => /^tsconfig.*\.json$/.test(name))) cpSync(join(ROOT, name), join(copy, name));
   symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');
   run(NPM, ['run', 'build:client'], copy);
-  return ['.', './packages/client'].map((dir) => {
-    const [packed] = JSON.parse(run(NPM, ['pack', dir, '--json', '--pack-destination', work], copy)) as Array<{ filename: string }>;
-    return join(work, packed!.filename);
-  });
+  const [client] = JSON.parse(run(NPM, ['pack', './packages/client', '--json', '--pack-destination', work], copy)) as Array<{
+    filename: string;
+  }>;
+  return [packedRoot().tarball, join(work, client!.filename)];
 }
 
 describe('the TypeScript snippets of the docs', () => {

@@ -8,7 +8,7 @@ import { PACKAGE_VERSION } from '../../src/common/package-version.js';
 import { signTurnWebhook } from '../../src/webhooks/turn-webhook-signature.js';
 import { generateWebhookSecret } from '../../src/webhooks/webhook-secret.js';
 import { startDaemonProcess } from '../support/daemon-process.js';
-import { copiesOf, installed, npmInstall, pack, ROOT } from './support/npm.js';
+import { copiesOf, installed, npmInstall, packedRoot, ROOT } from './support/npm.js';
 
 /**
  * The package as a host app gets it: `npm pack`, the tarball installed next to
@@ -38,7 +38,7 @@ describe('the packed package in host apps', () => {
 
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'turns-hosts-'));
-    const { tarball: packed, files: shipped } = pack(ROOT, work);
+    const { tarball: packed, files: shipped } = packedRoot();
     tarball = packed;
     expect(shipped.filter((path) => /\.spec\.|fixture|^test\/|\.map$/.test(path))).toEqual([]);
   });

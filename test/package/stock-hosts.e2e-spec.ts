@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
-import { copiesOf, npmInstall, pack, ROOT } from './support/npm.js';
+import { copiesOf, lockDiff, lockedPackages, npm, npmInstall, ourClosure, packedRoot } from './support/npm.js';
 
 /**
  * What a new user does: `nest new` (11 and 12, from the registry, at test time
@@ -23,10 +23,12 @@ function mountTurnsModule(source: string): string {
       "import { Module } from '@nestjs/common';\n",
       "import { Module } from '@nestjs/common';\nimport { TurnsModule } from 'nest-turn-status';\nimport { RuntimeModule } from 'nest-turn-status/runtime';\n",
     )
+    // Ours first in `imports`, whatever the scaffold lists there (Nest 12's lists @nestjs/observe's module).
     .replace(
-      '@Module({\n  imports: [],',
-      'const runtime = RuntimeModule.forRoot({ workspaces: [process.cwd()], dataDir: `${process.cwd()}/.turns-data` });\n\n' +
-        '@Module({\n  imports: [runtime, TurnsModule.forRoot({ imports: [runtime] })],',
+      /@Module\(\{\n {2}imports: \[(\]?)/,
+      (_match, empty: string) =>
+        'const runtime = RuntimeModule.forRoot({ workspaces: [process.cwd()], dataDir: `${process.cwd()}/.turns-data` });\n\n' +
+        `@Module({\n  imports: [runtime, TurnsModule.forRoot({ imports: [runtime] })${empty ? ']' : ','}`,
     );
   if (!mounted.includes('TurnsModule.forRoot(') || !mounted.includes("from 'nest-turn-status/runtime'")) {
     throw new Error(`nest new's app.module.ts changed; mount TurnsModule by hand:\n${source}`);
@@ -41,7 +43,7 @@ describe('a project made by nest new', () => {
 
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'turns-nest-new-'));
-    ({ tarball } = pack(ROOT, work));
+    ({ tarball } = packedRoot());
   });
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -56,15 +58,11 @@ describe('a project made by nest new', () => {
     const generated = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
       type?: string;
       dependencies: Record<string, string>;
+      devDependencies?: Record<string, string>;
     };
-    // Stock: the host brings Nest and nothing of ours (no swagger, no class-validator pinned for us).
-    expect(Object.keys(generated.dependencies).sort()).toEqual([
-      '@nestjs/common',
-      '@nestjs/core',
-      '@nestjs/platform-express',
-      'reflect-metadata',
-      'rxjs',
-    ]);
+    // What the scaffold itself resolves to, before anything of ours (the lockfile only: nothing is installed twice).
+    npm(['install', '--package-lock-only', '--no-audit', '--no-fund', '--prefer-offline'], dir);
+    const before = lockedPackages(dir);
 
     const appModule = join(dir, 'src', 'app.module.ts');
     writeFileSync(appModule, mountTurnsModule(readFileSync(appModule, 'utf8')));
@@ -74,6 +72,12 @@ describe('a project made by nest new', () => {
 
     npmInstall(dir, tarball);
     const nodeModules = join(dir, 'node_modules');
+    // Whatever the scaffold holds today (it is upstream's to change), our install adds one dependency, ours, and in the
+    // lockfile only what ours brings; it removes nothing and moves no version the scaffold had chosen.
+    const installed = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as typeof generated;
+    expect(installed.dependencies).toEqual({ ...generated.dependencies, 'nest-turn-status': expect.stringContaining('.tgz') });
+    expect(installed.devDependencies).toEqual(generated.devDependencies);
+    expect(lockDiff(before, lockedPackages(dir))).toEqual({ added: ourClosure(dir, before), removed: [], changed: [] });
     copyExample(join(nodeModules, 'nest-turn-status', 'docs', 'examples', 'host-runtime'), join(dir, 'src', 'host-runtime'), esm);
     const hostSpec = readFileSync(join(TEMPLATE, 'host-runtime.e2e-spec.ts'), 'utf8');
     writeFileSync(join(dir, 'test', 'host-runtime.e2e-spec.ts'), esm ? hostSpec.replace("/app.module'", "/app.module.js'") : hostSpec);

@@ -1,7 +1,14 @@
-// Ends every run with one plain line, "tests: N passed, N failed", that any CI
-// can read without knowing Jest's own summary format.
+// Ends every run with plain lines any CI can read without knowing Jest's own summary format: the slowest files
+// (where a run's time goes; `SLOWEST=n` for more or fewer, 0 for none), then "tests: N passed, N failed".
 class SummaryReporter {
   onRunComplete(_contexts, results) {
+    const count = Number(process.env.SLOWEST ?? 10);
+    const files = results.testResults
+      .map((file) => ({ path: file.testFilePath.replace(`${process.cwd()}/`, ''), s: (file.perfStats.end - file.perfStats.start) / 1000 }))
+      .sort((a, b) => b.s - a.s);
+    if (count > 0 && files.length > 1) {
+      for (const { path, s } of files.slice(0, count)) process.stdout.write(`slowest: ${s.toFixed(1)} s ${path}\n`);
+    }
     const skipped = results.numPendingTests + results.numTodoTests;
     const line = `tests: ${results.numPassedTests} passed, ${results.numFailedTests} failed` + (skipped ? `, ${skipped} skipped` : '');
     process.stdout.write(`${line}\n`);

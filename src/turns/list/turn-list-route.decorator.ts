@@ -3,7 +3,7 @@ import { ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiRe
 import { ApiErrorResponses } from '../../errors/api-error-responses.decorator.js';
 import { TURN_STATES } from '../rules/turn-state.js';
 import { TURN_STATUS_DTOS } from '../turn-status.dto.js';
-import { SessionTurnRoute } from '../turn-status-route.decorator.js';
+import { SessionTurnDocs, type TurnRouteDocs } from '../turn-status-route.decorator.js';
 import { TURN_LIST_LIMITS } from './turn-page.js';
 
 const SESSION = '5c1d2a8e-7f7b-4a44-9a57-1f2e3d4c5b6a';
@@ -34,14 +34,14 @@ const EXAMPLE = {
 };
 
 /**
- * `GET /session/:id/turns`: guarded by {@link ClientIdGuard}, answered with
- * the turn routes' conventions (`Cache-Control: no-cache`, strong `ETag` →
- * 304) and documented once — the page, its query and its errors.
+ * The OpenAPI description of `GET /session/:id/turns` (answered with the turn
+ * routes' conventions: `Cache-Control: no-cache`, strong `ETag` → 304) under
+ * one module's docs options: the page, its query and its errors.
  */
-export function TurnListRoute(): MethodDecorator {
+export function TurnListDocs(docs: TurnRouteDocs): MethodDecorator {
   const models = Object.entries(TURN_STATUS_DTOS).filter(([state]) => state !== 'idle');
   return applyDecorators(
-    SessionTurnRoute(''),
+    SessionTurnDocs(docs),
     ApiOperation({
       summary: "The session's turns, newest first, each as GET /session/{id}/turns/{promptId} answers it now",
       description:
