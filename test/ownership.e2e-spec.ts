@@ -58,23 +58,38 @@ function bodyOf(route: SessionRoute, fixture: Fixture): unknown {
   return {};
 }
 
-function pathOf(route: SessionRoute, fixture: Fixture): string {
+/** Other spellings of a path the frameworks route alike: the id's first character percent-encoded, the prefix in capitals. */
+const SPELLINGS: Record<string, (path: string) => string> = {
+  encoded: (path) =>
+    path.replace(/^(\/(?:session|permission)\/)(.)/, (_, prefix: string, first: string) => `${prefix}%${first.charCodeAt(0).toString(16)}`),
+  capitals: (path) => path.replace(/^\/(session|permission)\//, (prefix) => prefix.toUpperCase()),
+};
+
+function pathOf(route: SessionRoute, fixture: Fixture, spelling: (path: string) => string = (path) => path): string {
   const unscoped = route.template.startsWith('/permission/');
-  return route.template
-    .split('/')
-    .map((segment) => {
-      if (segment === ':id') return fixture.sessionId;
-      if (segment === ':promptId') return fixture.promptId;
-      if (segment === ':requestId') return fixture.requestIds[unscoped ? 1 : 0];
-      return segment.startsWith(':') ? 'not-there' : segment;
-    })
-    .join('/');
+  return spelling(
+    route.template
+      .split('/')
+      .map((segment) => {
+        if (segment === ':id') return fixture.sessionId;
+        if (segment === ':promptId') return fixture.promptId;
+        if (segment === ':requestId') return fixture.requestIds[unscoped ? 1 : 0];
+        return segment.startsWith(':') ? 'not-there' : segment;
+      })
+      .join('/'),
+  );
 }
 
-async function send(daemon: TestDaemon, route: SessionRoute, fixture: Fixture, headers: Record<string, string>): Promise<Answer> {
+async function send(
+  daemon: TestDaemon,
+  route: SessionRoute,
+  fixture: Fixture,
+  headers: Record<string, string>,
+  spelling?: (path: string) => string,
+): Promise<Answer> {
   const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : JSON.stringify(bodyOf(route, fixture));
   const abort = new AbortController();
-  const res = await fetch(`${daemon.url}${pathOf(route, fixture)}`, {
+  const res = await fetch(`${daemon.url}${pathOf(route, fixture, spelling)}`, {
     method: route.method,
     headers: { ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) },
     body,
@@ -191,6 +206,23 @@ describe.each(ADAPTERS)('a session belongs to its principal (%s)', (httpAdapter)
       const alice = await send(daemon, route, fixture, as('alice'));
       expect({ name, notFound: alice.code === 'session_not_found' }).toEqual({ name, notFound: false });
       if (route.template.includes('permission')) expect({ name, status: alice.status }).toEqual({ name, status: 200 });
+    }
+  });
+
+  it('lets no other spelling of a path past the check: percent-encoded ids and capital prefixes find nothing either', async () => {
+    const fixture = await ownedSession(daemon, as('alice'));
+    const routes = sessionRoutes(daemon);
+    for (const [spelled, spelling] of Object.entries(SPELLINGS)) {
+      for (const route of routes) {
+        const name = `${spelled} ${route.method} ${route.template}`;
+        const bob = await send(daemon, route, fixture, as('bob'), spelling);
+        expect({ name, status: bob.status }).toEqual({ name, status: 404 });
+      }
+    }
+    // Nothing reached the session: both requests for approval still wait for the owner's answer.
+    for (const route of routes.filter((r) => r.template.includes('permission'))) {
+      const name = `${route.method} ${route.template}`;
+      expect({ name, status: (await send(daemon, route, fixture, as('alice'))).status }).toEqual({ name, status: 200 });
     }
   });
 

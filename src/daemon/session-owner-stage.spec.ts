@@ -55,6 +55,24 @@ describe('sessionOwnerCheck', () => {
     });
   });
 
+  it('reads the session as the frameworks route the path: a percent-encoded id or a capital prefix is the same session', () => {
+    const encoded = `%${SESSION.charCodeAt(0).toString(16)}${SESSION.slice(1)}`;
+    for (const path of [
+      `/session/${encoded}/turns/current`,
+      `/SESSION/${SESSION}/turns/current`,
+      `/Permission/${encoded}.0123456789abcdef`,
+    ]) {
+      const { passed, answer } = run(path, bob, false);
+      expect({ path, passed, status: answer.status }).toEqual({ path, passed: false, status: 404 });
+    }
+  });
+
+  it('echoes only the request id it read, and survives a path whose rest does not decode', () => {
+    const { answer } = run(`/permission/${SESSION}.0123456789abcdef/%E0`, bob, false);
+    expect(answer.body).toMatchObject({ code: 'permission_not_found', requestId: `${SESSION}.0123456789abcdef` });
+    expect(run(`/session/${SESSION.slice(0, 8)}%E0/turns/current`, bob, false).passed).toBe(true);
+  });
+
   it('asks nothing for a path of no session', () => {
     const { passed, asked } = run('/session', bob, false);
     expect([passed, asked]).toEqual([true, []]);

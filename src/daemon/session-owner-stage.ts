@@ -1,13 +1,12 @@
 import { apiError, sessionNotFound } from '../errors/api-errors.js';
 import type { FrontStage } from '../http/front-door.js';
 import { principalOf, type Principal } from '../http/request-principal.js';
+import { sessionAddressedBy } from '../http/session-path.js';
 
 /** Where the stage asks whether a live session is the principal's (the runtime's `SessionRegistry`). */
 export interface SessionAccess {
   mayAccess(sessionId: string, principal: Principal | undefined): boolean;
 }
-
-const PERMISSION_PREFIX = '/permission/';
 
 /**
  * The one check every route of a session passes (docs/security.md#ownership):
@@ -16,15 +15,17 @@ const PERMISSION_PREFIX = '/permission/';
  * and on the unscoped `POST /permission/:requestId` the `404
  * permission_not_found` a request of no live session gets. Stands after the
  * token check and the cluster router, so it runs where the session lives,
- * with the principal the forwarded request proved there.
+ * with the principal the forwarded request proved there. The session is
+ * read as the frameworks route the path (any case, percent-decoded), so no
+ * spelling of a path reaches a route this check did not see.
  */
 export function sessionOwnerCheck(sessions: SessionAccess): FrontStage {
   return (request, next) => {
-    const sessionId = request.sessionId;
-    if (sessionId === undefined || sessions.mayAccess(sessionId, principalOf(request.req))) return next();
+    const addressed = sessionAddressedBy(request.path);
+    if (addressed === undefined || sessions.mayAccess(addressed.sessionId, principalOf(request.req))) return next();
     request.req.resume();
-    if (!request.path.startsWith(PERMISSION_PREFIX)) return request.sendError(sessionNotFound(sessionId));
-    // As the broker answers a request of no live session.
-    request.sendError(apiError('permission_not_found', { requestId: decodeURIComponent(request.path.slice(PERMISSION_PREFIX.length)) }));
+    const { sessionId, requestId } = addressed;
+    // The unscoped answer route: as the broker answers a request of no live session.
+    request.sendError(requestId === undefined ? sessionNotFound(sessionId) : apiError('permission_not_found', { requestId }));
   };
 }

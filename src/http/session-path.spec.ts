@@ -1,4 +1,4 @@
-import { isLoadRequest, sessionIdOf } from './session-path.js';
+import { isLoadRequest, sessionAddressedBy, sessionIdOf } from './session-path.js';
 
 const ID = '0b9e3f6c-8a1d-4c2e-9f00-1234567890ab';
 
@@ -46,5 +46,26 @@ describe('isLoadRequest', () => {
     expect(isLoadRequest('GET', `/session/${ID}/load`)).toBe(false);
     expect(isLoadRequest('POST', `/session/${ID}/loader`)).toBe(false);
     expect(isLoadRequest('POST', `/session/${ID}/prompt`)).toBe(false);
+  });
+});
+
+describe('sessionAddressedBy', () => {
+  const id = '0b7e8a52-2f0c-4a57-9d6e-6f1f4d1c0a11';
+  const requestId = `${id}.0123456789abcdef`;
+
+  it('reads the canonical form as sessionIdOf does', () => {
+    expect(sessionAddressedBy(`/session/${id}/turns/current`)).toEqual({ sessionId: id });
+    expect(sessionAddressedBy(`/permission/${requestId}`)).toEqual({ sessionId: id, requestId });
+  });
+
+  it('reads a prefix in any case and a percent-encoded id, as the frameworks route them', () => {
+    expect(sessionAddressedBy(`/Session/%30${id.slice(1)}/prompt`)).toEqual({ sessionId: id });
+    expect(sessionAddressedBy(`/PERMISSION/${encodeURIComponent(requestId).replace('0', '%30')}`)).toEqual({ sessionId: id, requestId });
+  });
+
+  it('is undefined for no session, an id that is no UUID, or one that does not decode', () => {
+    for (const path of ['/session', '/sessions/x', `/session/${id}x/turns`, '/session/%E0/turns', `/permission/${id}`, '/health']) {
+      expect({ path, addressed: sessionAddressedBy(path) }).toEqual({ path, addressed: undefined });
+    }
   });
 });

@@ -30,3 +30,34 @@ export function sessionIdOf(url: string | undefined): string | undefined {
 export function isLoadRequest(method: string | undefined, url: string | undefined): boolean {
   return method === 'POST' && url !== undefined && LOAD_PATH.test(url);
 }
+
+/** What a path addresses as the frameworks route it: a session, and for the unscoped answer route the request too. */
+export interface AddressedSession {
+  readonly sessionId: string;
+  /** On `/permission/:requestId`: the request id, decoded and well formed. */
+  readonly requestId?: string;
+}
+
+/**
+ * The session a request path reaches once a framework routes it, for the
+ * checks that must not be bypassed: unlike {@link sessionIdOf} (the cluster
+ * router's fast read of the canonical form) the prefix is matched in any case
+ * (Express routes without regard to it) and the id segment is percent-decoded
+ * (both adapters decode `req.params`). `undefined` when no session route can
+ * take the path, or its id segment does not decode.
+ */
+export function sessionAddressedBy(path: string): AddressedSession | undefined {
+  const lower = path.slice(0, PERMISSION_PREFIX.length).toLowerCase();
+  const permission = lower === PERMISSION_PREFIX;
+  if (!permission && !lower.startsWith(SESSION_PREFIX)) return undefined;
+  const raw = path.slice(permission ? PERMISSION_PREFIX.length : SESSION_PREFIX.length).split(/[/?#]/, 1)[0]!;
+  let segment: string;
+  try {
+    segment = raw.includes('%') ? decodeURIComponent(raw) : raw;
+  } catch {
+    return undefined;
+  }
+  if (!permission) return SESSION_ID_PATTERN.test(segment) ? { sessionId: segment } : undefined;
+  const sessionId = sessionOfRequestId(segment);
+  return sessionId === undefined ? undefined : { sessionId, requestId: segment };
+}
