@@ -128,6 +128,17 @@ describe.each(ADAPTERS)('idle sessions reaped (%s)', (httpAdapter) => {
     clock.time += 1;
     expect(await reaper.reapIdle()).toEqual([sessionId]);
   });
+
+  it('a client attaching counts from then, as a heartbeat does', async () => {
+    const { sessionId } = await daemon.createSession({ sessionScope: 'thread' });
+    clock.time += TIMEOUT_MS - 1;
+    const attached = await daemon.createSession({ sessionId });
+    expect(attached.sessionId).toBe(sessionId);
+    clock.time += TIMEOUT_MS - 1;
+    expect(await reaper.reapIdle()).toEqual([]);
+    clock.time += 1;
+    expect(await reaper.reapIdle()).toEqual([sessionId]);
+  });
 });
 
 describe('no idle timeout', () => {

@@ -361,6 +361,8 @@ export class SessionsService implements OnApplicationShutdown {
   }
 
   private describe(session: Session, attached: boolean): CreatedSession {
+    // A client joining is a sign of life, as a heartbeat is (docs/operating.md#idle-sessions).
+    if (attached) this.registry.heartbeat(session.id, this.clock.now());
     return {
       sessionId: session.id,
       workspaceCwd: session.workspace.cwd,
