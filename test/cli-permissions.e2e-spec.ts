@@ -42,7 +42,7 @@ async function acpDaemon(httpAdapter: Adapter, config: Partial<DaemonConfig> = {
   return startDaemon({ agent: 'acp', agentCommand: FIXTURE, httpAdapter, ...config }, { engine: new AcpEngine(FIXTURE) });
 }
 
-/** The fixture's `shell` prompt asks to run `echo ran > marker.txt`, and writes marker.txt only once allowed (SPEC §21). */
+/** The fixture's `shell` prompt asks to run `echo ran > marker.txt`, and writes marker.txt only once allowed (docs/permissions.md). */
 describe.each(ADAPTERS)('command line and tool approval over %s', (httpAdapter) => {
   jest.setTimeout(60_000);
   let daemon: TestDaemon;
@@ -174,7 +174,7 @@ describe('command line and tool approval under the designated responder', () => 
     await waiting.stderr.shows('waits for an answer');
     const [, suggested] = /waits for an answer \((nest-turn-status permissions .*)\)$/m.exec(waiting.stderr.text())!;
     const [, sessionId, requestId] = /permissions (\S+) (\S+) --allow/.exec(suggested!)!;
-    // A client the policy refuses: the daemon's refusal (exit 4, SPEC §9), its code on stderr.
+    // A client the policy refuses: the daemon's refusal (exit 4, docs/waiting.md), its code on stderr.
     const stranger = await cli('permissions', sessionId!, requestId!, '--allow', '--url', daemon.url);
     expect(stranger.code).toBe(4);
     expect(stranger.stderr).toMatch(/403 permission_forbidden/);

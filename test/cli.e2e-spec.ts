@@ -191,7 +191,7 @@ describe('nest-turn-status command line', () => {
     expect([...redraws].sort((a, b) => a - b)).toEqual(redraws);
   });
 
-  it('on a terminal asks y/N before the tool the agent wants runs, and runs it only after a y (SPEC §21)', async () => {
+  it('on a terminal asks y/N before the tool the agent wants runs, and runs it only after a y (docs/permissions.md)', async () => {
     const marker = join(dataDir, 'marker.txt');
     rmSync(marker, { force: true });
     // `script` gives the command a pseudo-terminal: its stdin is what the user types.

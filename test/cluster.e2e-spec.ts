@@ -192,7 +192,7 @@ const UI_ORIGIN = 'http://ui.example';
     expect(seen).toContain('event: turn_complete');
   });
 
-  it('forwards the routes of the qwen serve clients (SPEC §19) to the owner like the others', async () => {
+  it('forwards the routes of the qwen serve clients (docs/qwen-serve.md) to the owner like the others', async () => {
     const { sessionId, clientId } = await createSession(a);
     await completedPrompt(a, sessionId, 'one');
     const id = { 'x-qwen-client-id': clientId };
@@ -223,7 +223,7 @@ const UI_ORIGIN = 'http://ui.example';
     expect([detached.status, detached.headers.get('x-turns-node')]).toEqual([204, 'node-a']);
   });
 
-  it('forwards the answers to requests for approval (SPEC §21) to the owner, the unscoped route by the session its id names', async () => {
+  it('forwards the answers to requests for approval (docs/permissions.md) to the owner, the unscoped route by the session its id names', async () => {
     const { sessionId, clientId } = await createSession(a);
     const requestId = `${sessionId}.0123456789abcdef`;
     const body = JSON.stringify({ outcome: { outcome: 'selected', optionId: 'proceed_once' } });

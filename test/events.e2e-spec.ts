@@ -89,7 +89,7 @@ describe.each(ADAPTERS)('GET /session/:id/events (%s)', (httpAdapter) => {
     expect(res.headers['x-qwen-sse-stream-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(frames[0]).toMatchObject({ retry: '3000' });
     const events = frames.slice(1).map((f) => ({ frame: f, data: JSON.parse(f.data!) }));
-    // A prompt that does not wait has no pending_prompt_* events (SPEC §19).
+    // A prompt that does not wait has no pending_prompt_* events (docs/qwen-serve.md).
     expect(events.map((e) => e.frame.event)).toEqual(['session_update', 'session_update', 'turn_complete']);
     for (const { frame, data } of events) {
       expect(data).toMatchObject({

@@ -84,7 +84,7 @@ describe("the overlay's rules against a host's bridge (docs/examples/host-runtim
 
     const poll = turns.getTurn(session, slow);
     scan.release();
-    // SPEC §5's deadline path: the persisted outcome supersedes the bridge's error, keeping queuedAt.
+    // docs/turn-routes.md's deadline path: the persisted outcome supersedes the bridge's error, keeping queuedAt.
     const merged = await poll;
     expect(merged).toMatchObject({ promptId: slow, state: 'completed', resultText: 'done at last', queuedAt: expect.any(Number) });
     expect(merged).not.toHaveProperty('error');

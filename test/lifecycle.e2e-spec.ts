@@ -52,7 +52,7 @@ describe.each(ADAPTERS)('restart, rewind, fork and deadlines (%s)', (httpAdapter
         { v: 1, promptId: second, terminal: 'completed', stopReason: 'end_turn', at: expect.any(Number) },
       ],
     });
-    // The prompt ledger's terminals, oldest first (SPEC §18).
+    // The prompt ledger's terminals, oldest first (docs/ledger.md).
     const found = (await daemon.http.get(`/session/${sessionId}/turns/${first}`).expect(200)).body;
     expect(found).toEqual({
       sessionId,

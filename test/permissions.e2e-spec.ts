@@ -62,7 +62,7 @@ async function held(daemon: TestDaemon, sessionId: string, promptId: string) {
   );
 }
 
-describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
+describe.each(ADAPTERS)('tool approval over %s (docs/permissions.md)', (httpAdapter) => {
   describe('policy ask (the default)', () => {
     let daemon: TestDaemon;
     beforeAll(async () => {
@@ -529,7 +529,7 @@ describe.each(ADAPTERS)('tool approval over %s (SPEC §21)', (httpAdapter) => {
   });
 });
 
-/** A crash: the request is lost with its prompt, which the next owner settles `daemon_lost` (SPEC §18). */
+/** A crash: the request is lost with its prompt, which the next owner settles `daemon_lost` (docs/ledger.md). */
 describe('tool approval across kill -9 (daemon processes)', () => {
   jest.setTimeout(120_000);
   let bin: string;

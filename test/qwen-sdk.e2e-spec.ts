@@ -166,7 +166,7 @@ describe.each(ADAPTERS)('@qwen-code/sdk against the daemon (%s)', (httpAdapter) 
     expect(loaded.eventEpoch).toEqual(expect.any(String));
     expect(loaded.eventEpoch).not.toBe(before.eventEpoch);
     expect(loaded.lastEventId).toBe(0);
-    // The prompt ledger's terminals (SPEC §18) ride on the load's answer; the SDK keeps them with the session.
+    // The prompt ledger's terminals (docs/ledger.md) ride on the load's answer; the SDK keeps them with the session.
     const { promptTerminals } = (loaded as unknown as { session: { promptTerminals?: unknown[] } }).session;
     expect(promptTerminals).toEqual([expect.objectContaining({ terminal: 'completed', stopReason: 'end_turn' })]);
     await expect(loaded.prompt(text('after the restart'))).resolves.toEqual({ stopReason: 'end_turn' });
@@ -278,7 +278,7 @@ describe.each(ADAPTERS)('@qwen-code/sdk against the daemon (%s)', (httpAdapter) 
     });
   });
 
-  it('answers the agent’s requests for approval through respondToSessionPermission and respondToPermission (SPEC §21)', async () => {
+  it('answers the agent’s requests for approval through respondToSessionPermission and respondToPermission (docs/permissions.md)', async () => {
     await start(tempDir(), { engine: new AcpEngine(ACP_FIXTURE) });
     const caps = await client.capabilities();
     expect(caps.features).toEqual(expect.arrayContaining(['session_permission_vote', 'permission_vote']));
@@ -335,7 +335,7 @@ describe.each(ADAPTERS)('@qwen-code/sdk against the daemon (%s)', (httpAdapter) 
     expect(view.unrecognizedKnownEventCount).toBe(0);
   });
 
-  it('reduces the permission_forbidden of a designated responder’s refusal with nothing unrecognized (SPEC §21)', async () => {
+  it('reduces the permission_forbidden of a designated responder’s refusal with nothing unrecognized (docs/permissions.md)', async () => {
     await start(tempDir(), { engine: new AcpEngine(ACP_FIXTURE) }, { permissionResponder: 'designated' });
     const workspaceCwd = daemon.config.workspaces[0];
     const session = await DaemonSessionClient.createOrAttach(client, { workspaceCwd });

@@ -84,7 +84,7 @@ describe.each(ADAPTERS)('hostile input gets a clear 4xx and harms no other sessi
     ['very long session id', json('get', () => `/session/${'a'.repeat(2_000)}/turns/current`), 404, ''],
     ['very long prompt id', json('get', () => `/session/${victim.sessionId}/turns/${'p'.repeat(5_000)}`), 404, ''],
     ['unknown route', json('get', () => '/nope'), 404, 'not_found'],
-    // Bodies are JSON only, on both adapters alike (the browser walls, SPEC §15).
+    // Bodies are JSON only, on both adapters alike (the browser walls, docs/security.md).
     ['text/plain body', json('post', () => `/session/${victim.sessionId}/prompt`, 'hello', 'text/plain'), 415, 'unsupported_media_type'],
     ['form-encoded body', json('post', () => '/session', 'a=b', 'application/x-www-form-urlencoded'), 415, 'unsupported_media_type'],
     ['foreign client id', json('get', () => `/session/${victim.sessionId}/turns/current`), 400, 'invalid_client_id'],

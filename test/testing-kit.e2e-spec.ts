@@ -135,7 +135,7 @@ describe.each(ADAPTERS)('the testing kit drives TurnsModule step by step (%s)', 
   });
 });
 
-/** A host's approval flow over the reference runtime, with the scripted engine in place of an agent (SPEC §21). */
+/** A host's approval flow over the reference runtime, with the scripted engine in place of an agent (docs/permissions.md). */
 describe.each(ADAPTERS)('the scripted engine asks approval through the runtime (%s)', (adapter) => {
   let daemon: TestDaemon;
   beforeAll(async () => {

@@ -1,5 +1,5 @@
 // @ts-check
-// Property: one Idempotency-Key admitted at most one prompt, and never two different bodies (SPEC §13).
+// Property: one Idempotency-Key admitted at most one prompt, and never two different bodies (docs/idempotency.md).
 import { groupBy, opsOf } from './turn-observations.js';
 
 /** @typedef {import('./types.js').Run} Run */

@@ -24,7 +24,7 @@ export function mayFollow(before, after) {
   if (from === undefined || to === undefined) return true; // not a turn state: nothing to order
   if (to > from) return true;
   if (to < from) return false;
-  // Two different terminals: only an error may give way, to the outcome the agent settled with (SPEC §5).
+  // Two different terminals: only an error may give way, to the outcome the agent settled with (docs/turn-routes.md).
   return before === 'error' && (after === 'completed' || after === 'cancelled');
 }
 

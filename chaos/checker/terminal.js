@@ -18,7 +18,7 @@ export const name = 'acknowledged-reach-terminal';
 export const description =
   'every 202 reaches a terminal (route, list or ledger); nothing stuck past the settle time; no 404 inside the windows';
 
-/** The overlay and the ledger's recent terminals both hold 64 turns a session (SPEC §6, §18). */
+/** The overlay and the ledger's recent terminals both hold 64 turns a session (docs/turn-routes.md, docs/ledger.md). */
 export const DEFAULT_WINDOW_TURNS = 64;
 
 /**

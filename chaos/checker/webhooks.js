@@ -1,6 +1,6 @@
 // @ts-check
 // Property: every settled turn is delivered to the subscribed receiver at least once (a 2xx answer), every delivery's
-// signature verifies, and no delivery names a prompt that was never admitted (SPEC §12).
+// signature verifies, and no delivery names a prompt that was never admitted (docs/webhooks.md).
 import { signatureProblem } from './webhook-signature.js';
 import { acknowledgedPrompts, admittedPromptIds, groupBy, opsOf, turnObservations } from './turn-observations.js';
 

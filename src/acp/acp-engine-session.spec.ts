@@ -12,7 +12,7 @@ const outcomes = (cwd: string) =>
   existsSync(join(cwd, 'permission-outcomes.log')) ? readFileSync(join(cwd, 'permission-outcomes.log'), 'utf8') : '';
 const ran = (cwd: string) => existsSync(join(cwd, 'marker.txt'));
 
-describe('AcpEngineSession and requests for approval (SPEC §21)', () => {
+describe('AcpEngineSession and requests for approval (docs/permissions.md)', () => {
   let cwd: string;
   let session: EngineSession;
   beforeEach(async () => {

@@ -14,7 +14,7 @@ import { readTurnTokens } from '../turns/rules/turn-usage.js';
 
 /**
  * How long a close waits for the prompt it cancelled to end before it stops the agent: time for the
- * agent to read the `cancelled` answers to its requests for approval (SPEC §21) and end its turn.
+ * agent to read the `cancelled` answers to its requests for approval (docs/permissions.md) and end its turn.
  */
 const CLOSE_GRACE_MS = 2_000;
 

@@ -62,7 +62,7 @@ describe('AcpEngine', () => {
         {
           kind: 'message',
           text: 'TURNS_TOKEN=<unset>',
-          // The agent's own update rides along, for the event stream (SPEC §19).
+          // The agent's own update rides along, for the event stream (docs/qwen-serve.md).
           wire: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'TURNS_TOKEN=<unset>' } },
         },
       ]);

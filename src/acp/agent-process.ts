@@ -91,7 +91,7 @@ export class AgentProcess {
       })
       .onRequest('session/request_permission', async ({ params }) => {
         const ask = turns.get(params.sessionId)?.requestPermission;
-        // No turn (or no runtime) to ask: refused, as nothing runs unapproved (SPEC §21).
+        // No turn (or no runtime) to ask: refused, as nothing runs unapproved (docs/permissions.md).
         if (!ask) return { outcome: PERMISSION_CANCELLED };
         if (!isPermissionRequest(params)) {
           log.line('(daemon) the agent asked approval with no tool call or options: refused');

@@ -30,7 +30,7 @@ export const BRIDGE_SETTINGS = {
     limit: 'maxPromptChars',
     doc: 'largest prompt (UTF-16 code units of every string its blocks carry: `text`, `data`, and `type`, `mimeType` too); beyond → `413 prompt_too_large`',
   },
-  // SPEC §20: activity changes the ETag at most once a second, so the range starts there.
+  // docs/turn-routes.md#turn-history: activity changes the ETag at most once a second, so the range starts there.
   activityRefreshMs: {
     name: 'ACTIVITY_REFRESH_MS',
     ...integer(1_000, 600_000),

@@ -12,7 +12,7 @@ export interface QueuedPrompt {
   readonly queuedAt: number;
   readonly originatorClientId?: string;
   startedAt?: number;
-  /** It was admitted behind another prompt, so its queue events are sent (SPEC §19). */
+  /** It was admitted behind another prompt, so its queue events are sent (docs/qwen-serve.md). */
   waited?: boolean;
   /** The terminal latch: set once, by whichever path publishes first (it outlives the overlay's bound). */
   published: boolean;

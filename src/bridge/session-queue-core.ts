@@ -19,7 +19,7 @@ export interface SessionQueueCoreOptions {
   logger: { error(message: string): void };
   /** Observers that see each transition before the session's watchers are woken (events, metrics, spans). */
   observers?: readonly TurnObserver[];
-  /** The approvals a running prompt waits on (SPEC §21), read when its live status is projected; their owner keeps them. */
+  /** The approvals a running prompt waits on (docs/permissions.md), read when its live status is projected; their owner keeps them. */
   interactions?: (sessionId: string, promptId: string) => readonly PendingInteraction[] | undefined;
 }
 
@@ -80,7 +80,7 @@ export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
   /** Puts `entry` at the end of the session's FIFO (`queued`). */
   admit(sessionId: string, entry: E): void {
     const queue = this.queue(sessionId);
-    // Only a prompt that waits behind another is announced as pending (SPEC §19).
+    // Only a prompt that waits behind another is announced as pending (docs/qwen-serve.md).
     entry.waited = queue.running !== undefined || queue.queued.length > 0;
     queue.queued.push(entry);
     this.emit('admitted', sessionId, entry, liveStatus(sessionId, entry));

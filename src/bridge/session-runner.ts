@@ -22,7 +22,7 @@ export interface SessionPrompt {
   onUpdate?: (update: EngineUpdate) => void;
   /** Called with the turn's usage so far each time the agent reports more (the bridge shows it and keeps the budget). */
   onUsage?: (usage: TurnUsage) => void;
-  /** Hands the agent's requests for approval to the runtime (SPEC §21); absent, the engine refuses them. */
+  /** Hands the agent's requests for approval to the runtime (docs/permissions.md); absent, the engine refuses them. */
   requestPermission?: (request: EnginePermissionRequest) => Promise<EnginePermissionOutcome>;
 }
 

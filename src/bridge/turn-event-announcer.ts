@@ -4,7 +4,7 @@ import { pendingPromptAdded, pendingPromptCompleted, pendingPromptStarted, termi
 import type { TurnObserver, TurnTransition } from './turn-transition.js';
 
 /**
- * The session events of the stream (SPEC §19): a terminal's `turn_complete`
+ * The session events of the stream (docs/qwen-serve.md): a terminal's `turn_complete`
  * or `turn_error`, and the `pending_prompt_*` events of a prompt that waited
  * behind another (a withdrawn one leaves as `removed`, with no turn event).
  */

@@ -20,7 +20,7 @@ function known(type: string, data: unknown): boolean {
   return asKnownDaemonEvent(envelope(type, data)) !== undefined;
 }
 
-describe('event shapes of SPEC §19, checked by @qwen-code/sdk', () => {
+describe('event shapes of docs/qwen-serve.md, checked by @qwen-code/sdk', () => {
   it('session_update wraps the ACP update with its session', () => {
     const data = sessionUpdate(SID, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'hi' } });
     expect(known('session_update', data)).toBe(true);

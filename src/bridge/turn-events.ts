@@ -9,7 +9,7 @@ export interface PromptEventSource {
   queuedAt: number;
 }
 
-/** `pending_prompt_added`, for a prompt that waits behind another (SPEC §19). */
+/** `pending_prompt_added`, for a prompt that waits behind another (docs/qwen-serve.md). */
 export function pendingPromptAdded(sessionId: string, prompt: PromptEventSource) {
   const { promptId, queuedAt } = prompt;
   return { sessionId, promptId, text: limitPromptText(prompt.promptText).promptText, queuedAt };
@@ -40,7 +40,7 @@ export function terminalEvent(
   return { type: 'turn_complete', data: { ...status, stopReason } };
 }
 
-/** `session_update.data`: the ACP notification, wrapped with its session (SPEC §19). */
+/** `session_update.data`: the ACP notification, wrapped with its session (docs/qwen-serve.md). */
 export function sessionUpdate(sessionId: string, update: SessionEventData['session_update']['update']): SessionEventData['session_update'] {
   return { sessionId, update };
 }

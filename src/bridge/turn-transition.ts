@@ -18,7 +18,7 @@ export interface TurnTransition {
   promptId: string;
   /** The status as the bridge knows it at that moment (for `settled_late`, the Session's outcome; for `withdrawn`, `queued`). */
   status: LiveTurnStatus | SettledTurnStatus;
-  /** It was admitted behind another prompt, so its queue events are sent (SPEC §19). */
+  /** It was admitted behind another prompt, so its queue events are sent (docs/qwen-serve.md). */
   waited: boolean;
   /** The client id it was admitted with, as given (the status holds it within the wire limits). */
   originatorClientId?: string;

@@ -100,7 +100,7 @@ export interface PermissionRequestContext {
 export type PermissionRequestListener = (request: PendingInteraction, context: PermissionRequestContext) => void | Promise<void>;
 
 /**
- * Retry safety of `prompt()` and `createSession()` (SPEC §13).
+ * Retry safety of `prompt()` and `createSession()` (docs/idempotency.md).
  *
  * @publicApi
  */

@@ -229,14 +229,14 @@ export class TurnsClient {
         options.onUpdate?.(status);
         if (TERMINAL.has(status.state)) return status as SettledTurnStatus;
       } else if (response.status === 503 && response.headers.has('retry-after') && Date.now() >= deadline) {
-        // Unavailable until the end: the wait ran out of time, as SPEC §9 names it.
+        // Unavailable until the end: the wait ran out of time, as docs/waiting.md names it.
         throw new TurnWaitTimeoutError(sessionId, promptId, last);
       } else {
         const error = await errorOf(response);
         if (error.status === 404 && error.code === 'prompt_not_found' && last) throw new TurnWindowExpiredError(sessionId, promptId, last);
         throw error;
       }
-      // Held without an ETag, a turn waiting on an approval is answered at once (SPEC §21): poll it instead.
+      // Held without an ETag, a turn waiting on an approval is answered at once (docs/permissions.md): poll it instead.
       if (!longPoll || (!etag && last?.state === 'running' && last.pendingInteractions !== undefined)) {
         const delay = Math.min(pollDelayMs(response.headers.get('retry-after'), unchanged), Math.max(0, deadline - Date.now()));
         await sleep(delay, options.signal);

@@ -38,7 +38,7 @@ describe('forwardRequestHeaders', () => {
     expect(headers).toEqual({ 'x-end-to-end': 'kept', [FORWARDED_BY_HEADER]: 'node-b', 'x-forwarded-for': '10.0.0.9' });
   });
 
-  it('drops Origin: the node the client reached judged it (SPEC §15)', () => {
+  it('drops Origin: the node the client reached judged it (docs/security.md)', () => {
     const headers = forwardRequestHeaders({ origin: 'http://localhost:3000', 'x-qwen-client-id': 'client_1' }, via);
     expect(headers).toEqual({ 'x-qwen-client-id': 'client_1', [FORWARDED_BY_HEADER]: 'node-b', 'x-forwarded-for': '10.0.0.9' });
   });

@@ -6,7 +6,7 @@ import { DEFAULT_CLIENT_ID_HEADER } from '../client-id/client-id-options.js';
 import { isLoopback, type DaemonConfig } from './daemon-config.js';
 
 // The daemon drives agents that can run tools, so no web page may reach it
-// unless the operator named the page's origin (SPEC §15). These walls stand
+// unless the operator named the page's origin (docs/security.md). These walls stand
 // in front of the HTTP framework (and of the cluster router): a refused
 // request costs no parsing, no routing and no lookup.
 

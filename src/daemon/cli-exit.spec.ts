@@ -7,7 +7,7 @@ describe('exitCodeOfAnswer', () => {
     }
   });
 
-  it('exits 4 when the daemon refuses the request, as SPEC §9 has it (usage or connection)', () => {
+  it('exits 4 when the daemon refuses the request, as docs/waiting.md has it (usage or connection)', () => {
     for (const code of ['permission_forbidden', 'permission_option_not_offered', 'unauthorized', undefined] as const) {
       expect(exitCodeOfAnswer({ code })).toBe(EXIT.usage);
     }

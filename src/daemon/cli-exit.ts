@@ -1,7 +1,7 @@
 import type { SettledTurnStatus, TurnsApiError } from '../client/index.js';
 
 /**
- * Exit codes of the command line (SPEC §9): the outcome of the prompt waited
+ * Exit codes of the command line (docs/waiting.md): the outcome of the prompt waited
  * for; `usage` for a command line the CLI refuses, a daemon it cannot reach,
  * or a request the daemon refused (`403 permission_forbidden`,
  * `400 permission_option_not_offered`, `401`…: its status and code on
@@ -31,7 +31,7 @@ export function exitCodeOf(status: SettledTurnStatus): number {
   }
 }
 
-/** The exit code of an error answer of the daemon: it did not know what was named (5), or it refused the request (4, as SPEC §9 has it). */
+/** The exit code of an error answer of the daemon: it did not know what was named (5), or it refused the request (4, as docs/waiting.md has it). */
 export function exitCodeOfAnswer(error: Pick<TurnsApiError, 'code'>): number {
   return NOT_FOUND_CODES.has(error.code ?? '') ? EXIT.notFound : EXIT.usage;
 }

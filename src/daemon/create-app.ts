@@ -61,7 +61,7 @@ async function loadCluster(config: LoadedDaemonConfig): Promise<DaemonCluster | 
 /**
  * Builds the daemon on the configured HTTP adapter, with the OpenAPI document
  * at `/docs-json` and Swagger UI at `/docs`, behind its front door (the
- * browser walls of SPEC §15, the gate, the bearer token, cluster forwarding). Initialized, not yet listening; signals are the caller's to handle
+ * browser walls of docs/security.md, the gate, the bearer token, cluster forwarding). Initialized, not yet listening; signals are the caller's to handle
  * (`main` closes the app on SIGINT/SIGTERM).
  *
  * @publicApi

@@ -34,7 +34,7 @@ export interface FrontDoorParts {
  * request. Each stage answers or passes on:
  * 1. the request observer — outermost, so every answer below is counted,
  *    logged and carries `X-Request-Id`;
- * 2. the browser walls — Host, Origin, media type, CORS (SPEC §15);
+ * 2. the browser walls — Host, Origin, media type, CORS (docs/security.md);
  * 3. in cluster mode, `X-Turns-Node` on every answer past the walls;
  * 4. the gate — `413`, `405`, plain `OPTIONS`, alike on both adapters;
  * 5. the bearer token — the one check, before any cluster lookup; it records

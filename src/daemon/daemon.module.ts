@@ -43,7 +43,7 @@ export interface DaemonOverrides {
   /** DNS for webhook hosts (the SSRF guard checks what it answers). @default the system resolver */
   webhookResolver?: HostResolver;
   /**
-   * `false` takes the Origin, Host and media-type walls down (SPEC §15): only
+   * `false` takes the Origin, Host and media-type walls down (docs/security.md): only
    * for a host that fronts the daemon with its own, and for the benchmark
    * that measures what they cost.
    */

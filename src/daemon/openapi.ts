@@ -66,7 +66,7 @@ export function buildOpenApiDocument(app: INestApplication, options: OpenApiDocu
   };
   const unauthorized = errorResponse('unauthorized: the bearer token is missing, malformed or wrong.', 'unauthorized');
   const forbidden = errorResponse(
-    'origin_forbidden: a web page of an origin not in TURNS_ALLOW_ORIGINS, or a Host the daemon does not answer to (SPEC §15).',
+    'origin_forbidden: a web page of an origin not in TURNS_ALLOW_ORIGINS, or a Host the daemon does not answer to (docs/security.md).',
     'origin_forbidden',
   );
   const rateLimited = rateLimitedResponse();

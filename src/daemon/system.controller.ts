@@ -21,13 +21,13 @@ export const FEATURES = [
   'session_turn_list',
   'idempotency_keys',
   'turn_webhooks',
-  // SPEC §21: an agent's requests for approval are answered over REST (the peer's tags).
+  // docs/permissions.md: an agent's requests for approval are answered over REST (the peer's tags).
   'session_permission_vote',
   'permission_vote',
   // Usage on every turn, and a prompt's maxTokens (docs/operating.md#usage-and-token-budgets).
   'turn_usage',
   'turn_token_budget',
-  // The peer's unconditional tags for what this daemon serves too (SPEC §19).
+  // The peer's unconditional tags for what this daemon serves too (docs/qwen-serve.md).
   'client_identity',
   'non_blocking_prompt',
   'session_create',
@@ -69,7 +69,7 @@ export class SystemController {
       v: 1,
       features: [
         ...FEATURES,
-        // The prompt ledger lives beside the transcript: without recording there is none (SPEC §18).
+        // The prompt ledger lives beside the transcript: without recording there is none (docs/ledger.md).
         ...(this.settings.chatRecording ? ['session_turn_ledger'] : []),
         ...(promptDeadlineMs !== undefined ? ['prompt_absolute_deadline'] : []),
         ...(this.config.redisUrl ? ['cluster'] : []),

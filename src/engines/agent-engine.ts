@@ -6,7 +6,7 @@ export type { UsageReport };
 /**
  * One streamed piece of a turn, in the engine-neutral shape the Session
  * records; `wire` is the ACP update as the agent sent it, which the event
- * stream then carries unchanged (SPEC §19).
+ * stream then carries unchanged (docs/qwen-serve.md).
  *
  * @publicApi
  */
@@ -68,7 +68,7 @@ export interface EngineTurnRequest {
    */
   onUsage?(report: UsageReport): void;
   /**
-   * Asks the runtime to approve a tool call (SPEC §21): settles with the
+   * Asks the runtime to approve a tool call (docs/permissions.md): settles with the
    * decision (a client's, the policy's, or `cancelled` when the turn ends
    * first), exactly once. Absent: nobody can approve, so the engine refuses.
    */

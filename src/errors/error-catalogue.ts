@@ -98,7 +98,7 @@ export const ERROR_CATALOGUE = {
   unauthorized: { status: 401, message: 'Unauthorized', headers: { 'WWW-Authenticate': 'Bearer' } },
   request_timeout: { status: 408, message: 'Request timeout' },
   origin_forbidden: { status: 403, message: 'Requests from this origin are not allowed' },
-  // SPEC §21: under the `designated` responder, only the prompt's originator answers.
+  // docs/permissions.md: under the `designated` responder, only the prompt's originator answers.
   permission_forbidden: {
     status: 403,
     message: "Only the prompt's originator may answer this request",
@@ -110,7 +110,7 @@ export const ERROR_CATALOGUE = {
   request_header_fields_too_large: { status: 431, message: 'Request header fields too large' },
   session_not_found: { status: 404, message: 'Session not found', details: { sessionId } },
   prompt_not_found: { status: 404, message: 'Prompt not found', details: { sessionId, promptId } },
-  // Unknown, or answered already: the first answer won (SPEC §21).
+  // Unknown, or answered already: the first answer won (docs/permissions.md).
   permission_not_found: { status: 404, message: 'Permission request not found or already answered', details: { requestId } },
   webhook_not_found: { status: 404, message: 'Webhook not found', details: { sessionId, webhookId } },
   not_found: { status: 404, message: 'Not found' },

@@ -19,5 +19,5 @@ export const EVENT_SETTINGS = {
   },
 } as const satisfies Settings;
 
-/** A comment this often keeps proxies from cutting an idle SSE stream (SPEC §19). */
+/** A comment this often keeps proxies from cutting an idle SSE stream (docs/qwen-serve.md). */
 export const SSE_HEARTBEAT_MS = 15_000;

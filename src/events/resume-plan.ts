@@ -9,7 +9,7 @@ export interface RingState {
 }
 
 /**
- * How a stream opens (SPEC §19): live only, a replay after `afterId` that ends
+ * How a stream opens (docs/qwen-serve.md): live only, a replay after `afterId` that ends
  * with `replay_complete`, or a `state_resync_required` when the client's
  * cursor cannot be honoured (then live only: the client refetches its state).
  */

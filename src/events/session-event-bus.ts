@@ -127,7 +127,7 @@ export class SessionEventBus implements BeforeApplicationShutdown {
   }
 
   /**
-   * A client's stream as SPEC §19 opens it, decided when subscribed (so no
+   * A client's stream as docs/qwen-serve.md opens it, decided when subscribed (so no
    * event falls between the replay and the live part): a replay after
    * `lastEventId` closed by `replay_complete` (when it replayed anything), or `state_resync_required`
    * when the cursor is of another epoch or older than the ring; then live events.

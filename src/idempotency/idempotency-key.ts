@@ -1,6 +1,6 @@
 import { apiError } from '../errors/api-errors.js';
 
-/** 1–255 visible ASCII characters (SPEC §13). */
+/** 1–255 visible ASCII characters (docs/idempotency.md). */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** The request header that carries the key, and the answer header that marks a replay. */

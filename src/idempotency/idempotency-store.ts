@@ -24,7 +24,7 @@ export interface IdempotencyLimits {
 }
 
 /**
- * The keys seen by this daemon (SPEC §13), bounded: insertion order is age
+ * The keys seen by this daemon (docs/idempotency.md), bounded: insertion order is age
  * order, so the oldest key is the Map's first. Only successful answers are
  * kept — a request that failed leaves its key free for the retry.
  */

@@ -30,7 +30,7 @@ export interface AdmissionIdempotency {
 type IdempotentRequest = GuardedRequest & { body?: unknown; [IDEMPOTENCY_REQUEST_KEY]?: AdmissionIdempotency };
 
 /**
- * `Idempotency-Key` on a route marked `@IdempotentRoute` (SPEC §13): runs
+ * `Idempotency-Key` on a route marked `@IdempotentRoute` (docs/idempotency.md): runs
  * after the guards (so session and client id are checked first) and before
  * the body's validation. A repeat with the same body gets the first answer
  * and `Idempotent-Replayed: true`; the handler does not run.

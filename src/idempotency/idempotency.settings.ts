@@ -1,7 +1,7 @@
 import { integer } from '../common/settings/readers.js';
 import type { Settings } from '../common/settings/setting.js';
 
-/** How many `Idempotency-Key`s are remembered, and how long (SPEC §13): runtime options, `TURNS_*` settings. */
+/** How many `Idempotency-Key`s are remembered, and how long (docs/idempotency.md): runtime options, `TURNS_*` settings. */
 export const IDEMPOTENCY_SETTINGS = {
   maxIdempotencyKeys: {
     name: 'MAX_IDEMPOTENCY_KEYS',

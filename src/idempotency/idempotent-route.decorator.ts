@@ -21,7 +21,7 @@ export const IDEMPOTENT_REPLAYED_RESPONSE_HEADERS = {
 export const IDEMPOTENCY_ERRORS = ['invalid_idempotency_key', 'idempotency_key_in_flight', 'idempotency_key_reused'] as const;
 
 /**
- * Makes a POST route retry-safe with `Idempotency-Key` (SPEC §13) and
+ * Makes a POST route retry-safe with `Idempotency-Key` (docs/idempotency.md) and
  * documents the header. `status` is the route's success status: a replay
  * answers with it too.
  */

@@ -11,7 +11,7 @@ const FIELD = Buffer.from('"idempotency"');
 
 /**
  * Gives a loaded session back the keys its prompts were admitted with: one
- * walk of the active chain within the scan window (SPEC §7), at load, so a
+ * walk of the active chain within the scan window (docs/routes.md), at load, so a
  * replay after a restart (or on another node) finds its first answer and an
  * admission never scans.
  */

@@ -2,7 +2,7 @@ import { inFlightRecord, parseLedgerLine, reconciledRecordOf, statusOfTerminal, 
 
 const S = '5c1d2a8e-7f7b-4a44-9a57-1f2e3d4c5b6a';
 
-describe('ledger records (SPEC §18)', () => {
+describe('ledger records (docs/ledger.md)', () => {
   it('an admission is in_flight, with the transcript tail when there is one', () => {
     expect(inFlightRecord('p', 5, 'u-1')).toEqual({ v: 1, promptId: 'p', state: 'in_flight', tailUuid: 'u-1', at: 5 });
     expect(inFlightRecord('p', 5)).toEqual({ v: 1, promptId: 'p', state: 'in_flight', at: 5 });

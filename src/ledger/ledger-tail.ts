@@ -9,7 +9,7 @@ import {
 } from './ledger-record.js';
 
 /**
- * How much of a ledger any read looks at: its last 256 KiB (SPEC §18), so a
+ * How much of a ledger any read looks at: its last 256 KiB (docs/ledger.md), so a
  * read costs the same whatever the file's size.
  */
 export const LEDGER_TAIL_BYTES = 256 * 1024;

@@ -8,7 +8,7 @@ import { PromptLedger } from './prompt-ledger.js';
 
 /**
  * The runtime's {@link TranscriptScanService}: the JSONL scan, and after its
- * miss on an exact poll the prompt ledger's terminal (SPEC §18, beyond the
+ * miss on an exact poll the prompt ledger's terminal (docs/ledger.md, beyond the
  * peer) — so a prompt lost in a crash reads `error / daemon_lost`, not 404.
  * The transcript's record wins whenever there is one. The ledger is not asked
  * for a prompt the bridge still holds (live, or in its overlay): the overlay

@@ -4,7 +4,7 @@ import { settledOf, startLedgerRuntime, text, type LedgerRuntime } from '../../t
 import { deferred, settle } from '../../test/support/deferred.js';
 import { tempDir } from '../../test/support/test-daemon.js';
 
-describe('reconciliation at load (SPEC §18)', () => {
+describe('reconciliation at load (docs/ledger.md)', () => {
   const runtimes: LedgerRuntime[] = [];
   afterEach(async () => {
     for (const rt of runtimes.splice(0)) await rt.module.close();

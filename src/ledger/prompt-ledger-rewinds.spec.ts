@@ -1,6 +1,6 @@
 import { settledOf, startLedgerRuntime, text, type LedgerRuntime } from '../../test/support/ledger-runtime.js';
 
-describe('rewound prompts after the session leaves and comes back (SPEC §7, §18)', () => {
+describe('rewound prompts after the session leaves and comes back (docs/routes.md, docs/ledger.md)', () => {
   const runtimes: LedgerRuntime[] = [];
   afterEach(async () => {
     for (const rt of runtimes.splice(0)) await rt.module.close();

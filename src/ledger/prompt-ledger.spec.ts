@@ -6,7 +6,7 @@ import type { ScriptedEngine } from '../testing/scripted-engine.js';
 import { deferred, settle } from '../../test/support/deferred.js';
 import { settledOf, startLedgerRuntime, text, type LedgerRuntime } from '../../test/support/ledger-runtime.js';
 
-describe('PromptLedger (SPEC §18)', () => {
+describe('PromptLedger (docs/ledger.md)', () => {
   let rt: LedgerRuntime;
   let sessionId: string;
   let path: string;

@@ -24,7 +24,7 @@ export const LEDGER_SUFFIX = '.ledger.jsonl';
 const MAX_RECONCILE_LOOKUPS = 64;
 
 /**
- * The prompt ledger of SPEC §18: `<sessionId>.ledger.jsonl` beside each live
+ * The prompt ledger of docs/ledger.md: `<sessionId>.ledger.jsonl` beside each live
  * session's transcript (mode 0600), an `in_flight` record at admission and a
  * terminal one at the first terminal publication — both taken from the
  * bridge's one stream of transitions. Appends are serialized per session,
@@ -119,7 +119,7 @@ export class PromptLedger implements OnModuleInit {
   /**
    * Every prompt of the ledger's tail whose latest record is a terminal, in
    * the order they settled, without those a rewind took off the chain: what
-   * the exact route answers from, for a list of turns to merge in (SPEC §20).
+   * the exact route answers from, for a list of turns to merge in (docs/turn-routes.md#turn-history).
    */
   async settledPrompts(sessionId: string): Promise<LedgerTerminalRecord[]> {
     const view = await this.files.view(sessionId);
@@ -132,7 +132,7 @@ export class PromptLedger implements OnModuleInit {
   /**
    * The keyed admissions of the ledger's tail, oldest first: what a load seeds
    * the idempotency keys with, so a prompt still queued when its node died
-   * keeps its key on the next owner (SPEC §13).
+   * keeps its key on the next owner (docs/idempotency.md).
    */
   async keyedAdmissions(sessionId: string): Promise<KeyedAdmission[]> {
     return (await this.files.view(sessionId)).records.flatMap((record) =>
@@ -149,7 +149,7 @@ export class PromptLedger implements OnModuleInit {
   }
 
   /**
-   * Reconciliation at `load` (SPEC §18): every prompt whose latest record is
+   * Reconciliation at `load` (docs/ledger.md): every prompt whose latest record is
    * `in_flight` — and which this process does not know, so a prompt admitted
    * since the load is never taken for lost — gets a terminal once:
    * `completed / reconstructed_from_transcript` when the transcript holds its

@@ -28,7 +28,7 @@ const SETTLED_STATES: readonly SettledState[] = ['completed', 'cancelled', 'erro
 type Child = { inc(value?: number): void };
 
 /**
- * The daemon's Prometheus series (SPEC §14), in a registry of its own.
+ * The daemon's Prometheus series (docs/operating.md), in a registry of its own.
  * Events arrive on the telemetry channels; gauges are read from the live
  * services when scraped, so the request path only increments pre-bound
  * children. HTTP series are labelled by route template, never by path, so

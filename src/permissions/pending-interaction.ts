@@ -3,7 +3,7 @@ import { INTERACTION_LIMITS } from '../turns/rules/limits.js';
 import { truncateCodeUnits } from '../turns/rules/truncate-code-units.js';
 import type { PendingInteraction, PendingInteractionOption } from '../turns/turn-status.js';
 
-/** SPEC §21: a title at most this many UTF-16 code units. */
+/** docs/permissions.md: a title at most this many UTF-16 code units. */
 export const INTERACTION_TITLE_LIMIT = INTERACTION_LIMITS.title;
 /** An option's label, and the action's and an option's `kind`, at most this many code units. */
 export const INTERACTION_LABEL_LIMIT = INTERACTION_LIMITS.label;
@@ -11,7 +11,7 @@ export const INTERACTION_LABEL_LIMIT = INTERACTION_LIMITS.label;
 export const OPTION_ID_LIMIT = INTERACTION_LIMITS.optionId;
 /** Options offered at most (ACP agents offer two to four). */
 export const INTERACTION_OPTIONS_LIMIT = INTERACTION_LIMITS.options;
-/** SPEC §21: a pending request, or a `permission_request`'s tool call, as JSON at most this many bytes. */
+/** docs/permissions.md: a pending request, or a `permission_request`'s tool call, as JSON at most this many bytes. */
 export const INTERACTION_MAX_BYTES = INTERACTION_LIMITS.itemBytes;
 
 /** The fields dropped, in this order, until what is left fits. */
@@ -42,7 +42,7 @@ export function offeredOptions(options: Options): { options: PendingInteractionO
 
 /**
  * The pending request polls and the session status show for an agent's
- * request (the peer's `pendingInteractions` item), within SPEC §21's bounds
+ * request (the peer's `pendingInteractions` item), within docs/permissions.md's bounds
  * whatever the agent sent: each text cut to its limit, the options as
  * {@link offeredOptions}; then, while the JSON is over 16 KiB, `content`,
  * `input` and `locations` are dropped, the title cut, the labels dropped and

@@ -38,7 +38,7 @@ interface HeldRequest extends PermissionTurn {
 }
 
 /**
- * The requests for approval agents are waiting on (SPEC §21): holds each
+ * The requests for approval agents are waiting on (docs/permissions.md): holds each
  * under the `ask` policy until the first answer — a client's, the time-out's,
  * or the end of its turn — and hands that one to the agent, exactly once.
  * The `allow` and `deny` policies answer at once. The bridge projects the

@@ -5,7 +5,7 @@ import type { PermissionOutcome } from '../wire/session-event.js';
 
 type Options = EnginePermissionRequest['options'];
 
-/** Who decides a request for approval (SPEC §21): the session's clients, or the operator's standing answer. */
+/** Who decides a request for approval (docs/permissions.md): the session's clients, or the operator's standing answer. */
 export type PermissionPolicy = 'ask' | 'allow' | 'deny';
 
 /** Under `ask`, who may answer: any client of the session (the first answer wins), or only the prompt's originator. */
@@ -32,7 +32,7 @@ export function refusalOption<O extends { kind: string }>(options: readonly O[])
   return options.find((o) => o.kind === 'reject_once') ?? options.find((o) => o.kind === 'reject_always');
 }
 
-/** At most this many requests of a session are held at once; one more is answered `cancelled` (SPEC §21 bounds each item). */
+/** At most this many requests of a session are held at once; one more is answered `cancelled` (docs/permissions.md bounds each item). */
 export const MAX_PENDING_PER_SESSION = 16;
 
 /**

@@ -37,7 +37,7 @@ const answerCode = (broker: PermissionBroker, requestId: string): string | undef
   }
 };
 
-describe('tool approval races on the bridge (SPEC §21)', () => {
+describe('tool approval races on the bridge (docs/permissions.md)', () => {
   let rig: BridgeRig;
   beforeEach(() => {
     rig = bridgeRig();

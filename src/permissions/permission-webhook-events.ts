@@ -11,7 +11,7 @@ import { PermissionBroker, type PermissionTurn } from './permission-broker.js';
 const TYPE = 'turn.permission_requested';
 
 /**
- * `turn.permission_requested` (SPEC §21): each request held for an answer is
+ * `turn.permission_requested` (docs/permissions.md): each request held for an answer is
  * queued, through the webhook outbox (§12's delivery rules), to the
  * session's subscriptions that named the type in `events` — so a receiver
  * can answer over REST. `data` is the running turn as a poll sees it then.

@@ -19,7 +19,7 @@ const ANSWER_ERRORS = [
   'permission_not_found',
 ] as const;
 
-/** Answers to an agent's requests for approval (SPEC §21): the first answer wins, a later one is a `404`. */
+/** Answers to an agent's requests for approval (docs/permissions.md): the first answer wins, a later one is a `404`. */
 @ApiTags('permissions')
 @Controller()
 @UsePipes(createValidationPipe())

@@ -2,7 +2,7 @@ import { milliseconds, oneOf } from '../common/settings/readers.js';
 import type { Settings } from '../common/settings/setting.js';
 import type { PermissionPolicy, PermissionResponder } from './permission-policy.js';
 
-/** Human-in-the-loop tool approval (SPEC §21): runtime options, `TURNS_*` settings of the daemon. */
+/** Human-in-the-loop tool approval (docs/permissions.md): runtime options, `TURNS_*` settings of the daemon. */
 export const PERMISSION_SETTINGS = {
   permissionPolicy: {
     name: 'PERMISSION_POLICY',

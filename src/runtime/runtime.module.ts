@@ -121,7 +121,7 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
     SessionRewindService,
     SessionPresenceService,
     { provide: BridgeOverlayProvider, useExisting: PromptBridge },
-    // The JSONL scan, with the prompt ledger's terminal after an exact miss (SPEC §18).
+    // The JSONL scan, with the prompt ledger's terminal after an exact miss (docs/ledger.md).
     { provide: TranscriptScanService, useExisting: LedgerTranscriptScanService },
   ],
   // The live counters (sessions, prompts, streams, ownership) are exported for the daemon's status route and metrics.

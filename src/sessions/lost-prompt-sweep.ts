@@ -14,7 +14,7 @@ const RETRY_MS = 60_000;
 
 /**
  * Settles the prompts that dead processes left `in_flight` in sessions nobody
- * loads again (SPEC §18): each ledger of the data dir whose tail has one gets
+ * loads again (docs/ledger.md): each ledger of the data dir whose tail has one gets
  * the reconciliation of a `load` — `daemon_lost` recorded and announced by
  * webhook — with the session claimed and held off ({@link SessionsService.holdWhile}),
  * never started. A single daemon owns every session, so a pass at start

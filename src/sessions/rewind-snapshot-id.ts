@@ -1,7 +1,7 @@
 /** Between the session id and the turn number in the peer's snapshot ids. */
 const SEPARATOR = '########';
 
-/** The peer's rewind snapshot id of a session's turn `turnIndex` (SPEC §19). */
+/** The peer's rewind snapshot id of a session's turn `turnIndex` (docs/qwen-serve.md). */
 export function rewindSnapshotId(sessionId: string, turnIndex: number): string {
   return `${sessionId}${SEPARATOR}${turnIndex}`;
 }

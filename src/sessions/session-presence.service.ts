@@ -9,7 +9,7 @@ import { SessionRegistry } from './session-registry.js';
 import { SessionsService } from './sessions.service.js';
 
 /**
- * `GET /session/:id/status` (SPEC §19).
+ * `GET /session/:id/status` (docs/qwen-serve.md).
  *
  * @publicApi
  */
@@ -24,7 +24,7 @@ export interface SessionStatus {
   hasActivePrompt: boolean;
   hasRunningBackgroundTasks: false;
   pendingPromptCount: number;
-  /** The running turn waits on approval of a tool call (SPEC §21). */
+  /** The running turn waits on approval of a tool call (docs/permissions.md). */
   isWaitingForPermission: boolean;
   pendingInteractionCount: number;
   /** The requests for approval pending, oldest first. */

@@ -34,7 +34,7 @@ export interface RewindResult {
 
 /**
  * Rewinds a live session's active chain to before a prompt, named by its
- * promptId or by the peer's snapshot id (SPEC §7, §19), and lists the turns
+ * promptId or by the peer's snapshot id (docs/routes.md, docs/qwen-serve.md), and lists the turns
  * it can go back to.
  *
  * @publicApi

@@ -36,7 +36,7 @@ export class CreatedSessionDto implements CreatedSession {
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
 }
 
-/** A record of the prompt ledger (SPEC §18), as `load` answers it. */
+/** A record of the prompt ledger (docs/ledger.md), as `load` answers it. */
 export class PromptTerminalDto {
   @ApiProperty({ enum: [1] }) v!: 1;
   @ApiProperty() promptId!: string;
@@ -63,7 +63,7 @@ export class RestoredSessionDto extends CreatedSessionDto implements RestoredSes
   @ApiProperty({ description: "The session's event epoch (send it back as X-Qwen-Event-Epoch)." }) eventEpoch!: string;
 }
 
-/** What `load` answers: `resume`'s fields, and the prompt ledger's terminals (SPEC §18). */
+/** What `load` answers: `resume`'s fields, and the prompt ledger's terminals (docs/ledger.md). */
 export class LoadedSessionDto extends RestoredSessionDto {
   @ApiPropertyOptional({
     type: [PromptTerminalDto],

@@ -168,7 +168,7 @@ describe('SessionsService: the one teardown of a session', () => {
 /**
  * A load seeds the idempotency keys and client ids of the session's prompts
  * before the session is live: a retry during the transcript and ledger read
- * never meets a live session with an empty store (SPEC §13).
+ * never meets a live session with an empty store (docs/idempotency.md).
  */
 describe('SessionsService: a load restores the keys before the session is live', () => {
   let rt: LedgerRuntime;

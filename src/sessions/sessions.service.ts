@@ -90,12 +90,12 @@ export class SessionsService implements OnApplicationShutdown {
   /**
    * `POST /session/:id/load`: makes a persisted session live again (404 when
    * its workspace has no transcript for it) and answers it in the peer's
-   * shape (SPEC §19), with the prompt ledger's terminals (SPEC §18).
+   * shape (docs/qwen-serve.md), with the prompt ledger's terminals (docs/ledger.md).
    */
   async load(sessionId: string, principal?: Principal): Promise<RestoredSession & { promptTerminals?: LedgerTerminalRecord[] }> {
     const { session, attached } = await this.restore(sessionId, true, principal);
     if (!attached) await this.ledger.readRewinds(session.id);
-    // A load that made the session live settles the prompts a crash left in flight (SPEC §18) — its start did, before
+    // A load that made the session live settles the prompts a crash left in flight (docs/ledger.md) — its start did, before
     // the session was live; again here (nothing is left to settle then) in case it shared a resume's start; every load
     // answers the ledger's recent terminals.
     const promptTerminals = attached
@@ -133,7 +133,7 @@ export class SessionsService implements OnApplicationShutdown {
 
   /**
    * The keys the session's prompts were admitted with replay after the load
-   * (SPEC §13), seeded before the session is live (a retry during the read
+   * (docs/idempotency.md), seeded before the session is live (a retry during the read
    * finds no live session rather than an empty store); resolves with the
    * client ids they were scoped to, issued for this session. A ledger it
    * cannot read fails the load with `503 ledger_unavailable`.
@@ -151,7 +151,7 @@ export class SessionsService implements OnApplicationShutdown {
   }
 
   /**
-   * Runs `work` (the sweep's settling of a session live nowhere, SPEC §18)
+   * Runs `work` (the sweep's settling of a session live nowhere, docs/ledger.md)
    * while the session is held off: false, without running it, when the
    * session is live, starting or held already. A start that comes meanwhile
    * waits for it, then starts as usual; `work`'s rejection is the caller's.
@@ -185,13 +185,13 @@ export class SessionsService implements OnApplicationShutdown {
     else if (this.starting.has(sessionId)) this.lostWhileStarting.add(sessionId);
   }
 
-  /** `POST /session/:id/fork`: a new live session cloned from the active chain (SPEC §7). */
+  /** `POST /session/:id/fork`: a new live session cloned from the active chain (docs/routes.md). */
   async fork(sessionId: string): Promise<{ sessionId: string; clientId: string }> {
     const { sessionId: forkId, clientId } = await this.branch(sessionId);
     return { sessionId: forkId, clientId };
   }
 
-  /** `POST /session/:id/branch`: the same clone, in the peer's shape (SPEC §19). */
+  /** `POST /session/:id/branch`: the same clone, in the peer's shape (docs/qwen-serve.md). */
   async branch(sessionId: string): Promise<BranchedSession> {
     const source = this.require(sessionId);
     if (this.full()) throw tooManySessions(this.settings.maxSessions);

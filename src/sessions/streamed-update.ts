@@ -29,7 +29,7 @@ export function mappedUpdate(update: EngineUpdate): WireUpdate {
   }
 }
 
-/** What `session_update.data.update` carries: the agent's own update (SPEC §19), unless it is too large to keep. */
+/** What `session_update.data.update` carries: the agent's own update (docs/qwen-serve.md), unless it is too large to keep. */
 export function streamedUpdate(update: EngineUpdate): WireUpdate {
   const { wire } = update;
   if (wire && Buffer.byteLength(JSON.stringify(wire)) <= MAX_STREAMED_UPDATE_BYTES) return wire;

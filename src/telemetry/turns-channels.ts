@@ -1,14 +1,14 @@
 import type { TokenKind } from '../turns/rules/turn-usage.js';
 import { TurnsChannel } from './turns-channel.js';
 
-/** Where a turn poll's answer came from (SPEC §14). */
+/** Where a turn poll's answer came from (docs/operating.md). */
 export type PollSource = 'memory' | 'scan' | 'not_found' | 'not_modified';
 
 /** A terminal state a prompt settles in. */
 export type SettledState = 'completed' | 'cancelled' | 'error';
 
 /**
- * How a request for approval ended (SPEC §21): by the kind of option chosen (`selected`: a kind neither `allow_*`
+ * How a request for approval ended (docs/permissions.md): by the kind of option chosen (`selected`: a kind neither `allow_*`
  * nor `reject_*`), or `cancelled`.
  */
 export type PermissionOutcomeKind = 'allowed' | 'rejected' | 'selected' | 'cancelled';

@@ -113,7 +113,7 @@ export class InMemoryBridgeOverlay extends QueueBackedOverlay {
   }
 
   /**
-   * The running prompt's agent asks approval for a tool call (SPEC §21):
+   * The running prompt's agent asks approval for a tool call (docs/permissions.md):
    * polls of the running turn show it in `pendingInteractions` (a new ETag;
    * held requests wake) until `answerPermission` or the prompt's end.
    * `answered` settles with the first answer, or `cancelled` when the prompt

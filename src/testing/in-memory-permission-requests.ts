@@ -30,7 +30,7 @@ const DEFAULT_OPTIONS: PendingInteractionOption[] = [
 ];
 
 /**
- * The in-memory bridge's requests for approval (SPEC §21): each pending
+ * The in-memory bridge's requests for approval (docs/permissions.md): each pending
  * until its first answer or the end of its prompt, which answers `cancelled`.
  */
 export class InMemoryPermissionRequests {

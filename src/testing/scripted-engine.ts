@@ -37,7 +37,7 @@ export interface ScriptedTurn {
   usage(report: TurnTokens | UsageReport): void;
   /**
    * Asks approval for a tool call, as an agent does before it runs one
-   * (SPEC §21): the runtime holds the request — polls show it in
+   * (docs/permissions.md): the runtime holds the request — polls show it in
    * `pendingInteractions`, clients answer it over REST — and this settles
    * with the decision, or `cancelled` when the turn ends first. A string is
    * the tool call's title, with options allow once (`allow_once`) and

@@ -15,7 +15,7 @@ export interface TranscriptRecord {
   message?: { role: 'user' | 'model'; parts: MessagePart[] };
   systemPayload?: Record<string, unknown>;
   promptId?: string;
-  /** On a prompt's `user` record: the `Idempotency-Key` it was admitted with (SPEC §13). */
+  /** On a prompt's `user` record: the `Idempotency-Key` it was admitted with (docs/idempotency.md). */
   idempotency?: RecordedIdempotency;
   /** Cluster mode: the fence of the lease its writer held (readers pass over a line a newer claim outranks). */
   fence?: number;

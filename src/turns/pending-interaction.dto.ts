@@ -40,13 +40,13 @@ export class PendingInteractionActionDto {
 }
 
 /**
- * A tool call the running turn waits on approval for (SPEC §21).
+ * A tool call the running turn waits on approval for (docs/permissions.md).
  *
  * @publicApi
  */
 export class PendingInteractionDto implements PendingInteraction {
   @ApiProperty({
-    description: 'The id a client answers the request by (SPEC §21).',
+    description: 'The id a client answers the request by (docs/permissions.md).',
     example: '5c1d2a8e-7f7b-4a44-9a57-1f2e3d4c5b6a.4f1c2a9b0d3e5f67',
   })
   @IsString()

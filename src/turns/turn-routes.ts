@@ -38,8 +38,8 @@ const ROUTES: Record<'list' | 'current' | 'exact', { path: string; docs: (docs: 
             errors: ['session_not_found', 'prompt_not_found', 'invalid_transcript_cursor'],
             operationId: 'getTurn',
             description:
-              'Live state, then the terminal overlay, then the bounded transcript scan (SPEC §5). With the reference runtime, a scan ' +
-              'miss is answered from the prompt ledger (SPEC §18) before it becomes a 404: a prompt lost when its process died reads ' +
+              'Live state, then the terminal overlay, then the bounded transcript scan (docs/turn-routes.md). With the reference runtime, a scan ' +
+              'miss is answered from the prompt ledger (docs/ledger.md) before it becomes a 404: a prompt lost when its process died reads ' +
               '`state: error` with `error.code: daemon_lost` (`endedAt`: when `load` settled it); a cancelled, failed or completed ' +
               'one its own state, `stopReason` and error code (no `queuedAt`, no result text). The transcript record wins when there is one.',
           },

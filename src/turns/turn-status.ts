@@ -61,7 +61,7 @@ export interface PendingInteractionOption {
 }
 
 /**
- * A tool call the agent waits on a client's approval for (SPEC §21): the
+ * A tool call the agent waits on a client's approval for (docs/permissions.md): the
  * peer's `pendingInteractions` item. Bounded: `title` at most 4,096 UTF-16
  * code units, the item as JSON at most 16 KiB (a larger `content` or `input`
  * is dropped, and `truncated` says so).
@@ -86,7 +86,7 @@ export interface RunningTurnStatus extends PromptFields {
   startedAt: number;
   /** Present once the agent has sent an update. */
   activity?: TurnActivity;
-  /** Present while the agent waits on approval of a tool call (SPEC §21); the state stays `running`. */
+  /** Present while the agent waits on approval of a tool call (docs/permissions.md); the state stays `running`. */
   pendingInteractions?: PendingInteraction[];
   /** The tokens (and cost) the agent reported so far; refreshed as `activity` is. Absent until it reports any. */
   usage?: TurnUsage;

@@ -102,7 +102,7 @@ export function classifyAddress(text: string): AddressClass | undefined {
 type AllowEntry = { host: string } | { range: [Address, number] };
 
 /**
- * The SSRF guard's rule (SPEC §12): public unicast addresses pass; any other
+ * The SSRF guard's rule (docs/webhooks.md): public unicast addresses pass; any other
  * (loopback, private, link-local, CGNAT, multicast, reserved, documentation,
  * benchmarking, ...) only when the host, or a CIDR holding the address or the
  * IPv4 it carries, is listed in `TURNS_WEBHOOK_ALLOW`.

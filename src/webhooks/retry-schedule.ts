@@ -1,7 +1,7 @@
 import { parseHttpDate } from '../http/http-date.js';
 
 /**
- * The retry schedule of SPEC §12 at its default base (5 s): the cap of the
+ * The retry schedule of docs/webhooks.md at its default base (5 s): the cap of the
  * wait before attempt n+1 after n failures. `TURNS_WEBHOOK_RETRY_BASE_MS`
  * scales all of it.
  */

@@ -39,7 +39,7 @@ export type TurnCancelledWebhookEvent = TurnWebhookEventOf<'turn.cancelled', Can
 export type TurnErrorWebhookEvent = TurnWebhookEventOf<'turn.error', ErrorTurnStatus>;
 
 /**
- * The agent waits on approval of a tool call (SPEC §21): `data` is the
+ * The agent waits on approval of a tool call (docs/permissions.md): `data` is the
  * running turn's status, its `pendingInteractions` holding the request
  * `requestId` names; answer it at `POST /session/:id/permission/:requestId`.
  *

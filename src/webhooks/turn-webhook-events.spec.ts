@@ -10,7 +10,7 @@ import { WebhookDispatcher } from './webhook-dispatcher.js';
 
 /**
  * A webhook is owed for every acknowledged prompt and for nothing else
- * (SPEC §12): an admission refused once its record is synced, or one that a
+ * (docs/webhooks.md): an admission refused once its record is synced, or one that a
  * lost session ends while its record is being written, is answered 503 and
  * must never be announced — while the acknowledged prompts of the same
  * session keep theirs.

@@ -14,7 +14,7 @@ import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings.js';
 import { WebhookSubscriptions } from './webhook-subscriptions.service.js';
 
 /**
- * Turns the bridge's transitions into webhook deliveries (SPEC §12): one per
+ * Turns the bridge's transitions into webhook deliveries (docs/webhooks.md): one per
  * published terminal and subscription that wants it, `turn.started` for
  * `turn.*`, and one more when a persisted outcome supersedes a
  * bridge-made error. Nothing for a prompt never acknowledged: one whose

@@ -5,7 +5,7 @@ import { valuesOf } from '../common/settings/setting.js';
 import { TURN_WEBHOOK_SETTINGS } from './webhooks.settings.js';
 
 /**
- * Webhook options of the runtime (SPEC §12; each a `TURNS_WEBHOOK_*` setting of the daemon).
+ * Webhook options of the runtime (docs/webhooks.md; each a `TURNS_WEBHOOK_*` setting of the daemon).
  *
  * @publicApi
  */

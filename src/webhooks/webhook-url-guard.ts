@@ -43,7 +43,7 @@ export function parseWebhookUrl(raw: string): URL {
 }
 
 /**
- * The SSRF guard (SPEC §12): resolves the URL's host now and refuses it when
+ * The SSRF guard (docs/webhooks.md): resolves the URL's host now and refuses it when
  * any address it has is one the policy forbids; the connection then goes to
  * the first address, the one checked here (no second lookup).
  */

@@ -14,7 +14,7 @@ import { WebhookSubscriptions } from './webhook-subscriptions.service.js';
 import { checkWebhookUrl, ForbiddenWebhookUrl } from './webhook-url-guard.js';
 import { CreatedWebhookDto, CreateWebhookDto, DeliveriesDto, WebhooksDto } from './webhook.dto.js';
 
-/** A session's turn webhooks (SPEC §12), behind the same guard as every session route. */
+/** A session's turn webhooks (docs/webhooks.md), behind the same guard as every session route. */
 @ApiTags('webhooks')
 @Controller('session/:id/webhooks')
 @UseGuards(ClientIdGuard)

@@ -12,7 +12,7 @@ const allowList = list((entry, variable) => {
   return entry;
 });
 
-/** Turn webhooks (SPEC §12): `TURNS_WEBHOOK_*` settings of the daemon, {@link WebhookOptions} of the runtime. */
+/** Turn webhooks (docs/webhooks.md): `TURNS_WEBHOOK_*` settings of the daemon, {@link WebhookOptions} of the runtime. */
 export const TURN_WEBHOOK_SETTINGS = {
   webhookUrl: {
     name: 'WEBHOOK_URL',

@@ -20,7 +20,7 @@ export type SessionEventType =
   | 'state_resync_required';
 
 /**
- * The `data` of each event type, as SPEC §19 sends it (the peer's shapes;
+ * The `data` of each event type, as docs/qwen-serve.md sends it (the peer's shapes;
  * `turn_complete` and `turn_error` carry the whole turn status besides).
  *
  * @publicApi
@@ -35,7 +35,7 @@ export interface SessionEventData {
   turn_error: { sessionId: string; promptId: string; message: string; code: string; state: 'error'; [field: string]: unknown };
   prompt_cancelled: { sessionId: string; promptId: string };
   session_rewound: { sessionId: string; promptId: string; targetTurnIndex: number; filesChanged: string[]; filesFailed: string[] };
-  /** The agent asks approval for a tool call (SPEC §21): the ACP tool call and options, bounded. */
+  /** The agent asks approval for a tool call (docs/permissions.md): the ACP tool call and options, bounded. */
   permission_request: { sessionId: string; requestId: string; toolCall: Record<string, unknown>; options: PermissionRequestOption[] };
   /** The request is answered, by a client (`voterClientId` when it named itself), the policy or the turn's end. */
   permission_resolved: { sessionId: string; requestId: string; outcome: PermissionOutcome; voterClientId?: string };
@@ -53,7 +53,7 @@ export interface PermissionRequestOption {
 }
 
 /**
- * An answer to a request for approval: one of the options offered, or `cancelled` (SPEC §21).
+ * An answer to a request for approval: one of the options offered, or `cancelled` (docs/permissions.md).
  *
  * @publicApi
  */

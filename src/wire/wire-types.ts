@@ -16,7 +16,7 @@ export interface CreatedSession {
 }
 
 /**
- * What `POST /session/:id/load` and `/resume` answer (SPEC §19): the session,
+ * What `POST /session/:id/load` and `/resume` answer (docs/qwen-serve.md): the session,
  * whether a prompt is pending, and where its event stream stands.
  *
  * @publicApi

@@ -12,7 +12,7 @@ export const TURN_LIMITS = {
 } as const;
 
 /**
- * Bounds of a pending request's item (SPEC §21), in UTF-16 code units unless said: a tool's title; an
+ * Bounds of a pending request's item (docs/permissions.md), in UTF-16 code units unless said: a tool's title; an
  * option's label and the kinds; an option id (the longest an answer may name); options offered; the item
  * as JSON, in bytes.
  */

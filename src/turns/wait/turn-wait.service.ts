@@ -138,7 +138,7 @@ export class TurnWaitService implements BeforeApplicationShutdown {
 
   private satisfied(request: TurnWaitRequest, status: TurnStatus): boolean {
     if (request.ifNoneMatch) return !etagMatches(request.ifNoneMatch, serializeTurnStatus(status, request.clientId).etag);
-    // A turn that waits on a client's answer goes nowhere until one comes: the waiter is that client (SPEC §21).
+    // A turn that waits on a client's answer goes nowhere until one comes: the waiter is that client (docs/permissions.md).
     return !isLiveStatus(status) || (status.state === 'running' && status.pendingInteractions !== undefined);
   }
 }

@@ -1,7 +1,7 @@
 import { integer } from '../../common/settings/readers.js';
 import { defaultsOf, type Settings } from '../../common/settings/setting.js';
 
-/** The bounds of held turn requests (SPEC §8): `TurnsModule` options, `TURNS_*` settings of the daemon. */
+/** The bounds of held turn requests (docs/waiting.md): `TurnsModule` options, `TURNS_*` settings of the daemon. */
 export const WAIT_SETTINGS = {
   maxWaitMs: {
     name: 'MAX_WAIT_MS',
