@@ -148,8 +148,13 @@ describe.each(ADAPTERS)('the example host app, mounted as docs/mounting.md shows
       ).body as { promptId: string };
       const done = await http.get(`/session/${sessionId}/turns/${promptId}?waitMs=5000`).set('X-Qwen-Client-Id', clientId).expect(200);
       expect(done.body).toMatchObject({ sessionId, promptId, state: 'completed', promptText: 'hi', resultText: 'echo: hi' });
-      await http.get(`/session/${sessionId}/turns/current`).set('If-None-Match', done.headers.etag!).expect(304);
-      const list = await http.get(`/session/${sessionId}/turns`).expect(200);
+      // The originator reads its own id (docs/security.md#client-ids-are-capabilities): the same bytes, the same ETag.
+      await http
+        .get(`/session/${sessionId}/turns/current`)
+        .set('X-Qwen-Client-Id', clientId)
+        .set('If-None-Match', done.headers.etag!)
+        .expect(304);
+      const list = await http.get(`/session/${sessionId}/turns`).set('X-Qwen-Client-Id', clientId).expect(200);
       expect(list.body).toEqual({ turns: [done.body] });
       await http.post(`/session/${sessionId}/prompt`).set('X-Qwen-Client-Id', 'someone-else').send({ text: 'x' }).expect(400);
       await http.get('/session/unknown/turns/current').expect(404);
