@@ -4,6 +4,7 @@ import { startLedgerRuntime, text as ledgerText, type LedgerRuntime } from '../.
 import { startSessionsRuntime, type SessionsRuntime } from '../../test/support/sessions-runtime.js';
 import { idempotencyScope } from '../idempotency/idempotency-key.js';
 import { IdempotencyStore } from '../idempotency/idempotency-store.js';
+import { SessionOwnerFiles } from './session-owner-files.js';
 import { SessionRegistry } from './session-registry.js';
 
 const text = (t: string) => [{ type: 'text', text: t }];
@@ -80,6 +81,23 @@ describe('SessionsService: the one teardown of a session', () => {
     expect(log).toEqual(steps);
     expect(() => rt.sessions.require(sessionId)).toThrow(expect.objectContaining({ code: 'session_not_found' }));
     expect(rt.bridge.pendingPrompts(sessionId)).toEqual([]);
+  });
+
+  it('a create by another principal of a session id already starting is refused, not handed that session', async () => {
+    const sessionId = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
+    const written = deferred<void>();
+    const write = SessionOwnerFiles.prototype.write;
+    jest.spyOn(SessionOwnerFiles.prototype, 'write').mockImplementation(async function (this: SessionOwnerFiles, ...args) {
+      await written.promise;
+      return write.apply(this, args);
+    });
+    const alice = rt.sessions.create({ sessionId }, { name: 'alice', operator: false });
+    // Alice's start holds at her owner record: Bob's create reads no owner yet and joins the same start.
+    const bob = rt.sessions.create({ sessionId }, { name: 'bob', operator: false });
+    await settle();
+    written.resolve();
+    await expect(alice).resolves.toMatchObject({ sessionId, attached: false });
+    await expect(bob).rejects.toMatchObject({ code: 'invalid_session_id' });
   });
 
   it('refuses a prompt admitted while the session tears down, and releases only after the transcript flushed', async () => {

@@ -84,6 +84,8 @@ export class SessionsService implements OnApplicationShutdown {
     const owner =
       request.sessionId === undefined ? principal?.name : await this.owners.ownerForCreate(request.sessionId, workspace.cwd, principal);
     const session = await this.start(request.sessionId ?? randomUUID(), workspace, false, false, owner);
+    // Re-read after the await: a create of the same id by another principal may have started it first.
+    if (!this.registry.mayAccess(session.id, principal)) throw idTaken();
     return this.describe(session, false);
   }
 
