@@ -58,11 +58,12 @@ function bodyOf(route: SessionRoute, fixture: Fixture): unknown {
   return {};
 }
 
-/** Other spellings of a path the frameworks route alike: the id's first character percent-encoded, the prefix in capitals. */
+/** Other spellings of a path the frameworks may route alike: the id's or the prefix's first character percent-encoded, the prefix in capitals. */
 const SPELLINGS: Record<string, (path: string) => string> = {
   encoded: (path) =>
     path.replace(/^(\/(?:session|permission)\/)(.)/, (_, prefix: string, first: string) => `${prefix}%${first.charCodeAt(0).toString(16)}`),
   capitals: (path) => path.replace(/^\/(session|permission)\//, (prefix) => prefix.toUpperCase()),
+  'encoded prefix': (path) => path.replace(/^\/(.)/, (_, first: string) => `/%${first.charCodeAt(0).toString(16)}`),
 };
 
 function pathOf(route: SessionRoute, fixture: Fixture, spelling: (path: string) => string = (path) => path): string {

@@ -60,6 +60,7 @@ describe('sessionAddressedBy', () => {
 
   it('reads a prefix in any case and a percent-encoded id, as the frameworks route them', () => {
     expect(sessionAddressedBy(`/Session/%30${id.slice(1)}/prompt`)).toEqual({ sessionId: id });
+    expect(sessionAddressedBy(`/%73ession/${id}/turns/current`)).toEqual({ sessionId: id });
     expect(sessionAddressedBy(`/PERMISSION/${encodeURIComponent(requestId).replace('0', '%30')}`)).toEqual({ sessionId: id, requestId });
   });
 

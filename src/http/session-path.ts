@@ -38,26 +38,29 @@ export interface AddressedSession {
   readonly requestId?: string;
 }
 
+/** The first character of a path a session route can take once routed: `s`, `p` in any case, or an escape. */
+const MAY_ADDRESS = new Set([0x73, 0x53, 0x70, 0x50, 0x25]);
+
 /**
  * The session a request path reaches once a framework routes it, for the
  * checks that must not be bypassed: unlike {@link sessionIdOf} (the cluster
- * router's fast read of the canonical form) the prefix is matched in any case
- * (Express routes without regard to it) and the id segment is percent-decoded
- * (both adapters decode `req.params`). `undefined` when no session route can
- * take the path, or its id segment does not decode.
+ * router's read of the canonical form) the first two segments are
+ * percent-decoded (both adapters decode what they route) and the prefix is
+ * matched in any case (Express routes without regard to it). `undefined` when
+ * no session route can take the path, or those segments do not decode.
  */
 export function sessionAddressedBy(path: string): AddressedSession | undefined {
-  const lower = path.slice(0, PERMISSION_PREFIX.length).toLowerCase();
-  const permission = lower === PERMISSION_PREFIX;
-  if (!permission && !lower.startsWith(SESSION_PREFIX)) return undefined;
-  const raw = path.slice(permission ? PERMISSION_PREFIX.length : SESSION_PREFIX.length).split(/[/?#]/, 1)[0]!;
+  if (!MAY_ADDRESS.has(path.charCodeAt(1))) return undefined;
+  const [, rawPrefix = '', rawId = ''] = path.split('/', 3);
+  let prefix: string;
   let segment: string;
   try {
-    segment = raw.includes('%') ? decodeURIComponent(raw) : raw;
+    prefix = (rawPrefix.includes('%') ? decodeURIComponent(rawPrefix) : rawPrefix).toLowerCase();
+    segment = rawId.includes('%') ? decodeURIComponent(rawId) : rawId;
   } catch {
     return undefined;
   }
-  if (!permission) return SESSION_ID_PATTERN.test(segment) ? { sessionId: segment } : undefined;
-  const sessionId = sessionOfRequestId(segment);
+  if (prefix === 'session') return SESSION_ID_PATTERN.test(segment) ? { sessionId: segment } : undefined;
+  const sessionId = prefix === 'permission' ? sessionOfRequestId(segment) : undefined;
   return sessionId === undefined ? undefined : { sessionId, requestId: segment };
 }
