@@ -85,15 +85,26 @@ describe('SessionsService: the one teardown of a session', () => {
 
   it('a create by another principal of a session id already starting is refused, not handed that session', async () => {
     const sessionId = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
+    const aliceStarting = deferred<void>();
     const written = deferred<void>();
     const write = SessionOwnerFiles.prototype.write;
     jest.spyOn(SessionOwnerFiles.prototype, 'write').mockImplementation(async function (this: SessionOwnerFiles, ...args) {
+      aliceStarting.resolve();
       await written.promise;
       return write.apply(this, args);
     });
+    const bobRead = deferred<void>();
+    const ownerForCreate = SessionOwnerFiles.prototype.ownerForCreate;
+    jest.spyOn(SessionOwnerFiles.prototype, 'ownerForCreate').mockImplementation(async function (this: SessionOwnerFiles, ...args) {
+      const owner = await ownerForCreate.apply(this, args);
+      if (args[2]?.name === 'bob') bobRead.resolve();
+      return owner;
+    });
     const alice = rt.sessions.create({ sessionId }, { name: 'alice', operator: false });
     // Alice's start holds at her owner record: Bob's create reads no owner yet and joins the same start.
+    await aliceStarting.promise;
     const bob = rt.sessions.create({ sessionId }, { name: 'bob', operator: false });
+    await bobRead.promise;
     await settle();
     written.resolve();
     await expect(alice).resolves.toMatchObject({ sessionId, attached: false });
