@@ -12,7 +12,8 @@ class SummaryReporter {
     }
     for (const file of results.testResults) {
       const path = file.testFilePath.replace(`${process.cwd()}/`, '');
-      if (file.testExecError) process.stdout.write(`failed: ${path} (the file did not run: ${file.testExecError.message.split('\n')[0]})\n`);
+      if (file.testExecError)
+        process.stdout.write(`failed: ${path} (the file did not run: ${file.testExecError.message.split('\n')[0]})\n`);
       for (const test of file.testResults) if (test.status === 'failed') process.stdout.write(`failed: ${path} › ${test.fullName}\n`);
     }
     const skipped = results.numPendingTests + results.numTodoTests;
