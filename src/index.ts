@@ -71,8 +71,8 @@ export {
   TERMINAL_OVERLAY_SIZE,
   TRANSCRIPT_SCAN_LIMITS,
   RESULT_TEXT_TRUNCATED,
-  CLIENT_ID_PATTERN,
 } from './turns/rules/limits.js';
+export { CLIENT_ID_PATTERN } from './client-id/client-id-pattern.js';
 export { truncateCodeUnits } from './turns/rules/truncate-code-units.js';
 export { normalizeTurnError, type TurnError } from './turns/rules/normalize-turn-error.js';
 export { limitTurnFields, promptTextOf, type PromptBlock } from './turns/rules/turn-fields.js';

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { clientIdRequired, malformedClientId, sessionNotFound, unregisteredClientId } from '../errors/api-errors.js';
-import { CLIENT_ID_PATTERN } from '../turns/rules/limits.js';
+import { CLIENT_ID_PATTERN } from './client-id-pattern.js';
 import { ClientIdOptions } from './client-id-options.js';
 import { SessionClientLookup } from './session-client-lookup.js';
 

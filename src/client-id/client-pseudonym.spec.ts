@@ -1,4 +1,4 @@
-import { CLIENT_ID_PATTERN } from '../turns/rules/limits.js';
+import { CLIENT_ID_PATTERN } from './client-id-pattern.js';
 import { clientPseudonym, isPseudonym } from './client-pseudonym.js';
 
 describe('clientPseudonym', () => {

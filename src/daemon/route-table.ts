@@ -2,7 +2,7 @@ import { RequestMethod, type INestApplication } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { MetadataScanner, ModulesContainer } from '@nestjs/core';
 import type { PathRoutes, RouteInfo, RouteMatcher } from '../http/front-door.js';
-import { IS_PUBLIC } from './public.decorator.js';
+import { IS_PUBLIC } from '../http/public.decorator.js';
 
 /** One route: an HTTP method, a path pattern (`session/:id/turns`, `docs/*`), and whether it is public. */
 export interface Route {

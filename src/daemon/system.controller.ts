@@ -5,7 +5,7 @@ import { capabilityLimits } from './capability-limits.js';
 import type { LoadedDaemonConfig } from './daemon-config.js';
 import { CapabilitiesDto, HealthDto, StatsDto } from './system.dto.js';
 import { TurnWaitService } from '../turns/wait/turn-wait.service.js';
-import { Public } from './public.decorator.js';
+import { Public } from '../http/public.decorator.js';
 
 /** Features this daemon always advertises; `session_turn_status` cannot be turned off. */
 export const FEATURES = [

@@ -1,4 +1,3 @@
-import { WAIT_DEFAULTS } from '../turns/wait/wait.settings.js';
 /**
  * A field of an error body besides `error` and `code`: its JSON type, what it
  * says, the example the OpenAPI document shows, and whether every body of the
@@ -40,7 +39,8 @@ export const state = text('the state filter refused (its first 256 code units)',
 export const check = text('the readiness check that fails (data_dir_writable, redis)', 'data_dir_writable');
 export const tier = text('the budget spent: prompt, mutation or read', 'read');
 export const retryAfterMs = integer('milliseconds until the budget has room again', 42000);
-export const maxWaitMs = integer('the longest wait allowed', WAIT_DEFAULTS.maxWaitMs);
+// The wait bound's default, as an example (src/turns/wait/wait.settings.spec.ts holds them equal).
+export const maxWaitMs = integer('the longest wait allowed', 30_000);
 export const maxLimit = integer('the largest page', 100);
 export const pendingCount = integer('prompts pending now, running included', 5);
 export const promptChars = integer('the size of the prompt (UTF-16 code units)', 2000000);

@@ -2,7 +2,7 @@ import type { SessionClientLookup } from '../client-id/session-client-lookup.js'
 import { rateLimitExceeded } from '../errors/api-errors.js';
 import type { FrontRequest, FrontStage } from '../http/front-door.js';
 import { principalOf } from '../http/request-principal.js';
-import { CLIENT_ID_PATTERN } from '../turns/rules/limits.js';
+import { CLIENT_ID_PATTERN } from '../client-id/client-id-pattern.js';
 import { ClientKeyBound } from './client-key-bound.js';
 import { anonymousKey, rateLimitKey } from './rate-limit-key.js';
 import { rateLimitTier } from './rate-limit-tier.js';

@@ -2,7 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '../common/swagger.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import { notReady } from '../errors/api-errors.js';
-import { Public } from '../daemon/public.decorator.js';
+import { Public } from '../http/public.decorator.js';
 import { DaemonStatusDto, ProbeDto } from './daemon-status.dto.js';
 import { DaemonStatusService } from './daemon-status.service.js';
 

@@ -1,8 +1,10 @@
-import type { TokenKind } from '../turns/rules/turn-usage.js';
 import { TurnsChannel } from './turns-channel.js';
 
 /** Where a turn poll's answer came from (docs/operating.md). */
 export type PollSource = 'memory' | 'scan' | 'not_found' | 'not_modified';
+
+/** Tokens by kind, as turns/rules/turn-usage.ts's `TOKEN_KINDS` names them (declared here: telemetry imports no feature). */
+export type TokenCounts = Record<'input' | 'output' | 'thought' | 'cachedRead', number>;
 
 /** A terminal state a prompt settles in. */
 export type SettledState = 'completed' | 'cancelled' | 'error';
@@ -37,7 +39,7 @@ export const TURNS_CHANNELS = {
   /** A prompt's terminal was published; `runMs` when it had started. */
   promptSettled: new TurnsChannel<{ state: SettledState; runMs?: number }>('nest-turn-status:prompt-settled'),
   /** A turn's agent reported more tokens: how many more, by kind (each token is on this channel once). */
-  tokens: new TurnsChannel<Record<TokenKind, number>>('nest-turn-status:tokens'),
+  tokens: new TurnsChannel<TokenCounts>('nest-turn-status:tokens'),
   /** An agent process started, exited, or failed to start. */
   agentProcess: new TurnsChannel<{ event: 'start' | 'exit' | 'start_failure'; sessionId: string }>('nest-turn-status:agent-process'),
   /** A live session was closed for being idle too long (docs/operating.md#idle-sessions). */

@@ -2,7 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { DEFAULT_CLIENT_ID_HEADER } from '../client-id/client-id-options.js';
 import { ERROR_CATALOGUE, type ApiErrorCode } from '../errors/error-catalogue.js';
 import { documentErrorCodes } from '../errors/error-response.dto.js';
-import { CLIENT_ID_PATTERN } from './rules/limits.js';
+import { CLIENT_ID_PATTERN } from '../client-id/client-id-pattern.js';
 import { TURNS_MODULE_OPTIONS, type TurnsModuleOptions } from './turns.module-definition.js';
 import { TurnWaitService } from './wait/turn-wait.service.js';
 

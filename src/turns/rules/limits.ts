@@ -50,12 +50,5 @@ export const TRANSCRIPT_SCAN_LIMITS = {
   maxSnapshotBytes: 256 * 1024 * 1024,
 } as const;
 
-/**
- * Client id values accepted in the client id header.
- *
- * @publicApi
- */
-export const CLIENT_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
-
 /** Session ids minted or accepted by the daemon: a UUID, so no id can name a path. */
 export const SESSION_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,3 +1,5 @@
+import type { TokenCounts } from '../../telemetry/turns-channels.js';
+
 /**
  * Tokens of one model response, or of a whole turn, as an agent reports them
  * (ACP's `Usage`, and the `_meta.usage` that `qwen --acp` sends).
@@ -63,13 +65,13 @@ export function readCostUsd(value: unknown): number | undefined {
   return isCost(value) ? value : undefined;
 }
 
-/** The token kinds the metrics count (`turns_tokens_total{kind}`), by the field each reads. */
+/** The token kinds the metrics count (`turns_tokens_total{kind}`), by the field each reads: those the tokens channel carries. */
 export const TOKEN_KINDS = {
   input: 'inputTokens',
   output: 'outputTokens',
   thought: 'thoughtTokens',
   cachedRead: 'cachedReadTokens',
-} as const satisfies Record<string, keyof TurnTokens>;
+} as const satisfies Record<keyof TokenCounts, keyof TurnTokens>;
 
 /** @publicApi */
 export type TokenKind = keyof typeof TOKEN_KINDS;
