@@ -5,7 +5,7 @@ import { SystemClock } from '../src/common/clock.js';
 import type { WebhookDelivery } from '../src/webhooks/webhook-delivery.js';
 import { WebhookDispatcher } from '../src/webhooks/webhook-dispatcher.js';
 import { WebhookOutbox } from '../src/webhooks/webhook-outbox.js';
-import { webhookSettings } from '../src/webhooks/webhook-settings.js';
+import { webhookSettings } from '../src/webhooks/webhooks.settings.js';
 import type { WebhookSubscriptions } from '../src/webhooks/webhook-subscriptions.service.js';
 import { generateWebhookSecret } from '../src/webhooks/webhook-secret.js';
 import { deferred } from './support/deferred.js';

@@ -6,7 +6,7 @@ import { SystemClock } from '../src/common/clock.js';
 import type { WebhookDelivery } from '../src/webhooks/webhook-delivery.js';
 import { WebhookDispatcher } from '../src/webhooks/webhook-dispatcher.js';
 import { generateWebhookSecret } from '../src/webhooks/webhook-secret.js';
-import { webhookSettings, type WebhookOptions } from '../src/webhooks/webhook-settings.js';
+import { webhookSettings, type WebhookOptions } from '../src/webhooks/webhooks.settings.js';
 import type { StoredWebhook } from '../src/webhooks/webhook-subscription.js';
 import type { WebhookSubscriptions } from '../src/webhooks/webhook-subscriptions.service.js';
 import { tempDir } from './support/test-daemon.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { SystemClock } from '../src/common/clock.js';
 import { WebhookDispatcher } from '../src/webhooks/webhook-dispatcher.js';
-import { webhookSettings } from '../src/webhooks/webhook-settings.js';
+import { webhookSettings } from '../src/webhooks/webhooks.settings.js';
 import type { WebhookSubscriptions } from '../src/webhooks/webhook-subscriptions.service.js';
 import { generateWebhookSecret } from '../src/webhooks/webhook-secret.js';
 import { mountTinyDisk, tinyDiskUnavailable, type TinyDisk } from './support/tiny-disk.js';

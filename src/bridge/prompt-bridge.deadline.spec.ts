@@ -1,4 +1,4 @@
-import { effectiveDeadlineMs } from './bridge-options.js';
+import { effectiveDeadlineMs } from './bridge.settings.js';
 import { bridgeRig, text, type BridgeRig } from '../../test/support/fake-session-runner.js';
 
 describe('PromptBridge deadlines', () => {

@@ -10,7 +10,7 @@ import type { EnginePermissionRequest } from '../engines/agent-engine.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { inSpan } from '../telemetry/tracing.js';
 import { PermissionBroker } from '../permissions/permission-broker.js';
-import { BRIDGE_OPTIONS, effectiveDeadlineMs, type BridgeOptions } from './bridge-options.js';
+import { BRIDGE_OPTIONS, effectiveDeadlineMs, type BridgeOptions } from './bridge.settings.js';
 import { effectiveMaxTokens, passedBudget, TOKEN_BUDGET_EXCEEDED } from './token-budget.js';
 import { countTurnTokens } from './turn-channel-observer.js';
 import type { TurnUsage } from '../turns/rules/turn-usage.js';

@@ -8,7 +8,7 @@ import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import type { EnginePermissionOutcome } from '../engines/agent-engine.js';
 import type { SessionEventKind } from '../wire/session-event.js';
 import { PermissionBroker } from './permission-broker.js';
-import type { PermissionOptions } from './permission-options.js';
+import type { PermissionOptions } from './permissions.settings.js';
 import { MAX_PENDING_PER_SESSION } from './permission-policy.js';
 
 const SESSION = '0b7c5a3e-8f7e-4c52-9d0c-3c1f2e4a5b6c';

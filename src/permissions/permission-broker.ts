@@ -12,7 +12,7 @@ import { permissionRequestId } from '../wire/permission-request-id.js';
 import type { PermissionOutcome } from '../wire/session-event.js';
 import { boundedToolCall, pendingInteractionOf } from './pending-interaction.js';
 import { auditDecision, auditedClient, requestLine, type Answerer } from './permission-log.js';
-import { PERMISSION_OPTIONS, type PermissionOptions } from './permission-options.js';
+import { PERMISSION_OPTIONS, type PermissionOptions } from './permissions.settings.js';
 import { decisionAtOnce, isOffered, MAX_PENDING_PER_SESSION, mayAnswer, needsClientId, refusingOutcome } from './permission-policy.js';
 import { RecentAnswers } from './recent-answers.js';
 

@@ -1,5 +1,5 @@
 import { milliseconds, oneOf } from '../common/settings/readers.js';
-import type { Settings } from '../common/settings/setting.js';
+import type { SettingValues, Settings } from '../common/settings/setting.js';
 import type { PermissionPolicy, PermissionResponder } from './permission-policy.js';
 
 /** Human-in-the-loop tool approval (docs/permissions.md): runtime options, `TURNS_*` settings of the daemon. */
@@ -22,3 +22,8 @@ export const PERMISSION_SETTINGS = {
     doc: 'under `ask`, a request nobody answered in this time is refused (unset: it waits for an answer or the end of its turn)',
   },
 } as const satisfies Settings;
+
+/** The values of `PERMISSION_SETTINGS` in force (defaults applied). */
+export type PermissionOptions = SettingValues<typeof PERMISSION_SETTINGS>;
+
+export const PERMISSION_OPTIONS = Symbol('PERMISSION_OPTIONS');

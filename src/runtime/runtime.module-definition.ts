@@ -13,7 +13,7 @@ import { AgentEngine } from '../engines/agent-engine.js';
 import { EchoEngine } from '../engines/echo.engine.js';
 import { LocalSessionOwnership, SessionOwnership } from '../sessions/session-ownership.js';
 import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
-import type { WebhookOptions } from '../webhooks/webhook-settings.js';
+import type { WebhookOptions } from '../webhooks/webhooks.settings.js';
 import type { RUNTIME_SETTINGS } from './runtime.settings.js';
 
 /**

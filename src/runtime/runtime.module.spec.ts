@@ -2,7 +2,7 @@ import { Test } from '@nestjs/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BRIDGE_OPTIONS, type BridgeOptions } from '../bridge/bridge-options.js';
+import { BRIDGE_OPTIONS, type BridgeOptions } from '../bridge/bridge.settings.js';
 import { pickSettings } from '../common/settings/setting.js';
 import { loadDaemonConfig } from '../daemon/daemon-config.js';
 import { SessionRegistry } from '../sessions/session-registry.js';

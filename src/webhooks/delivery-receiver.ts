@@ -1,7 +1,7 @@
 import { AddressPolicy } from './address-policy.js';
 import type { FailureReport } from './receiver-health.js';
 import type { WebhookDelivery } from './webhook-delivery.js';
-import type { WebhookSettings } from './webhook-settings.js';
+import type { WebhookSettings } from './webhooks.settings.js';
 import type { WebhookSubscriptions } from './webhook-subscriptions.service.js';
 import { checkWebhookUrl, type CheckedTarget } from './webhook-url-guard.js';
 

@@ -1,7 +1,7 @@
 import { retryAfterFloorMs, retryAfterMs, retryDelayMs } from './retry-schedule.js';
 import type { FailureReport } from './receiver-health.js';
 import type { AttemptResult } from './webhook-sender.js';
-import type { WebhookSettings } from './webhook-settings.js';
+import type { WebhookSettings } from './webhooks.settings.js';
 import { ForbiddenWebhookUrl } from './webhook-url-guard.js';
 
 /** What an attempt comes to, and where the delivery goes next. */

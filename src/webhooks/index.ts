@@ -15,5 +15,5 @@ export {
   type TurnPermissionRequestedWebhookEvent,
 } from './turn-webhook-event.js';
 export type { DeliveryLogEntry } from './webhook-delivery.js';
-export type { WebhookOptions } from './webhook-settings.js';
+export type { WebhookOptions } from './webhooks.settings.js';
 export type { HostResolver, ResolvedAddress } from './host-resolver.js';

@@ -10,7 +10,7 @@ import { DEFAULT_TURN_WEBHOOK_EVENTS, eventTypeOf, turnWebhookEventOf, type Turn
 import { QueuedWebhookEvents, queuedKey } from './queued-webhook-events.js';
 import type { DeliveryTarget } from './webhook-delivery.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
-import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings.js';
+import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks.settings.js';
 import { WebhookSubscriptions } from './webhook-subscriptions.service.js';
 
 /**

@@ -10,7 +10,7 @@ import { signTurnWebhook } from './turn-webhook-signature.js';
 import { deliveriesOf, type DeliveryLogEntry, type DeliveryTarget, type OutgoingEvent, type WebhookDelivery } from './webhook-delivery.js';
 import { WebhookOutbox, type OutboxEntry } from './webhook-outbox.js';
 import { sendWebhook, type AttemptResult } from './webhook-sender.js';
-import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings.js';
+import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks.settings.js';
 import { WebhookSubscriptions } from './webhook-subscriptions.service.js';
 
 /** In overflow, the outbox is listed again at most this often, for deliveries due before the scheduled ones. */

@@ -5,7 +5,7 @@ import { writeAtomically } from '../common/durable-files.js';
 import { apiError } from '../errors/api-errors.js';
 import { Clock } from '../common/clock.js';
 import { ChatRecordingService } from '../transcript/chat-recording.service.js';
-import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings.js';
+import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks.settings.js';
 import type { StoredWebhook } from './webhook-subscription.js';
 
 /** The file next to a transcript that holds its session's subscriptions. */

@@ -7,7 +7,7 @@ import { ApiExceptionFilter } from '../errors/api-exception.filter.js';
 import { createValidationPipe } from '../validation/validation.pipe.js';
 import { DEFAULT_TURN_WEBHOOK_EVENTS, OPT_IN_TURN_WEBHOOK_EVENT_TYPES, TURN_WEBHOOK_EVENT_TYPES } from './turn-webhook-event.js';
 import { generateWebhookSecret } from './webhook-secret.js';
-import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings.js';
+import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks.settings.js';
 import { listedWebhook, wantedEvents } from './webhook-subscription.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { WebhookSubscriptions } from './webhook-subscriptions.service.js';
