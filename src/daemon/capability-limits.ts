@@ -1,5 +1,5 @@
 import { shownDefault } from '../common/settings/setting.js';
-import type { RuntimeSettings } from '../runtime/runtime-settings.js';
+import type { RuntimeSettings } from '../runtime/runtime.settings.js';
 import { TERMINAL_OVERLAY_SIZE, TRANSCRIPT_SCAN_LIMITS, TURN_LIMITS } from '../turns/rules/limits.js';
 import type { CapabilityLimits } from '../wire/capability-limits.js';
 import type { LoadedDaemonConfig } from './daemon-config.js';

@@ -15,6 +15,7 @@ import { SessionRegistry } from '../sessions/session-registry.js';
 import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
 import { DaemonStatusController } from '../status/daemon-status.controller.js';
 import { DaemonStatusService } from '../status/daemon-status.service.js';
+import { STATUS_OPTIONS } from '../status/status.settings.js';
 import type { HostResolver } from '../webhooks/host-resolver.js';
 import type { FrontStage } from '../http/front-door.js';
 import { TurnsModule } from '../turns/turns.module.js';
@@ -118,6 +119,7 @@ export class DaemonModule {
       controllers: [SystemController, DaemonStatusController, ...(metrics && config.metricsPort === undefined ? [metrics.controller] : [])],
       providers: [
         DaemonStatusService,
+        { provide: STATUS_OPTIONS, useValue: { dataDir: config.dataDir } },
         ...metricsProviders(config, tokens, overrides.browserWalls !== false, metrics),
         // The front door's token check and SIGHUP's reload share it.
         { provide: DaemonTokens, useValue: tokens },

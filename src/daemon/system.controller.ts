@@ -1,6 +1,6 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '../common/swagger.js';
-import { RuntimeSettings } from '../runtime/runtime-settings.js';
+import { RuntimeSettings } from '../runtime/runtime.settings.js';
 import { capabilityLimits } from './capability-limits.js';
 import type { LoadedDaemonConfig } from './daemon-config.js';
 import { CapabilitiesDto, HealthDto, StatsDto } from './system.dto.js';

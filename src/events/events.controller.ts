@@ -1,4 +1,4 @@
-import { Controller, Headers, Param, Res, Sse, UseGuards, type MessageEvent, UseFilters, UsePipes, Optional } from '@nestjs/common';
+import { Controller, Headers, Param, Res, Sse, UseGuards, type MessageEvent, UseFilters, UsePipes, Optional, Inject } from '@nestjs/common';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import { ApiExceptionFilter } from '../errors/api-exception.filter.js';
 import { createValidationPipe } from '../validation/validation.pipe.js';
@@ -8,8 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { concat, finalize, map, of, type Observable } from 'rxjs';
 import { ClientId } from '../client-id/client-id.decorator.js';
 import { ClientIdGuard } from '../client-id/client-id.guard.js';
-import { RuntimeSettings } from '../runtime/runtime-settings.js';
-import { SSE_HEARTBEAT_MS } from './events.settings.js';
+import { EVENT_OPTIONS, SSE_HEARTBEAT_MS, type EventOptions } from './events.settings.js';
 import { SessionEventBus } from './session-event-bus.js';
 import { parseLastEventId } from './last-event-id.js';
 import { withHeartbeat } from './with-heartbeat.js';
@@ -46,7 +45,7 @@ export class EventsController {
   constructor(
     private readonly events: SessionEventBus,
     private readonly adapterHost: HttpAdapterHost,
-    @Optional() private readonly settings?: RuntimeSettings,
+    @Optional() @Inject(EVENT_OPTIONS) private readonly options?: EventOptions,
   ) {}
 
   @ApiOperation({ summary: 'Stream the session events (SSE)', operationId: 'streamSessionEvents' })
@@ -92,7 +91,7 @@ export class EventsController {
       .pipe(
         map(({ sseId, frame }): MessageEvent => ({ id: String(sseId), type: frame.type, data: this.events.frameFor(frame, clientId) })),
       );
-    const heartbeatMs = this.settings?.sseHeartbeatMs ?? SSE_HEARTBEAT_MS;
+    const heartbeatMs = this.options?.sseHeartbeatMs ?? SSE_HEARTBEAT_MS;
     const beat = (): MessageEvent => ({ comment: 'heartbeat' });
     return withHeartbeat(concat(of(opening), frames), heartbeatMs, beat).pipe(finalize(release));
   }

@@ -1,5 +1,5 @@
 import { integer } from '../common/settings/readers.js';
-import type { Settings } from '../common/settings/setting.js';
+import type { SettingValues, Settings } from '../common/settings/setting.js';
 
 /** Bounds of the SSE event streams: runtime options, `TURNS_*` settings of the daemon. */
 export const EVENT_SETTINGS = {
@@ -21,3 +21,11 @@ export const EVENT_SETTINGS = {
 
 /** A comment this often keeps proxies from cutting an idle SSE stream (docs/qwen-serve.md). */
 export const SSE_HEARTBEAT_MS = 15_000;
+
+/** The event streams' bounds in force, defaults applied: the runtime provides them from its options. */
+export interface EventOptions extends SettingValues<typeof EVENT_SETTINGS> {
+  /** A `: heartbeat` comment goes on every stream this often, in ms. */
+  sseHeartbeatMs: number;
+}
+
+export const EVENT_OPTIONS = Symbol('EVENT_OPTIONS');

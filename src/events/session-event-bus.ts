@@ -1,6 +1,5 @@
-import { Injectable, Optional, type BeforeApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Optional, type BeforeApplicationShutdown } from '@nestjs/common';
 import { tooManyStreams } from '../errors/api-errors.js';
-import { RuntimeSettings } from '../runtime/runtime-settings.js';
 import { randomUUID } from 'node:crypto';
 import { Observable, Subject, concat, defer, from, map, of } from 'rxjs';
 import { Clock } from '../common/clock.js';
@@ -12,6 +11,7 @@ import type {
   SessionStreamMarkerData,
 } from '../wire/session-event.js';
 import { frameForReader, withPseudonyms } from './client-naming.js';
+import { EVENT_OPTIONS, type EventOptions } from './events.settings.js';
 import { planResume } from './resume-plan.js';
 
 /** Events kept per session for `Last-Event-ID` replay. */
@@ -57,7 +57,7 @@ export class SessionEventBus implements BeforeApplicationShutdown {
 
   constructor(
     private readonly clock: Clock,
-    @Optional() private readonly settings?: RuntimeSettings,
+    @Optional() @Inject(EVENT_OPTIONS) private readonly options?: EventOptions,
   ) {}
 
   publish<T extends SessionEventKind>(
@@ -164,7 +164,7 @@ export class SessionEventBus implements BeforeApplicationShutdown {
    */
   reserveStream(sessionId: string): () => void {
     const stream = this.stream(sessionId);
-    const { maxSseStreams = Infinity, maxSseStreamsPerSession = Infinity } = this.settings ?? {};
+    const { maxSseStreams = Infinity, maxSseStreamsPerSession = Infinity } = this.options ?? {};
     if (this.openStreams >= maxSseStreams) throw tooManyStreams(maxSseStreams);
     if (stream.streams >= maxSseStreamsPerSession) throw tooManyStreams(maxSseStreamsPerSession);
     this.openStreams += 1;

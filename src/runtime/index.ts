@@ -6,13 +6,8 @@ import { assertSingleCopy } from '../common/single-copy.js';
 assertSingleCopy();
 
 export { RuntimeModule } from './runtime.module.js';
-export type {
-  RuntimeModuleOptions,
-  RuntimeModuleExtras,
-  AgentEngineProvider,
-  SessionOwnershipProvider,
-} from './runtime.module-definition.js';
-export { RuntimeSettings } from './runtime-settings.js';
+export type { RuntimeModuleExtras, AgentEngineProvider, SessionOwnershipProvider } from './runtime.module-definition.js';
+export { RuntimeSettings, type RuntimeModuleOptions } from './runtime.settings.js';
 export { PromptBridge, type AdmissionGate } from '../bridge/prompt-bridge.js';
 export type { TurnTransition } from '../bridge/turn-transition.js';
 export { SessionRunner, type SessionPrompt } from '../bridge/session-runner.js';

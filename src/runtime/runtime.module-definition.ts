@@ -7,41 +7,10 @@ import {
   type Type,
   type ValueProvider,
 } from '@nestjs/common';
-import type { Clock } from '../common/clock.js';
-import type { SettingOptions } from '../common/settings/setting.js';
 import { AgentEngine } from '../engines/agent-engine.js';
 import { EchoEngine } from '../engines/echo.engine.js';
 import { LocalSessionOwnership, SessionOwnership } from '../sessions/session-ownership.js';
-import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
-import type { WebhookOptions } from '../webhooks/webhooks.settings.js';
-import type { RUNTIME_SETTINGS } from './runtime.settings.js';
-
-/**
- * Configuration of {@link RuntimeModule}. The flat limits (`chatRecording`,
- * `maxPendingPrompts`, `promptDeadlineMs`, `maxPromptChars`, `maxSessions`,
- * `maxSseStreams`, `maxSseStreamsPerSession`, `maxTranscriptBytes`,
- * `maxIdempotencyKeys`, `idempotencyTtlMs`, `permissionPolicy`,
- * `permissionResponder`, `permissionTimeoutMs`) are the rows of `RUNTIME_SETTINGS`:
- * each means and defaults to what its `TURNS_*` variable does (docs/configuration.md).
- *
- * @publicApi
- */
-export interface RuntimeModuleOptions extends SettingOptions<typeof RUNTIME_SETTINGS> {
-  /** Absolute workspace paths; the first is primary. */
-  workspaces: string[];
-  /** Root of the transcripts: `<dataDir>/<workspace>/chats/<sessionId>.jsonl`. */
-  dataDir: string;
-  /** Terminal statuses kept in memory per session. @default TERMINAL_OVERLAY_SIZE (64) */
-  overlaySize?: number;
-  /** Bounds of one backward transcript scan. @default TRANSCRIPT_SCAN_LIMITS */
-  scanLimits?: Partial<TranscriptScanLimits>;
-  /** A `: heartbeat` comment is sent on every event stream this often, in ms. @default 15000 */
-  sseHeartbeatMs?: number;
-  /** Turn webhooks: the operator's endpoint, the SSRF allow list, timeouts and retries. */
-  webhooks?: WebhookOptions;
-  /** Source of time. @default the system clock */
-  clock?: Clock;
-}
+import type { RuntimeModuleOptions } from './runtime.settings.js';
 
 /**
  * How the runtime gets its {@link AgentEngine}: a class (instantiated by Nest,

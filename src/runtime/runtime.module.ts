@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
-import { BRIDGE_OPTIONS, type BridgeOptions } from '../bridge/bridge.settings.js';
-import { BRIDGE_SETTINGS } from '../bridge/bridge.settings.js';
+import { BRIDGE_OPTIONS, BRIDGE_SETTINGS, type BridgeOptions } from '../bridge/bridge.settings.js';
 import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { pickSettings } from '../common/settings/setting.js';
 import { PromptsController } from '../bridge/prompts.controller.js';
 import { SessionRunner } from '../bridge/session-runner.js';
 import { Clock, SystemClock } from '../common/clock.js';
 import { EventsController } from '../events/events.controller.js';
+import { EVENT_OPTIONS, type EventOptions } from '../events/events.settings.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { SessionRegistry } from '../sessions/session-registry.js';
 import { SessionsController } from '../sessions/sessions.controller.js';
@@ -16,6 +16,7 @@ import { SessionsService } from '../sessions/sessions.service.js';
 import { LostPromptSweep } from '../sessions/lost-prompt-sweep.js';
 import { IdleSessionReaper } from '../sessions/idle-session-reaper.js';
 import { SessionOwnership } from '../sessions/session-ownership.js';
+import { SESSION_OPTIONS, type SessionOptions } from '../sessions/sessions.settings.js';
 import { CHAT_RECORDING_OPTIONS, ChatRecordingService, type ChatRecordingOptions } from '../transcript/chat-recording.service.js';
 import { JsonlTranscriptScanService, TRANSCRIPT_SCAN_OPTIONS } from '../transcript/jsonl-transcript-scan.service.js';
 import { LedgerTranscriptScanService } from '../ledger/ledger-transcript-scan.service.js';
@@ -33,13 +34,12 @@ import { WEBHOOK_SETTINGS, webhookSettings } from '../webhooks/webhooks.settings
 import { WebhookSubscriptions } from '../webhooks/webhook-subscriptions.service.js';
 import { WebhooksController } from '../webhooks/webhooks.controller.js';
 import { PermissionBroker } from '../permissions/permission-broker.js';
-import { PERMISSION_OPTIONS, type PermissionOptions } from '../permissions/permissions.settings.js';
-import { PERMISSION_SETTINGS } from '../permissions/permissions.settings.js';
+import { PERMISSION_OPTIONS, PERMISSION_SETTINGS, type PermissionOptions } from '../permissions/permissions.settings.js';
 import { PermissionsController } from '../permissions/permissions.controller.js';
 import { PermissionWebhookEvents } from '../permissions/permission-webhook-events.js';
 import { valuesOf } from '../common/settings/setting.js';
-import { RuntimeSettings } from './runtime-settings.js';
-import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOptions } from './runtime.module-definition.js';
+import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule } from './runtime.module-definition.js';
+import { RuntimeSettings, type RuntimeModuleOptions } from './runtime.settings.js';
 
 /**
  * The reference runtime: prompt bridge, sessions, JSONL recording and
@@ -70,6 +70,27 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule, type RuntimeModuleOp
       provide: BRIDGE_OPTIONS,
       inject: [RuntimeSettings],
       useFactory: (s: RuntimeSettings): BridgeOptions => ({ ...pickSettings(s.values, BRIDGE_SETTINGS), overlaySize: s.overlaySize }),
+    },
+    {
+      provide: EVENT_OPTIONS,
+      inject: [RuntimeSettings],
+      useFactory: (s: RuntimeSettings): EventOptions => ({
+        maxSseStreams: s.maxSseStreams,
+        maxSseStreamsPerSession: s.maxSseStreamsPerSession,
+        sseHeartbeatMs: s.sseHeartbeatMs,
+      }),
+    },
+    {
+      provide: SESSION_OPTIONS,
+      inject: [RuntimeSettings],
+      useFactory: (s: RuntimeSettings): SessionOptions => ({
+        workspaces: s.workspaces,
+        primary: s.primary,
+        dataDir: s.dataDir,
+        maxSessions: s.maxSessions,
+        sessionIdleTimeoutMs: s.values.sessionIdleTimeoutMs,
+        scanLimits: s.scanLimits,
+      }),
     },
     {
       provide: CHAT_RECORDING_OPTIONS,

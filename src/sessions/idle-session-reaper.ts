@@ -1,14 +1,14 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { Clock } from '../common/clock.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { PermissionBroker } from '../permissions/permission-broker.js';
-import { RuntimeSettings } from '../runtime/runtime-settings.js';
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import { idleSince, idleTooLong, reapEveryMs } from './idle-session.js';
 import { SessionOwnership } from './session-ownership.js';
 import { SessionRegistry } from './session-registry.js';
 import { SessionsService } from './sessions.service.js';
+import { SESSION_OPTIONS, type SessionOptions } from './sessions.settings.js';
 import type { Session } from './session.js';
 
 /**
@@ -34,12 +34,12 @@ export class IdleSessionReaper implements OnApplicationBootstrap, OnApplicationS
     private readonly events: SessionEventBus,
     private readonly permissions: PermissionBroker,
     private readonly ownership: SessionOwnership,
-    private readonly settings: RuntimeSettings,
+    @Inject(SESSION_OPTIONS) private readonly settings: SessionOptions,
     private readonly clock: Clock,
   ) {}
 
   private get timeoutMs(): number {
-    return this.settings.values.sessionIdleTimeoutMs;
+    return this.settings.sessionIdleTimeoutMs;
   }
 
   onApplicationBootstrap(): void {

@@ -1,12 +1,12 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ApiException } from '../errors/api-exception.js';
 import { danglingLedgers } from '../ledger/dangling-ledgers.js';
 import { PromptLedger } from '../ledger/prompt-ledger.js';
-import { RuntimeSettings } from '../runtime/runtime-settings.js';
 import { ChatRecordingService } from '../transcript/chat-recording.service.js';
 import { chatsDir } from '../transcript/transcript-paths.js';
 import { SessionOwnership } from './session-ownership.js';
 import { SessionsService } from './sessions.service.js';
+import { SESSION_OPTIONS, type SessionOptions } from './sessions.settings.js';
 import type { Workspace } from './workspace.js';
 
 /** A single daemon's next pass after one that settled something: a ledger write that failed is tried again. */
@@ -37,7 +37,7 @@ export class LostPromptSweep implements OnApplicationBootstrap, OnApplicationShu
 
   constructor(
     private readonly sessions: SessionsService,
-    private readonly settings: RuntimeSettings,
+    @Inject(SESSION_OPTIONS) private readonly settings: SessionOptions,
     private readonly ownership: SessionOwnership,
     private readonly recorder: ChatRecordingService,
     private readonly ledger: PromptLedger,

@@ -1,5 +1,5 @@
-import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { RuntimeSettings } from '../runtime/runtime-settings.js';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { SESSION_OPTIONS, type SessionOptions } from './sessions.settings.js';
 import { randomUUID } from 'node:crypto';
 import { apiError, clusterUnavailable, sessionNotFound, tooManySessions } from '../errors/api-errors.js';
 import type { BranchedSession, CreatedSession, RestoredSession } from '../wire/wire-types.js';
@@ -45,7 +45,7 @@ export class SessionsService implements OnApplicationShutdown {
     private readonly engine: AgentEngine,
     private readonly events: SessionEventBus,
     private readonly clock: Clock,
-    private readonly settings: RuntimeSettings,
+    @Inject(SESSION_OPTIONS) private readonly settings: SessionOptions,
     private readonly ownership: SessionOwnership,
     private readonly idempotencyKeys: TranscriptIdempotencyKeys,
     private readonly ledger: PromptLedger,

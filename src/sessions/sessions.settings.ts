@@ -1,6 +1,8 @@
 import { isAbsolute, resolve } from 'node:path';
 import { integer, list, milliseconds } from '../common/settings/readers.js';
-import { ConfigError, type Settings } from '../common/settings/setting.js';
+import { ConfigError, type SettingValues, type Settings } from '../common/settings/setting.js';
+import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
+import type { Workspace } from './workspace.js';
 
 const workspaceList = list((path, variable) => {
   if (!isAbsolute(path)) throw new ConfigError(`${variable} entries must be absolute paths (got "${path}")`);
@@ -32,3 +34,16 @@ export const SESSION_SETTINGS = {
     doc: 'close a session idle this long (no event stream, heartbeat, prompt or pending approval), as `DELETE` does; 0 never',
   },
 } as const satisfies Settings;
+
+/** What sessions run with, defaults applied: the runtime provides it from its options. */
+export interface SessionOptions extends Pick<SettingValues<typeof SESSION_SETTINGS>, 'maxSessions' | 'sessionIdleTimeoutMs'> {
+  /** Workspaces sessions belong to; the first is primary. */
+  readonly workspaces: readonly Workspace[];
+  readonly primary: Workspace;
+  /** Root of the transcripts and ledgers. */
+  readonly dataDir: string;
+  /** Bounds of one backward transcript scan (a load reads its idempotency keys back). */
+  readonly scanLimits: TranscriptScanLimits;
+}
+
+export const SESSION_OPTIONS = Symbol('SESSION_OPTIONS');

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PromptBridge } from '../bridge/prompt-bridge.js';
 import type { SessionEventBus } from '../events/session-event-bus.js';
-import type { RuntimeSettings } from '../runtime/runtime-settings.js';
 import type { ClusterState, SessionOwnership } from '../sessions/session-ownership.js';
 import type { SessionRegistry } from '../sessions/session-registry.js';
 import type { TurnWaitService } from '../turns/wait/turn-wait.service.js';
@@ -40,7 +39,7 @@ describe('DaemonStatusService readiness log', () => {
       {} as SessionEventBus,
       ownership,
       {} as WebhookDispatcher,
-      { dataDir: dir } as RuntimeSettings,
+      { dataDir: dir },
     );
     expect(await service.unready()).toBeUndefined();
     cluster = { ...cluster, redis: 'down' };

@@ -1,13 +1,13 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
-import { RuntimeSettings } from '../runtime/runtime-settings.js';
 import { SessionOwnership } from '../sessions/session-ownership.js';
 import { SessionRegistry } from '../sessions/session-registry.js';
 import { TurnWaitService } from '../turns/wait/turn-wait.service.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import type { DaemonStatusDto } from './daemon-status.dto.js';
 import { PACKAGE_VERSION } from '../common/package-version.js';
+import { STATUS_OPTIONS, type StatusOptions } from './status.settings.js';
 import { dataDirWritable, firstFailing, readinessLine, redisUp, type ReadinessCheck } from './readiness-checks.js';
 
 /**
@@ -30,9 +30,9 @@ export class DaemonStatusService {
     private readonly events: SessionEventBus,
     private readonly ownership: SessionOwnership,
     private readonly webhooks: WebhookDispatcher,
-    settings: RuntimeSettings,
+    @Inject(STATUS_OPTIONS) options: StatusOptions,
   ) {
-    this.checks = [dataDirWritable(settings.dataDir), redisUp(() => ownership.clusterState())];
+    this.checks = [dataDirWritable(options.dataDir), redisUp(() => ownership.clusterState())];
   }
 
   /** The name of the check that keeps the daemon from serving, if any. */

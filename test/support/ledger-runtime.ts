@@ -4,7 +4,7 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { PromptBridge, type TurnTransition } from '../../src/bridge/prompt-bridge.js';
 import { PromptLedger } from '../../src/ledger/prompt-ledger.js';
 import { RuntimeModule } from '../../src/runtime/runtime.module.js';
-import type { RuntimeModuleOptions } from '../../src/runtime/runtime.module-definition.js';
+import type { RuntimeModuleOptions } from '../../src/runtime/runtime.settings.js';
 import { SessionsService } from '../../src/sessions/sessions.service.js';
 import { SessionRewindService } from '../../src/sessions/session-rewind.service.js';
 import { ScriptedEngine } from '../../src/testing/scripted-engine.js';
