@@ -66,12 +66,7 @@ export {
 export type { ErrorDetail } from './errors/error-details.js';
 export { apiError } from './errors/api-errors.js';
 export { Clock, SystemClock } from './common/clock.js';
-export {
-  TURN_LIMITS,
-  TERMINAL_OVERLAY_SIZE,
-  TRANSCRIPT_SCAN_LIMITS,
-  RESULT_TEXT_TRUNCATED,
-} from './turns/rules/limits.js';
+export { TURN_LIMITS, TERMINAL_OVERLAY_SIZE, TRANSCRIPT_SCAN_LIMITS, RESULT_TEXT_TRUNCATED } from './turns/rules/limits.js';
 export { CLIENT_ID_PATTERN } from './client-id/client-id-pattern.js';
 export { truncateCodeUnits } from './turns/rules/truncate-code-units.js';
 export { normalizeTurnError, type TurnError } from './turns/rules/normalize-turn-error.js';
