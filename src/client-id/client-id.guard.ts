@@ -24,13 +24,8 @@ export interface GuardedRequest {
 }
 
 /**
- * Authorizes a request for one session, in this order: the session must be
- * live and, with a `principal` option, the principal's (404
- * `session_not_found` both), the client id well formed (400
- * `invalid_client_id`) and registered on that session (400, with `sessionId`
- * and `clientId`). An absent or empty header is anonymous. Used alike by the
- * prompt routes and the turn routes; each step is a protected method so a
- * host can subclass it.
+ * Authorizes a request for one session: the session live (and the principal's), then the client id well formed and
+ * registered on it (docs/decisions.md#the-client-id-guards-order). Each step is a protected method a host may override.
  *
  * @publicApi
  */

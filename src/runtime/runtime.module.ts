@@ -42,18 +42,9 @@ import { RUNTIME_MODULE_OPTIONS, RuntimeConfigurableModule } from './runtime.mod
 import { RuntimeSettings, type RuntimeModuleOptions } from './runtime.settings.js';
 
 /**
- * The reference runtime: prompt bridge, sessions, JSONL recording and
- * scanning, events, and an agent engine — with its own routes (sessions,
- * prompt admission and the live queue, SSE events). It exports the two ports
- * `TurnsModule` reads, and its effective {@link RuntimeSettings}.
- *
- * Its routes are guarded by `ClientIdGuard`, which `TurnsModule` provides to
- * the whole app, so mount both:
- *
- * ```ts
- * const runtime = RuntimeModule.forRoot({ workspaces: [cwd], dataDir });
- * @Module({ imports: [runtime, TurnsModule.forRoot({ imports: [runtime] })] })
- * ```
+ * The reference runtime: prompt bridge, sessions, transcripts, events and an agent engine, with their routes; it
+ * exports the two ports `TurnsModule` reads. Mount it with `TurnsModule.forRoot({ imports: [runtime] })`, whose
+ * `ClientIdGuard` guards its routes (docs/mounting.md#embedding-the-reference-runtime).
  *
  * @publicApi
  */

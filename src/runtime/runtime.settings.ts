@@ -24,12 +24,8 @@ export const RUNTIME_SETTINGS = {
 } as const;
 
 /**
- * Configuration of {@link RuntimeModule}. The flat limits (`chatRecording`,
- * `maxPendingPrompts`, `promptDeadlineMs`, `maxPromptChars`, `maxSessions`,
- * `maxSseStreams`, `maxSseStreamsPerSession`, `maxTranscriptBytes`,
- * `maxIdempotencyKeys`, `idempotencyTtlMs`, `permissionPolicy`,
- * `permissionResponder`, `permissionTimeoutMs`) are the rows of `RUNTIME_SETTINGS`:
- * each means and defaults to what its `TURNS_*` variable does (docs/configuration.md).
+ * Configuration of {@link RuntimeModule}. Its flat limits are the rows of `RUNTIME_SETTINGS`: each means and defaults
+ * to what its `TURNS_*` variable does (docs/configuration.md).
  *
  * @publicApi
  */

@@ -12,12 +12,8 @@ import { SESSION_OPTIONS, type SessionOptions } from './sessions.settings.js';
 import type { Session } from './session.js';
 
 /**
- * Closes the live sessions idle longer than `sessionIdleTimeoutMs`, as
- * `qwen serve` does (docs/operating.md#idle-sessions): no open event stream,
- * heartbeat, queued or running prompt, or pending approval for that long. It
- * reads what the runtime keeps anyway when it looks, so a poll pays nothing.
- * A reaped session closes as `DELETE` closes it and loads again; only its
- * owner reaps it, and the close releases its lease.
+ * Closes the live sessions idle longer than `sessionIdleTimeoutMs`, as `qwen serve` does
+ * (docs/operating.md#idle-sessions; docs/decisions.md#the-idle-session-reaper).
  *
  * @publicApi
  */

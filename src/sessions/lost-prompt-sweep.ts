@@ -13,16 +13,8 @@ import type { Workspace } from './workspace.js';
 const RETRY_MS = 60_000;
 
 /**
- * Settles the prompts that dead processes left `in_flight` in sessions nobody
- * loads again (docs/ledger.md): each ledger of the data dir whose tail has one gets
- * the reconciliation of a `load` — `daemon_lost` recorded and announced by
- * webhook — with the session claimed and held off ({@link SessionsService.holdWhile}),
- * never started. A single daemon owns every session, so a pass at start
- * settles them all (and one more a minute after a pass that settled
- * something, for a write that failed); a cluster node passes every
- * {@link SessionOwnership.unownedSweepMs}, takes only a session it saw
- * unowned twice ({@link SessionOwnership.seenUnowned}), and skips one another
- * node holds (its claim fails).
+ * Settles the prompts dead processes left `in_flight` in sessions nobody loads again, as a `load` would, with the
+ * session claimed and held off, never started (docs/decisions.md#the-lost-prompt-sweep).
  */
 @Injectable()
 export class LostPromptSweep implements OnApplicationBootstrap, OnApplicationShutdown {
