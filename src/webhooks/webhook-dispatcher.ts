@@ -2,27 +2,20 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { Clock } from '../common/clock.js';
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import { DeliveryLog } from './delivery-log.js';
-import { receiverKey, receiverOf, subscriptionOf } from './delivery-receiver.js';
+import { attemptDelivery } from './delivery-attempt.js';
+import { receiverKey, subscriptionOf } from './delivery-receiver.js';
 import { DeliverySchedule, earliestEntries } from './delivery-schedule.js';
-import { attemptFailureOf, disables, nextStepOf, verdictOf, type Verdict } from './delivery-verdict.js';
+import { disables, nextStepOf, verdictOf, type Verdict } from './delivery-verdict.js';
 import { failureLine, ReceiverHealth, receiverName } from './receiver-health.js';
-import { signTurnWebhook } from './turn-webhook-signature.js';
 import { deliveriesOf, type DeliveryLogEntry, type DeliveryTarget, type OutgoingEvent, type WebhookDelivery } from './webhook-delivery.js';
 import { WebhookOutbox, type OutboxEntry } from './webhook-outbox.js';
-import { sendWebhook, type AttemptResult } from './webhook-sender.js';
 import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks.settings.js';
 import { WebhookSubscriptions } from './webhook-subscriptions.service.js';
 
 /** In overflow, the outbox is listed again at most this often, for deliveries due before the scheduled ones. */
 const RELIST_MS = 250;
 
-/**
- * Sends what the outbox holds, at least once: one timer for the earliest
- * due delivery, a bounded number of attempts in flight, and a bounded
- * schedule in memory — when more are pending, the rest wait on disk and the
- * earliest due of them are listed in as room frees up (a listing reads file
- * names only). A restart schedules whatever the outbox kept.
- */
+/** Sends what the outbox holds, at least once, in bounded memory (docs/decisions.md#the-webhook-dispatchers-bounds). */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('WebhookDispatcher');
@@ -148,11 +141,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     this.arm();
   }
 
-  /**
-   * Lists the outbox and keeps the `maxScheduled` earliest due deliveries in
-   * the schedule (one streamed pass; memory holds only those), so the ones
-   * retried most do not starve the others.
-   */
+  /** Keeps the outbox's `maxScheduled` earliest due deliveries in the schedule (one streamed pass), so none starves. */
   private refill(): Promise<void> {
     this.refilling ??= (async () => {
       this.listedAt = this.clock.now();
@@ -181,42 +170,25 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       return;
     }
     const { deliveryId } = delivery;
-    let result: AttemptResult | undefined;
-    let file: string | undefined;
-    let reason: string | undefined;
     // A rewrite that failed left the file's count behind: the attempts made count.
     delivery.attempts = Math.max(delivery.attempts, this.unwritten.get(deliveryId) ?? 0) + 1;
-    try {
-      const target = await receiverOf(delivery, this.settings, this.subscriptions);
-      if (!target) {
-        this.health.forget(receiverKey(delivery));
-        return this.finish(delivery, entry.at, 'failed', 'webhook_removed');
-      }
-      file = target.file;
-      const headers = signTurnWebhook(target.secret, deliveryId, this.clock.now(), delivery.body);
-      if (target.token !== undefined) headers.authorization = `Bearer ${target.token}`;
-      result = await sendWebhook(target.checked, headers, delivery.body, this.settings.timeoutMs, this.shutdown.signal);
-      delivery.lastStatus = result.status;
-      delete delivery.lastError;
-    } catch (error) {
-      // Aborted by shutdown: the outbox keeps it as it was.
-      if (this.stopped) return;
-      const failure = attemptFailureOf(error);
-      delivery.lastError = failure.error;
-      reason = failure.reason;
-      delete delivery.lastStatus;
+    const made = await attemptDelivery(delivery, this.settings, this.subscriptions, () => this.clock.now(), this.shutdown.signal);
+    if (made.kind === 'aborted') return;
+    if (made.kind === 'removed') {
+      this.health.forget(receiverKey(delivery));
+      return this.finish(delivery, entry.at, 'failed', 'webhook_removed');
     }
-    const verdict = verdictOf(result, delivery.attempts, this.settings, this.clock.now());
+    const verdict = verdictOf(made.result, delivery.attempts, this.settings, this.clock.now());
     TURNS_CHANNELS.webhookAttempt.publish({ outcome: verdict.kind });
-    this.report(delivery, verdict, reason);
+    this.report(delivery, verdict, made.reason);
     if (verdict.kind === 'retry') this.retrying.add(deliveryId);
     else this.retrying.delete(deliveryId);
     switch (verdict.kind) {
       case 'delivered':
         return this.finish(delivery, entry.at, 'delivered');
       case 'failed':
-        if (verdict.disable && file && delivery.target.kind === 'subscription') {
-          await this.subscriptions.disable(file, delivery.target.webhookId).catch(() => undefined);
+        if (verdict.disable && made.file && delivery.target.kind === 'subscription') {
+          await this.subscriptions.disable(made.file, delivery.target.webhookId).catch(() => undefined);
         }
         return this.finish(delivery, entry.at, 'failed');
       case 'retry':
@@ -229,12 +201,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     }
   }
 
-  /**
-   * Rewrites a delivery after a failed attempt, under its next due time, and
-   * schedules it. Its log row changes only once the outbox has the one new
-   * file (a scrape then counts it once). One the outbox lost to an adopter is
-   * forgotten here: the adopter sends it.
-   */
+  /** Rewrites a failed delivery under its next due time, and schedules it (docs/decisions.md#the-webhook-dispatchers-bounds). */
   private async rewrite(delivery: WebhookDelivery, at: number): Promise<void> {
     const { deliveryId } = delivery;
     try {
@@ -250,9 +217,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       // The delivery stays under the name it had (the rewrite renames only once it is whole): retried from there, as late.
       this.unwritten.set(deliveryId, delivery.attempts);
       const code = (error as NodeJS.ErrnoException)?.code;
-      this.logger.warn(
-        `outbox rewrite failed for ${deliveryId}: ${(error as Error)?.name ?? 'error'}${code ? ` ${code}` : ''}; kept as it was`,
-      );
+      const why = `${(error as Error)?.name ?? 'error'}${code ? ` ${code}` : ''}`;
+      this.logger.warn(`outbox rewrite failed for ${deliveryId}: ${why}; kept as it was`);
       this.schedule(deliveryId, at, delivery.nextAttemptAt);
     }
     this.log.record(delivery, 'pending');
@@ -265,9 +231,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     const change = this.health.note(key, verdict.kind === 'delivered');
     if (change === 'recovered') this.logger.log(`${receiverName(subscription)} delivers again`);
     if (change === 'failing' || disables(verdict)) {
-      const { maxAttempts } = this.settings;
+      const { attempts, lastStatus: status } = delivery;
       const next = nextStepOf(verdict);
-      this.logger.warn(failureLine({ subscription, status: delivery.lastStatus, error, attempts: delivery.attempts, maxAttempts, next }));
+      this.logger.warn(failureLine({ subscription, status, error, attempts, maxAttempts: this.settings.maxAttempts, next }));
     }
     // A disabled subscription is sent nothing more: no recovery to wait for.
     if (disables(verdict)) this.health.forget(key);
