@@ -1,15 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
-import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
+import { DeliveryAttempts } from './delivery-attempts.js';
 import { DeliveryLog } from './delivery-log.js';
-import { receiverKey, receiverOf, subscriptionOf } from './delivery-receiver.js';
 import { DeliverySchedule, earliestEntries } from './delivery-schedule.js';
-import { attemptFailureOf, disables, nextStepOf, verdictOf, type Verdict } from './delivery-verdict.js';
-import { failureLine, ReceiverHealth, receiverName } from './receiver-health.js';
-import { signTurnWebhook } from './turn-webhook-signature.js';
 import { deliveriesOf, type DeliveryLogEntry, type DeliveryTarget, type OutgoingEvent, type WebhookDelivery } from './webhook-delivery.js';
-import { WebhookOutbox, type OutboxEntry } from './webhook-outbox.js';
-import { sendWebhook, type AttemptResult } from './webhook-sender.js';
+import { WebhookOutbox } from './webhook-outbox.js';
 import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings.js';
 import { WebhookSubscriptions } from './webhook-subscriptions.service.js';
 
@@ -21,21 +16,18 @@ const RELIST_MS = 250;
  * due delivery, a bounded number of attempts in flight, and a bounded
  * schedule in memory — when more are pending, the rest wait on disk and the
  * earliest due of them are listed in as room frees up (a listing reads file
- * names only). A restart schedules whatever the outbox kept.
+ * names only). A restart schedules whatever the outbox kept. An attempt and
+ * what follows from its verdict: {@link DeliveryAttempts}.
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('WebhookDispatcher');
   private readonly outbox: WebhookOutbox;
-  private readonly retrying = new Set<string>();
+  private readonly attempts: DeliveryAttempts;
   /** deliveryId → when it is due (also its outbox file's name); at most `maxScheduled`. */
   private readonly scheduled: DeliverySchedule;
   private readonly inFlight = new Set<string>();
-  /** deliveryId → attempts made, for deliveries whose file lags behind (its rewrite failed); gone once written or done. */
-  private readonly unwritten = new Map<string, number>();
   private readonly log = new DeliveryLog();
-  /** Which receivers are failing, so the log warns once per change, not once per retry. */
-  private readonly health = new ReceiverHealth();
   /** Deliveries wait on disk that the schedule had no room for. */
   private overflow = false;
   private refilling?: Promise<void>;
@@ -54,6 +46,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   ) {
     this.outbox = new WebhookOutbox(settings.outboxDir);
     this.scheduled = new DeliverySchedule(settings.maxScheduled);
+    const { outbox, log } = this;
+    const schedule = (deliveryId: string, at: number, dueAt?: number) => this.schedule(deliveryId, at, dueAt);
+    this.attempts = new DeliveryAttempts({ settings, subscriptions, clock, outbox, log, shutdown: this.shutdown.signal, schedule });
   }
 
   onApplicationBootstrap(): void {
@@ -76,7 +71,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   /** Pending deliveries whose last attempt failed (since this process started). */
   get failing(): number {
-    return this.retrying.size;
+    return this.attempts.failing;
   }
 
   /** Deliveries held in memory now, scheduled or in flight (never more than `maxScheduled + maxConcurrent`). */
@@ -139,7 +134,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     for (const entry of this.scheduled.takeDue(now, this.settings.maxConcurrent - this.inFlight.size)) {
       const { deliveryId } = entry;
       this.inFlight.add(deliveryId);
-      void this.attempt(entry).finally(() => {
+      void this.attempts.attempt(entry).finally(() => {
         this.inFlight.delete(deliveryId);
         this.arm();
       });
@@ -170,114 +165,5 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       }
     })();
     return this.refilling;
-  }
-
-  private async attempt(entry: OutboxEntry): Promise<void> {
-    const delivery = await this.outbox.get(entry);
-    if (!delivery) {
-      // Gone (an adopter took it): nothing of it is kept here.
-      this.unwritten.delete(entry.deliveryId);
-      this.retrying.delete(entry.deliveryId);
-      return;
-    }
-    const { deliveryId } = delivery;
-    let result: AttemptResult | undefined;
-    let file: string | undefined;
-    let reason: string | undefined;
-    // A rewrite that failed left the file's count behind: the attempts made count.
-    delivery.attempts = Math.max(delivery.attempts, this.unwritten.get(deliveryId) ?? 0) + 1;
-    try {
-      const target = await receiverOf(delivery, this.settings, this.subscriptions);
-      if (!target) {
-        this.health.forget(receiverKey(delivery));
-        return this.finish(delivery, entry.at, 'failed', 'webhook_removed');
-      }
-      file = target.file;
-      const headers = signTurnWebhook(target.secret, deliveryId, this.clock.now(), delivery.body);
-      if (target.token !== undefined) headers.authorization = `Bearer ${target.token}`;
-      result = await sendWebhook(target.checked, headers, delivery.body, this.settings.timeoutMs, this.shutdown.signal);
-      delivery.lastStatus = result.status;
-      delete delivery.lastError;
-    } catch (error) {
-      // Aborted by shutdown: the outbox keeps it as it was.
-      if (this.stopped) return;
-      const failure = attemptFailureOf(error);
-      delivery.lastError = failure.error;
-      reason = failure.reason;
-      delete delivery.lastStatus;
-    }
-    const verdict = verdictOf(result, delivery.attempts, this.settings, this.clock.now());
-    TURNS_CHANNELS.webhookAttempt.publish({ outcome: verdict.kind });
-    this.report(delivery, verdict, reason);
-    if (verdict.kind === 'retry') this.retrying.add(deliveryId);
-    else this.retrying.delete(deliveryId);
-    switch (verdict.kind) {
-      case 'delivered':
-        return this.finish(delivery, entry.at, 'delivered');
-      case 'failed':
-        if (verdict.disable && file && delivery.target.kind === 'subscription') {
-          await this.subscriptions.disable(file, delivery.target.webhookId).catch(() => undefined);
-        }
-        return this.finish(delivery, entry.at, 'failed');
-      case 'retry':
-        delivery.nextAttemptAt = this.clock.now() + verdict.delayMs;
-        return this.rewrite(delivery, entry.at);
-      default: {
-        const exhaustive: never = verdict;
-        return exhaustive;
-      }
-    }
-  }
-
-  /**
-   * Rewrites a delivery after a failed attempt, under its next due time, and
-   * schedules it. Its log row changes only once the outbox has the one new
-   * file (a scrape then counts it once). One the outbox lost to an adopter is
-   * forgotten here: the adopter sends it.
-   */
-  private async rewrite(delivery: WebhookDelivery, at: number): Promise<void> {
-    const { deliveryId } = delivery;
-    try {
-      const written = await this.outbox.put(delivery, at);
-      this.unwritten.delete(deliveryId);
-      if (!written) {
-        this.retrying.delete(deliveryId);
-        this.logger.log(`delivery ${deliveryId} adopted by another node: it sends it now`);
-        return;
-      }
-      this.schedule(deliveryId, delivery.nextAttemptAt);
-    } catch (error) {
-      // The delivery stays under the name it had (the rewrite renames only once it is whole): retried from there, as late.
-      this.unwritten.set(deliveryId, delivery.attempts);
-      const code = (error as NodeJS.ErrnoException)?.code;
-      this.logger.warn(
-        `outbox rewrite failed for ${deliveryId}: ${(error as Error)?.name ?? 'error'}${code ? ` ${code}` : ''}; kept as it was`,
-      );
-      this.schedule(deliveryId, at, delivery.nextAttemptAt);
-    }
-    this.log.record(delivery, 'pending');
-  }
-
-  /** Logs a receiver turning failing (`warn`) or delivering again (`info`): once per change, whatever the retries. */
-  private report(delivery: WebhookDelivery, verdict: Verdict, error: string | undefined): void {
-    const key = receiverKey(delivery);
-    const subscription = subscriptionOf(delivery);
-    const change = this.health.note(key, verdict.kind === 'delivered');
-    if (change === 'recovered') this.logger.log(`${receiverName(subscription)} delivers again`);
-    if (change === 'failing' || disables(verdict)) {
-      const { maxAttempts } = this.settings;
-      const next = nextStepOf(verdict);
-      this.logger.warn(failureLine({ subscription, status: delivery.lastStatus, error, attempts: delivery.attempts, maxAttempts, next }));
-    }
-    // A disabled subscription is sent nothing more: no recovery to wait for.
-    if (disables(verdict)) this.health.forget(key);
-  }
-
-  private async finish(delivery: WebhookDelivery, at: number, state: 'delivered' | 'failed', lastError?: string): Promise<void> {
-    this.retrying.delete(delivery.deliveryId);
-    this.unwritten.delete(delivery.deliveryId);
-    if (lastError !== undefined) delivery.lastError = lastError;
-    await this.outbox.remove(delivery.deliveryId, at).catch(() => undefined);
-    this.log.record(delivery, state);
   }
 }
