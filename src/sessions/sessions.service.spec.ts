@@ -173,14 +173,17 @@ describe('SessionsService: the one teardown of a session', () => {
 
   it('a session lost while it starts is never made live: the start fails 503 cluster_unavailable; a later start makes it live', async () => {
     const sessionId = '5e0c2b7a-9d41-4f3e-8a6b-2c1d0e9f8a7b';
-    const attached = deferred<void>();
+    const [attaching, attached] = [deferred<void>(), deferred<void>()];
     const attach = rt.recorder.attach.bind(rt.recorder);
-    jest.spyOn(rt.recorder, 'attach').mockImplementationOnce(async (...args) => (await attached.promise, attach(...args)));
+    jest
+      .spyOn(rt.recorder, 'attach')
+      .mockImplementationOnce(async (...args) => (attaching.resolve(), await attached.promise, attach(...args)));
     const creating = rt.sessions.create({ sessionId }).then(
       () => 'live',
       (error: { code?: string; status?: number }) => `${error.status} ${error.code}`,
     );
-    await settle();
+    // Started (its owner read and written from disk): waited for, not guessed with a number of turns.
+    await attaching.promise;
 
     rt.ownership.takeAway(sessionId);
     attached.resolve();

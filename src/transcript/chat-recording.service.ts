@@ -8,39 +8,11 @@ import { ActiveChainReader, type RewindFacts } from './active-chain-reader.js';
 import { TranscriptAppender } from './transcript-appender.js';
 import { companionPath, isSessionId, transcriptPath } from './transcript-paths.js';
 import { FENCE_SUBTYPE, REWIND_SUBTYPE, type TranscriptEntry, type TranscriptRecord } from './transcript-record.js';
+import { CHAT_RECORDING_OPTIONS, type ChatRecordingOptions } from './chat-recording-options.js';
+import { OpenTranscript } from './open-transcript.js';
 
 export { workspaceKey } from './transcript-paths.js';
-
-export interface ChatRecordingOptions {
-  /** Root of all transcripts: `<dataDir>/<workspaceKey>/chats/<sessionId>.jsonl`. */
-  dataDir: string;
-  /** When false nothing is written (and nothing can be found after a restart). */
-  enabled: boolean;
-  /** Rewind, fork and load refuse a larger transcript (`413 transcript_too_large`). @default 256 MiB */
-  maxTranscriptBytes?: number;
-  /**
-   * Asked before each write; `false` drops it. A cluster node that lost a
-   * session's lease must not append to the transcript its new owner writes.
-   * @default always true
-   */
-  mayWrite?: (sessionId: string) => boolean | Promise<boolean>;
-  /**
-   * The fence of the lease this node holds on the session (cluster mode),
-   * carried by every line written to its transcript and ledger, so readers
-   * skip a stale owner's lines. @default none (a single daemon)
-   */
-  fenceOf?: (sessionId: string) => number | undefined;
-}
-
-export const CHAT_RECORDING_OPTIONS = Symbol('CHAT_RECORDING_OPTIONS');
-
-/** A live session's transcript: where it goes, the record appends chain after, and the queue of appends. */
-interface OpenTranscript {
-  appender: TranscriptAppender;
-  lastUuid: string | null;
-  /** Tail of the serialized append chain. */
-  tail: Promise<unknown>;
-}
+export { CHAT_RECORDING_OPTIONS, type ChatRecordingOptions } from './chat-recording-options.js';
 
 /**
  * Records live sessions' JSONL transcripts: one serialized append at a time
@@ -93,8 +65,8 @@ export class ChatRecordingService implements OnApplicationShutdown {
       throw error;
     });
     const previous = this.open.get(sessionId);
-    if (previous) void previous.tail.then(() => previous.appender.close());
-    this.open.set(sessionId, { appender: new TranscriptAppender(path), lastUuid: lastUuid ?? null, tail: Promise.resolve() });
+    previous?.closeWhenWritten();
+    this.open.set(sessionId, new OpenTranscript(new TranscriptAppender(path), lastUuid ?? null));
     const fence = this.options.fenceOf?.(sessionId);
     // Cluster mode: the claim's marker, before anything of this owner is read, so a stale owner's later line is passed over.
     if (fence !== undefined) await this.append(sessionId, { type: 'system', subtype: FENCE_SUBTYPE, systemPayload: { fence } });
@@ -139,7 +111,7 @@ export class ChatRecordingService implements OnApplicationShutdown {
   append(sessionId: string, entry: TranscriptEntry, parentUuid?: string | null): Promise<TranscriptRecord | undefined> {
     const transcript = this.open.get(sessionId);
     if (!transcript || !this.options.enabled || this.closed) return Promise.resolve(undefined);
-    const write = transcript.tail.then(async () => {
+    return transcript.queue(async () => {
       if (this.closed || this.open.get(sessionId) !== transcript) return undefined;
       try {
         // Fence check → append: a stale owner's line that still lands after a newer claim's marker is passed over by readers.
@@ -164,8 +136,6 @@ export class ChatRecordingService implements OnApplicationShutdown {
         return undefined;
       }
     });
-    transcript.tail = write;
-    return write;
   }
 
   /** Resolves once every append issued so far has been written (or failed). */
@@ -188,7 +158,7 @@ export class ChatRecordingService implements OnApplicationShutdown {
     if (!transcript) return;
     this.open.delete(sessionId);
     // The write under way, if any, finishes first; every later one sees the session gone.
-    void transcript.tail.then(() => transcript.appender.close());
+    transcript.closeWhenWritten();
   }
 
   /**

@@ -1,34 +1,33 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
-import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
+import { DeliveryAttempts } from './delivery-attempts.js';
 import { DeliveryLog } from './delivery-log.js';
-import { attemptDelivery } from './delivery-attempt.js';
-import { receiverKey, subscriptionOf } from './delivery-receiver.js';
 import { DeliverySchedule, earliestEntries } from './delivery-schedule.js';
-import { disables, nextStepOf, verdictOf, type Verdict } from './delivery-verdict.js';
-import { failureLine, ReceiverHealth, receiverName } from './receiver-health.js';
 import { deliveriesOf, type DeliveryLogEntry, type DeliveryTarget, type OutgoingEvent, type WebhookDelivery } from './webhook-delivery.js';
-import { WebhookOutbox, type OutboxEntry } from './webhook-outbox.js';
+import { WebhookOutbox } from './webhook-outbox.js';
 import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks.settings.js';
 import { WebhookSubscriptions } from './webhook-subscriptions.service.js';
 
 /** In overflow, the outbox is listed again at most this often, for deliveries due before the scheduled ones. */
 const RELIST_MS = 250;
 
-/** Sends what the outbox holds, at least once, in bounded memory (docs/decisions.md#the-webhook-dispatchers-bounds). */
+/**
+ * Sends what the outbox holds, at least once: one timer for the earliest
+ * due delivery, a bounded number of attempts in flight, and a bounded
+ * schedule in memory — when more are pending, the rest wait on disk and the
+ * earliest due of them are listed in as room frees up (a listing reads file
+ * names only). A restart schedules whatever the outbox kept. An attempt and
+ * what follows from its verdict: {@link DeliveryAttempts}.
+ */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('WebhookDispatcher');
   private readonly outbox: WebhookOutbox;
-  private readonly retrying = new Set<string>();
+  private readonly attempts: DeliveryAttempts;
   /** deliveryId → when it is due (also its outbox file's name); at most `maxScheduled`. */
   private readonly scheduled: DeliverySchedule;
   private readonly inFlight = new Set<string>();
-  /** deliveryId → attempts made, for deliveries whose file lags behind (its rewrite failed); gone once written or done. */
-  private readonly unwritten = new Map<string, number>();
   private readonly log = new DeliveryLog();
-  /** Which receivers are failing, so the log warns once per change, not once per retry. */
-  private readonly health = new ReceiverHealth();
   /** Deliveries wait on disk that the schedule had no room for. */
   private overflow = false;
   private refilling?: Promise<void>;
@@ -47,6 +46,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   ) {
     this.outbox = new WebhookOutbox(settings.outboxDir);
     this.scheduled = new DeliverySchedule(settings.maxScheduled);
+    const { outbox, log } = this;
+    const schedule = (deliveryId: string, at: number, dueAt?: number) => this.schedule(deliveryId, at, dueAt);
+    this.attempts = new DeliveryAttempts({ settings, subscriptions, clock, outbox, log, shutdown: this.shutdown.signal, schedule });
   }
 
   onApplicationBootstrap(): void {
@@ -69,7 +71,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   /** Pending deliveries whose last attempt failed (since this process started). */
   get failing(): number {
-    return this.retrying.size;
+    return this.attempts.failing;
   }
 
   /** Deliveries held in memory now, scheduled or in flight (never more than `maxScheduled + maxConcurrent`). */
@@ -132,7 +134,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     for (const entry of this.scheduled.takeDue(now, this.settings.maxConcurrent - this.inFlight.size)) {
       const { deliveryId } = entry;
       this.inFlight.add(deliveryId);
-      void this.attempt(entry).finally(() => {
+      void this.attempts.attempt(entry).finally(() => {
         this.inFlight.delete(deliveryId);
         this.arm();
       });
@@ -141,7 +143,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     this.arm();
   }
 
-  /** Keeps the outbox's `maxScheduled` earliest due deliveries in the schedule (one streamed pass), so none starves. */
+  /**
+   * Lists the outbox and keeps the `maxScheduled` earliest due deliveries in
+   * the schedule (one streamed pass; memory holds only those), so the ones
+   * retried most do not starve the others.
+   */
   private refill(): Promise<void> {
     this.refilling ??= (async () => {
       this.listedAt = this.clock.now();
@@ -159,91 +165,5 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       }
     })();
     return this.refilling;
-  }
-
-  private async attempt(entry: OutboxEntry): Promise<void> {
-    const delivery = await this.outbox.get(entry);
-    if (!delivery) {
-      // Gone (an adopter took it): nothing of it is kept here.
-      this.unwritten.delete(entry.deliveryId);
-      this.retrying.delete(entry.deliveryId);
-      return;
-    }
-    const { deliveryId } = delivery;
-    // A rewrite that failed left the file's count behind: the attempts made count.
-    delivery.attempts = Math.max(delivery.attempts, this.unwritten.get(deliveryId) ?? 0) + 1;
-    const made = await attemptDelivery(delivery, this.settings, this.subscriptions, () => this.clock.now(), this.shutdown.signal);
-    if (made.kind === 'aborted') return;
-    if (made.kind === 'removed') {
-      this.health.forget(receiverKey(delivery));
-      return this.finish(delivery, entry.at, 'failed', 'webhook_removed');
-    }
-    const verdict = verdictOf(made.result, delivery.attempts, this.settings, this.clock.now());
-    TURNS_CHANNELS.webhookAttempt.publish({ outcome: verdict.kind });
-    this.report(delivery, verdict, made.reason);
-    if (verdict.kind === 'retry') this.retrying.add(deliveryId);
-    else this.retrying.delete(deliveryId);
-    switch (verdict.kind) {
-      case 'delivered':
-        return this.finish(delivery, entry.at, 'delivered');
-      case 'failed':
-        if (verdict.disable && made.file && delivery.target.kind === 'subscription') {
-          await this.subscriptions.disable(made.file, delivery.target.webhookId).catch(() => undefined);
-        }
-        return this.finish(delivery, entry.at, 'failed');
-      case 'retry':
-        delivery.nextAttemptAt = this.clock.now() + verdict.delayMs;
-        return this.rewrite(delivery, entry.at);
-      default: {
-        const exhaustive: never = verdict;
-        return exhaustive;
-      }
-    }
-  }
-
-  /** Rewrites a failed delivery under its next due time, and schedules it (docs/decisions.md#the-webhook-dispatchers-bounds). */
-  private async rewrite(delivery: WebhookDelivery, at: number): Promise<void> {
-    const { deliveryId } = delivery;
-    try {
-      const written = await this.outbox.put(delivery, at);
-      this.unwritten.delete(deliveryId);
-      if (!written) {
-        this.retrying.delete(deliveryId);
-        this.logger.log(`delivery ${deliveryId} adopted by another node: it sends it now`);
-        return;
-      }
-      this.schedule(deliveryId, delivery.nextAttemptAt);
-    } catch (error) {
-      // The delivery stays under the name it had (the rewrite renames only once it is whole): retried from there, as late.
-      this.unwritten.set(deliveryId, delivery.attempts);
-      const code = (error as NodeJS.ErrnoException)?.code;
-      const why = `${(error as Error)?.name ?? 'error'}${code ? ` ${code}` : ''}`;
-      this.logger.warn(`outbox rewrite failed for ${deliveryId}: ${why}; kept as it was`);
-      this.schedule(deliveryId, at, delivery.nextAttemptAt);
-    }
-    this.log.record(delivery, 'pending');
-  }
-
-  /** Logs a receiver turning failing (`warn`) or delivering again (`info`): once per change, whatever the retries. */
-  private report(delivery: WebhookDelivery, verdict: Verdict, error: string | undefined): void {
-    const key = receiverKey(delivery);
-    const subscription = subscriptionOf(delivery);
-    const change = this.health.note(key, verdict.kind === 'delivered');
-    if (change === 'recovered') this.logger.log(`${receiverName(subscription)} delivers again`);
-    if (change === 'failing' || disables(verdict)) {
-      const { attempts, lastStatus: status } = delivery;
-      const next = nextStepOf(verdict);
-      this.logger.warn(failureLine({ subscription, status, error, attempts, maxAttempts: this.settings.maxAttempts, next }));
-    }
-    // A disabled subscription is sent nothing more: no recovery to wait for.
-    if (disables(verdict)) this.health.forget(key);
-  }
-
-  private async finish(delivery: WebhookDelivery, at: number, state: 'delivered' | 'failed', lastError?: string): Promise<void> {
-    this.retrying.delete(delivery.deliveryId);
-    this.unwritten.delete(delivery.deliveryId);
-    if (lastError !== undefined) delivery.lastError = lastError;
-    await this.outbox.remove(delivery.deliveryId, at).catch(() => undefined);
-    this.log.record(delivery, state);
   }
 }
