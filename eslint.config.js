@@ -21,6 +21,7 @@ const folders = (...names) => names.map((name) => `**/${name}/**`);
 const RUNTIME_FOLDERS = [
   'runtime',
   'bridge',
+  'prompts',
   'sessions',
   'transcript',
   'ledger',

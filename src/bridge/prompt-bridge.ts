@@ -1,28 +1,24 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { promptQueueFull, promptTooLarge, sessionBusy, sessionNotFound } from '../errors/api-errors.js';
 import { Clock } from '../common/clock.js';
 import { promptChars, promptTextOf, type PromptBlock } from '../turns/rules/turn-fields.js';
-import type { TurnOutcome } from '../turns/rules/turn-outcome.js';
 import type { AdmittedPrompt, PendingPrompt } from '../wire/wire-types.js';
 import type { AdmissionIdempotency } from '../idempotency/idempotency.interceptor.js';
-import type { EnginePermissionRequest } from '../engines/agent-engine.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { inSpan } from '../telemetry/tracing.js';
-import { PermissionBroker } from '../permissions/permission-broker.js';
 import { BRIDGE_OPTIONS, effectiveDeadlineMs, type BridgeOptions } from './bridge.settings.js';
-import { effectiveMaxTokens, passedBudget, TOKEN_BUDGET_EXCEEDED } from './token-budget.js';
-import { countTurnTokens } from './turn-channel-observer.js';
-import type { TurnUsage } from '../turns/rules/turn-usage.js';
+import { SESSION_CLOSED } from './bridge-errors.js';
+import { effectiveMaxTokens } from './token-budget.js';
 import type { AdmissionOptions, LiveEntry } from './prompt-queue.js';
 import { QueueBackedOverlay } from './queue-backed-overlay.js';
+import { QueueDriver } from './queue-driver.js';
 import { SessionQueueCore } from './session-queue-core.js';
 import { SessionRunner } from './session-runner.js';
-import type { CountedUpdate } from './turn-activity.js';
 import { publishTurnChannels } from './turn-channel-observer.js';
 import { announceTurnEvents } from './turn-event-announcer.js';
 import { TurnSpans } from './turn-spans.js';
-import { pendingPromptOf, type TerminalFields } from './turn-status-projection.js';
+import { pendingPromptOf } from './turn-status-projection.js';
 import type { TurnObserver } from './turn-transition.js';
 
 export type { TurnTransition } from './turn-transition.js';
@@ -36,17 +32,9 @@ export type { TurnTransition } from './turn-transition.js';
  */
 export type AdmissionGate = (sessionId: string, promptId: string) => Promise<void> | undefined;
 
-const SESSION_CLOSED = { message: 'Session closed', code: 'session_closed' };
-const DEADLINE_EXCEEDED = { message: 'Prompt deadline exceeded', code: 'prompt_deadline_exceeded' };
-
 /**
- * The reference {@link BridgeOverlayProvider} and the one owner of admission:
- * admits prompts into a per-session FIFO (closed while a rewind is written),
- * runs one at a time through the {@link SessionRunner}, and publishes each
- * prompt's terminal status exactly once — settle, queued removal, deadline and
- * close all race through the core's latch — into a bounded terminal overlay.
- * Session events, metrics channels, spans and held requests hang on the
- * core's one transition stream, as {@link onTransition} observers do.
+ * The reference {@link BridgeOverlayProvider} and the one owner of admission: a FIFO per session, one prompt
+ * running at a time, each terminal published once (docs/decisions.md#the-prompt-bridge-owns-admission).
  *
  * @publicApi
  */
@@ -55,6 +43,7 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
   private readonly logger = new Logger('PromptBridge');
   private readonly spans = new TurnSpans();
   protected readonly core: SessionQueueCore<LiveEntry>;
+  private readonly driver: QueueDriver;
   private admissionGate?: AdmissionGate;
 
   constructor(
@@ -62,7 +51,6 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
     private readonly events: SessionEventBus,
     private readonly clock: Clock,
     @Inject(BRIDGE_OPTIONS) private readonly options: BridgeOptions,
-    @Optional() private readonly permissions?: PermissionBroker,
   ) {
     super();
     this.core = new SessionQueueCore<LiveEntry>({
@@ -70,11 +58,12 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
       overlaySize: options.overlaySize,
       activityRefreshMs: options.activityRefreshMs,
       logger: this.logger,
-      // The turn's end resolves its requests for approval before its terminal event is announced.
-      observers: [...(permissions ? [permissions.observe] : []), announceTurnEvents(events), publishTurnChannels, this.spans.observe],
-      interactions: permissions && ((sessionId, promptId) => permissions.pendingOf(sessionId, promptId)),
+      // The turn's end resolves what it waits on (its requests for approval) before its terminal event is announced.
+      observers: [this.hookObserver, announceTurnEvents(events), publishTurnChannels, this.spans.observe],
+      interactions: this.hookedInteractions,
     });
-    permissions?.onChange((sessionId, promptId) => this.core.interactionsChanged(sessionId, promptId));
+    const { core, spans, logger } = this;
+    this.driver = new QueueDriver({ core, sessions, events, clock, spans, logger, hooks: () => this.hooks });
   }
 
   // --- admission and control -------------------------------------------------
@@ -94,7 +83,7 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
     idempotency?: AdmissionIdempotency,
     { principal, maxTokens }: AdmissionOptions = {},
   ): AdmittedPrompt {
-    this.permissions?.assertAdmissible(sessionId, originatorClientId);
+    this.hooks?.assertAdmissible(sessionId, originatorClientId);
     const chars = promptChars(prompt);
     if (this.options.maxPromptChars !== undefined && chars > this.options.maxPromptChars) {
       throw promptTooLarge(sessionId, chars, this.options.maxPromptChars);
@@ -131,12 +120,13 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
       }
       const deadline = effectiveDeadlineMs(this.options.promptDeadlineMs, deadlineMs);
       if (deadline !== undefined) {
-        entry.deadline = setTimeout(() => this.expire(sessionId, entry), deadline);
+        entry.deadline = setTimeout(() => this.driver.expire(sessionId, entry), deadline);
         entry.deadline.unref?.();
       }
       this.core.admit(sessionId, entry);
-      this.hold(sessionId, entry);
-      this.pump(sessionId);
+      const gate = this.admissionGate?.(sessionId, entry.promptId);
+      if (gate) this.driver.hold(sessionId, entry, gate);
+      this.driver.pump(sessionId);
       return { promptId: entry.promptId, lastEventId, eventEpoch };
     });
   }
@@ -159,9 +149,9 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
     }
     entry.removed = true;
     // A cancel of the running prompt announced it already: one prompt_cancelled a prompt.
-    if (entry !== queue.running || !entry.abort.signal.aborted) this.cancelled(sessionId, entry);
+    if (entry !== queue.running || !entry.abort.signal.aborted) this.driver.cancelled(sessionId, entry);
     if (entry === queue.running) entry.abort.abort();
-    else this.publish(sessionId, entry, { state: 'cancelled', stopReason: 'cancelled', endedAt: this.clock.now() });
+    else this.driver.publish(sessionId, entry, { state: 'cancelled', stopReason: 'cancelled', endedAt: this.clock.now() });
     return true;
   }
 
@@ -175,7 +165,7 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
     const entry = this.core.existing(sessionId)?.running;
     if (!entry || entry.abort.signal.aborted) return;
     entry.abort.abort();
-    this.cancelled(sessionId, entry);
+    this.driver.cancelled(sessionId, entry);
   }
 
   /**
@@ -248,117 +238,5 @@ export class PromptBridge extends QueueBackedOverlay<LiveEntry> {
 
   isClientRegistered(sessionId: string, clientId: string): boolean {
     return this.sessions.isClientRegistered(sessionId, clientId);
-  }
-
-  // --- internals ---------------------------------------------------------------
-
-  /** Dispatches the FIFO head into the Session when nothing is running. */
-  private pump(sessionId: string): void {
-    if (!this.sessions.hasSession(sessionId)) return;
-    const entry = this.core.dispatch(sessionId);
-    if (!entry) return;
-    const { promptId, prompt, promptText, startedAt, originatorClientId, principal, idempotency } = entry;
-    const onUpdate = (update: CountedUpdate) => this.core.counted(sessionId, entry, update);
-    const onUsage = (usage: TurnUsage) => this.usageReported(sessionId, entry, usage);
-    const { permissions } = this;
-    // The broker cancels a turn's requests as it settles; one asked after that (a normal end aborts nothing) is cancelled at once.
-    const turnSignal = () => (entry.published ? AbortSignal.abort() : entry.abort.signal);
-    const requestPermission =
-      permissions &&
-      ((request: EnginePermissionRequest) =>
-        permissions.ask({ sessionId, promptId, originatorClientId, principal }, request, turnSignal()));
-    const run = this.spans.run(promptId, () =>
-      this.sessions.run(
-        sessionId,
-        { promptId, prompt, promptText, startedAt: startedAt!, originatorClientId, idempotency, onUpdate, onUsage, requestPermission },
-        entry.abort.signal,
-      ),
-    );
-    Promise.resolve(run)
-      .then((outcome) => outcome ?? Promise.reject(new Error('session is not live')))
-      .catch((error: unknown): TurnOutcome => {
-        // Running never rejects by contract; this is the forward-failure path.
-        this.logger.error(`prompt forwarding failed: ${(error as Error)?.name ?? 'error'}`);
-        const failed = { message: 'Prompt forwarding failed', code: 'forward_failed' };
-        return { promptId, state: 'error', error: failed, endedAt: this.clock.now() };
-      })
-      .then((outcome) => {
-        if (!this.publish(sessionId, entry, outcome)) this.core.settleLate(sessionId, entry, outcome);
-        this.releaseAndPump(sessionId, entry);
-      });
-  }
-
-  /**
-   * An agent must not start a prompt whose admission may yet be refused (a
-   * 503 the client retries): the entry is held until its gate resolves, and
-   * withdrawn, never having run nor been announced, when it rejects. A removal
-   * or deadline meanwhile is published only once it resolves.
-   */
-  private hold(sessionId: string, entry: LiveEntry): void {
-    const gate = this.admissionGate?.(sessionId, entry.promptId);
-    if (!gate) return;
-    entry.held = true;
-    entry.decided = gate.then(
-      () => {
-        entry.held = false;
-        const terminal = entry.heldTerminal;
-        if (terminal) {
-          if (entry.removed) this.cancelled(sessionId, entry);
-          this.publish(sessionId, entry, terminal);
-        }
-        this.pump(sessionId);
-      },
-      // Never acknowledged (its client is answered 503): no terminal, no event, no webhook, no ledger record.
-      () => {
-        clearTimeout(entry.deadline);
-        if (this.core.withdraw(sessionId, entry)) this.pump(sessionId);
-      },
-    );
-  }
-
-  /**
-   * The running turn's usage grew: counted into the metrics (late reports
-   * too), shown to polls, and once it passes the budget the turn ends `error
-   * token_budget_exceeded` as a deadline ends it; the abort carries that
-   * reason, so the requests for approval the agent makes next are cancelled.
-   */
-  private usageReported(sessionId: string, entry: LiveEntry, usage: TurnUsage): void {
-    countTurnTokens(entry, usage);
-    if (entry.published) return;
-    this.core.counted(sessionId, entry, { usage });
-    if (!passedBudget(usage, entry.maxTokens)) return;
-    if (!this.publish(sessionId, entry, { state: 'error', error: TOKEN_BUDGET_EXCEEDED, endedAt: this.clock.now() })) return;
-    entry.abort.abort(TOKEN_BUDGET_EXCEEDED);
-    this.releaseAndPump(sessionId, entry);
-  }
-
-  private expire(sessionId: string, entry: LiveEntry): void {
-    const terminal: TerminalFields = { state: 'error', error: DEADLINE_EXCEEDED, endedAt: this.clock.now() };
-    // Its admission is still being recorded: the deadline's error waits for it (and is dropped if it is refused).
-    if (entry.held) {
-      entry.heldTerminal ??= terminal;
-      return;
-    }
-    if (!this.publish(sessionId, entry, terminal)) return;
-    // Release the FIFO and cancel best effort; the agent may still settle, and
-    // its persisted outcome then supersedes this error on the poll surface.
-    entry.abort.abort();
-    this.releaseAndPump(sessionId, entry);
-  }
-
-  private releaseAndPump(sessionId: string, entry: LiveEntry): void {
-    if (this.core.release(sessionId, entry)) this.pump(sessionId);
-  }
-
-  /** Through the latch: true when this terminal is the prompt's first. */
-  private publish(sessionId: string, entry: LiveEntry, terminal: TerminalFields): boolean {
-    if (!this.core.settle(sessionId, entry, terminal)) return false;
-    clearTimeout(entry.deadline);
-    return true;
-  }
-
-  private cancelled(sessionId: string, entry: LiveEntry): void {
-    const { promptId, originatorClientId } = entry;
-    this.events.publish(sessionId, 'prompt_cancelled', { promptId, data: { sessionId, promptId }, originatorClientId });
   }
 }

@@ -24,14 +24,8 @@ export interface SessionQueueCoreOptions {
 }
 
 /**
- * The turn-transition core, free of Nest: per session a FIFO of admitted
- * prompts, one running at a time, a first-writer latch on each prompt's
- * terminal, which it publishes to the module's {@link TerminalOverlay}, as
- * any host runtime does. Every move is one
- * {@link TurnTransition} on {@link transitions}; the session's watchers
- * (held requests) are one of its observers, woken after the ones given here.
- * Who dispatches, runs and times prompts out is the caller's: the reference
- * bridge, or the testing kit's in-memory overlay, step by step.
+ * The turn-transition core, free of Nest: a FIFO per session, one prompt running, a first-writer latch on each
+ * terminal, every move one {@link TurnTransition} (docs/decisions.md#the-queue-core-is-free-of-nest).
  */
 export class SessionQueueCore<E extends QueuedPrompt = QueuedPrompt> {
   readonly transitions: TurnTransitionStream;

@@ -2,13 +2,8 @@ import type { RecordedIdempotency } from '../transcript/transcript-record.js';
 import type { LiveTurnStatus, SettledTurnStatus } from '../turns/turn-status.js';
 
 /**
- * A prompt's move, on the one stream every observer hangs on (events, held
- * waiters, webhooks, metrics, spans, the prompt ledger): it was admitted
- * (queued); it started running; its terminal was published (once: the
- * latch's winner); the Session settled it after the bridge had already
- * published an error for it (a deadline), so its persisted outcome may now
- * supersede that error; or its admission was refused before it was
- * acknowledged (`withdrawn`: never run, no terminal, nothing to announce).
+ * A prompt's move, on the one stream every observer hangs on (docs/decisions.md#one-transition-stream): admitted,
+ * started, settled (once), settled late (after a deadline's error), or withdrawn (its admission refused).
  *
  * @publicApi
  */

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, getSchemaPath, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { ImagePromptBlockDto, PromptRequestDto, TextPromptBlockDto } from '../bridge/prompt.dto.js';
+import { ImagePromptBlockDto, PromptRequestDto, TextPromptBlockDto } from '../prompts/prompt.dto.js';
 import { ERROR_CATALOGUE, apiErrorExample, type ApiErrorCode, type ErrorCatalogueEntry } from '../errors/api-errors.js';
 import { documentErrorCodes, ErrorResponseDto } from '../errors/error-response.dto.js';
 import { CreateSessionDto, RewindDto } from '../sessions/session.dto.js';

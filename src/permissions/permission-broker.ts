@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Clock } from '../common/clock.js';
 import { type EnginePermissionOutcome, type EnginePermissionRequest, PERMISSION_CANCELLED } from '../engines/agent-engine.js';
@@ -6,60 +6,53 @@ import { apiError } from '../errors/api-errors.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import type { PermissionDecider } from '../telemetry/turns-channels.js';
 import type { PendingInteraction } from '../turns/turn-status.js';
+import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { SessionRunner } from '../bridge/session-runner.js';
+import type { HookedTurn, TurnHooks } from '../bridge/turn-hooks.js';
 import type { TurnTransition } from '../bridge/turn-transition.js';
 import { permissionRequestId } from '../wire/permission-request-id.js';
-import type { PermissionOutcome } from '../wire/session-event.js';
+import type { PermissionOutcome, SessionEventData, SessionEventKind } from '../wire/session-event.js';
+import { HeldRequests, type HeldRequest } from './held-requests.js';
 import { boundedToolCall, pendingInteractionOf } from './pending-interaction.js';
-import { auditDecision, auditedClient, requestLine, type Answerer } from './permission-log.js';
+import { auditDecision, auditedClient, PERMISSION_AUDIT_LOG, requestLine, type Answerer, type AuditLog } from './permission-log.js';
 import { PERMISSION_OPTIONS, type PermissionOptions } from './permissions.settings.js';
 import { decisionAtOnce, isOffered, MAX_PENDING_PER_SESSION, mayAnswer, needsClientId, refusingOutcome } from './permission-policy.js';
 import { RecentAnswers } from './recent-answers.js';
 
 /** The prompt a request for approval belongs to. */
-export interface PermissionTurn {
-  sessionId: string;
-  promptId: string;
-  originatorClientId?: string;
-  /** The principal whose request admitted the prompt, for the audit. */
-  principal?: string;
-}
+export type PermissionTurn = HookedTurn;
 
-/** A request held for a client's answer. */
-interface HeldRequest extends PermissionTurn {
-  readonly requestId: string;
-  readonly item: PendingInteraction;
-  /** The tool's title, for the log. */
-  readonly title: string;
-  /** The latch: set once, by the first answer (a client's, the time-out's, or the turn's end). */
-  resolved: boolean;
-  /** Hands the outcome to the agent and stops listening for the turn's end. */
-  finish(outcome: EnginePermissionOutcome): void;
+/** Which sessions are live: the broker holds, and takes answers, for those only. */
+export type LiveSessions = Pick<SessionRunner, 'hasSession'>;
+
+/** Where the broker announces requests and answers: the sessions' event stream (the testing kit's goes nowhere). */
+export interface PermissionEvents {
+  publish<T extends SessionEventKind>(
+    sessionId: string,
+    type: T,
+    fields: { promptId?: string; data: SessionEventData[T]; originatorClientId?: string },
+  ): unknown;
 }
 
 /**
- * The requests for approval agents are waiting on (docs/permissions.md): holds each
- * under the `ask` policy until the first answer — a client's, the time-out's,
- * or the end of its turn — and hands that one to the agent, exactly once.
- * The `allow` and `deny` policies answer at once. The bridge projects the
- * pending ones onto the running turn's status, and hangs {@link observe} on
- * its transition stream so a turn that ends leaves nothing pending. Nothing
- * is held for, or answered in, a session that is not live.
+ * The requests for approval agents are waiting on (docs/permissions.md), and the bridge's turn hooks: each held under
+ * `ask` until its first answer, handed to the agent once (docs/decisions.md#approval-is-a-plug-in-of-the-queue).
  */
 @Injectable()
-export class PermissionBroker implements OnApplicationShutdown {
-  private readonly logger = new Logger('Permissions');
-  private readonly held = new Map<string, HeldRequest>();
-  private readonly bySession = new Map<string, HeldRequest[]>();
+export class PermissionBroker implements TurnHooks, OnModuleInit, OnApplicationShutdown {
+  private readonly held = new HeldRequests();
   private readonly answered = new RecentAnswers();
   private readonly listeners = new Set<(sessionId: string, promptId: string) => void>();
   private readonly requestListeners = new Set<(turn: PermissionTurn, item: PendingInteraction) => void>();
 
   constructor(
-    private readonly sessions: SessionRunner,
-    private readonly events: SessionEventBus,
+    @Inject(SessionRunner) private readonly sessions: LiveSessions,
+    @Inject(SessionEventBus) private readonly events: PermissionEvents,
     private readonly clock: Clock,
     @Inject(PERMISSION_OPTIONS) private readonly options: PermissionOptions,
+    /** The queue it plugs into, in the reference runtime. */
+    @Optional() private readonly bridge?: PromptBridge,
+    @Optional() @Inject(PERMISSION_AUDIT_LOG) private readonly logger: AuditLog = new Logger('Permissions'),
   ) {
     if (options.permissionPolicy === 'allow') {
       this.logger.warn('permission policy "allow": every tool call an agent asks to run is approved unseen');
@@ -67,16 +60,20 @@ export class PermissionBroker implements OnApplicationShutdown {
   }
 
   /**
-   * An agent asks approval for a tool call during `turn`: settles with the
-   * decision, exactly once; `cancelled` when `signal` (the turn's) aborts
-   * first, or has already, or the session is not live (being torn down).
+   * An agent asks approval for a tool call during `turn`: settles with the decision, exactly once; `cancelled` when
+   * `signal` (the turn's) aborts first, or has already, or the session is not live. The testing kit names its requests.
    */
-  ask(turn: PermissionTurn, request: EnginePermissionRequest, signal: AbortSignal): Promise<EnginePermissionOutcome> {
-    const requestId = permissionRequestId(turn.sessionId, randomBytes(8).toString('hex'));
+  ask(
+    turn: PermissionTurn,
+    request: EnginePermissionRequest,
+    signal: AbortSignal,
+    requestId = permissionRequestId(turn.sessionId, randomBytes(8).toString('hex')),
+  ): Promise<EnginePermissionOutcome> {
+    if (this.held.get(requestId)) throw new Error(`request ${requestId} is pending already`);
     const item = pendingInteractionOf(requestId, this.clock.now(), request);
     const title = item.action.title ?? '';
     const ended = signal.aborted || !this.sessions.hasSession(turn.sessionId);
-    const pendingInSession = this.bySession.get(turn.sessionId)?.length ?? 0;
+    const pendingInSession = this.held.inSession(turn.sessionId).length;
     const atOnce = decisionAtOnce(this.options.permissionPolicy, request.options, { ended, pendingInSession });
     this.logger.log(requestLine(requestId, title, turn.promptId, auditedClient(turn.sessionId, turn.originatorClientId, turn.principal)));
     if (atOnce) {
@@ -111,8 +108,7 @@ export class PermissionBroker implements OnApplicationShutdown {
         },
       };
       signal.addEventListener('abort', onEnd, { once: true });
-      this.held.set(requestId, entry);
-      this.bySession.set(turn.sessionId, [...(this.bySession.get(turn.sessionId) ?? []), entry]);
+      this.held.add(entry);
       const options = item.options.map(({ optionId, label, kind }) => ({ optionId, ...(label !== undefined && { name: label }), kind }));
       this.events.publish(turn.sessionId, 'permission_request', {
         promptId: turn.promptId,
@@ -125,11 +121,9 @@ export class PermissionBroker implements OnApplicationShutdown {
   }
 
   /**
-   * A client's answer (`POST /session/:id/permission/:requestId`, or the
-   * peer's unscoped route without `sessionId`): `404 permission_not_found`
-   * when unknown, answered already or its session is not live, then `403
-   * permission_forbidden` for a client the responder policy refuses, then
-   * `400 permission_option_not_offered`.
+   * A client's answer (`POST /session/:id/permission/:requestId`, or the peer's route without `sessionId`): `404
+   * permission_not_found` when unknown, answered already or its session is not live, then `403 permission_forbidden`
+   * for a client the responder policy refuses, then `400 permission_option_not_offered`.
    */
   answer(requestId: string, outcome: PermissionOutcome, clientId: string | undefined, sessionId?: string, principal?: string): void {
     const entry = this.held.get(requestId);
@@ -165,23 +159,23 @@ export class PermissionBroker implements OnApplicationShutdown {
   /** A client left (a detach): under `designated` nobody else may answer its prompts' requests, so each is answered `cancelled`. */
   clientLeft(sessionId: string, clientId: string): void {
     if (this.options.permissionResponder !== 'designated') return;
-    for (const entry of this.bySession.get(sessionId) ?? []) {
+    for (const entry of this.held.inSession(sessionId)) {
       if (entry.originatorClientId === clientId) this.resolve(entry, PERMISSION_CANCELLED, 'client_left');
     }
   }
 
   /** The pending requests of a prompt (none: `undefined`), as its running status carries them. */
   pendingOf(sessionId: string, promptId: string): PendingInteraction[] | undefined {
-    const items = this.bySession
-      .get(sessionId)
-      ?.filter((entry) => entry.promptId === promptId)
+    const items = this.held
+      .inSession(sessionId)
+      .filter((entry) => entry.promptId === promptId)
       .map((entry) => entry.item);
-    return items?.length ? items : undefined;
+    return items.length ? items : undefined;
   }
 
   /** Every pending request of a session, oldest first (`GET /session/:id/status`). */
   pendingInSession(sessionId: string): PendingInteraction[] {
-    return this.bySession.get(sessionId)?.map((entry) => entry.item) ?? [];
+    return this.held.inSession(sessionId).map((entry) => entry.item);
   }
 
   /** Requests pending across every session (read when metrics are scraped). */
@@ -204,14 +198,19 @@ export class PermissionBroker implements OnApplicationShutdown {
   /** The bridge's transition stream: a prompt that settled (cancel, deadline, removal, close) leaves nothing pending. */
   readonly observe = (transition: TurnTransition): void => {
     if (transition.kind !== 'settled') return;
-    for (const entry of this.bySession.get(transition.sessionId) ?? []) {
+    for (const entry of this.held.inSession(transition.sessionId)) {
       if (entry.promptId === transition.promptId) this.resolve(entry, PERMISSION_CANCELLED, 'turn_end');
     }
   };
 
+  /** Plugs into the reference runtime's queue: the bridge asks it, shows what it holds, and tells it each transition. */
+  onModuleInit(): void {
+    this.bridge?.use(this);
+  }
+
   /** A daemon that stops answers every request still pending `cancelled`. */
   onApplicationShutdown(): void {
-    for (const entry of [...this.held.values()]) this.resolve(entry, PERMISSION_CANCELLED, 'turn_end');
+    for (const entry of this.held.all()) this.resolve(entry, PERMISSION_CANCELLED, 'turn_end');
   }
 
   /** Through the latch: true when this answer is the request's first. */
@@ -219,10 +218,7 @@ export class PermissionBroker implements OnApplicationShutdown {
     if (entry.resolved) return false;
     entry.resolved = true;
     const { sessionId, requestId, promptId } = entry;
-    this.held.delete(requestId);
-    const left = this.bySession.get(sessionId)?.filter((other) => other !== entry) ?? [];
-    if (left.length > 0) this.bySession.set(sessionId, left);
-    else this.bySession.delete(sessionId);
+    this.held.delete(entry);
     this.answered.add(requestId, { sessionId, outcome });
     entry.finish(outcome);
     this.events.publish(sessionId, 'permission_resolved', {

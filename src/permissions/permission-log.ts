@@ -1,8 +1,14 @@
 import { clientPseudonym } from '../client-id/client-pseudonym.js';
 import type { EnginePermissionOutcome } from '../engines/agent-engine.js';
-import type { Logger } from '@nestjs/common';
+import type { LoggerService } from '@nestjs/common';
 import { TURNS_CHANNELS, type PermissionDecider, type PermissionOutcomeKind } from '../telemetry/turns-channels.js';
 import { truncateCodeUnits } from '../turns/rules/truncate-code-units.js';
+
+/** Where the broker writes its audit lines: Nest's logger in the runtime; the testing kit's stays quiet. */
+export type AuditLog = Pick<LoggerService, 'log' | 'warn'>;
+
+/** The broker's audit log, when not Nest's `Permissions` logger. */
+export const PERMISSION_AUDIT_LOG = Symbol('PERMISSION_AUDIT_LOG');
 
 /** A title in a log line, at most this many code units (the item itself keeps 4,096). */
 const LOGGED_TITLE = 256;
@@ -78,7 +84,7 @@ export interface AuditedRequest {
 
 /** Logs a decision's audit line (a client by its pseudonym and principal, never its id) and counts it on the metrics' channel. */
 export function auditDecision(
-  logger: Logger,
+  logger: AuditLog,
   request: AuditedRequest,
   outcome: EnginePermissionOutcome,
   decidedBy: PermissionDecider,

@@ -11,6 +11,8 @@ const REQUEST = {
     { optionId: 'no', name: 'Reject', kind: 'reject_once' },
   ],
 };
+const BUDGET_REQUEST = { ...REQUEST, toolCall: { toolCallId: 'c1', title: 'rm -rf build', kind: 'execute' } };
+const usage = (totalTokens: number) => ({ inputTokens: totalTokens - 10, outputTokens: 10, totalTokens });
 const YES = { outcome: 'selected', optionId: 'yes' } as const;
 const CANCELLED = { outcome: 'cancelled' } as const;
 
@@ -157,5 +159,18 @@ describe('tool approval races on the bridge (docs/permissions.md)', () => {
     await asked;
     const types = rig.published.map((e) => e.type).filter((t) => t.startsWith('permission') || t.startsWith('turn_'));
     expect(types).toEqual(['permission_request', 'permission_resolved', 'turn_error']);
+  });
+
+  it('answers a request for approval that comes after the budget is passed cancelled, even under policy allow', async () => {
+    const broker = new PermissionBroker(rig.runner, rig.events as SessionEventBus, rig.clock, {
+      permissionPolicy: 'allow',
+      permissionResponder: 'first-responder',
+    });
+    const b = rig.bridge({}, broker);
+    b.admit('s', text('shell'), undefined, undefined, undefined, { maxTokens: 10 });
+    const run = rig.dispatched[0]!.input;
+    await expect(run.requestPermission!(BUDGET_REQUEST)).resolves.toEqual({ outcome: 'selected', optionId: 'yes' });
+    run.onUsage!(usage(20));
+    await expect(run.requestPermission!(BUDGET_REQUEST)).resolves.toEqual({ outcome: 'cancelled' });
   });
 });

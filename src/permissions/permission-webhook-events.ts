@@ -12,7 +12,7 @@ const TYPE = 'turn.permission_requested';
 
 /**
  * `turn.permission_requested` (docs/permissions.md): each request held for an answer is
- * queued, through the webhook outbox (§12's delivery rules), to the
+ * queued, through the webhook outbox (docs/webhooks.md's delivery rules), to the
  * session's subscriptions that named the type in `events` — so a receiver
  * can answer over REST. `data` is the running turn as a poll sees it then.
  */

@@ -10,6 +10,7 @@ export type { RuntimeModuleExtras, AgentEngineProvider, SessionOwnershipProvider
 export { RuntimeSettings, type RuntimeModuleOptions } from './runtime.settings.js';
 export { PromptBridge, type AdmissionGate } from '../bridge/prompt-bridge.js';
 export type { TurnTransition } from '../bridge/turn-transition.js';
+export type { TurnHooks, HookedTurn } from '../bridge/turn-hooks.js';
 export { SessionRunner, type SessionPrompt } from '../bridge/session-runner.js';
 export { SessionsService } from '../sessions/sessions.service.js';
 export { IdleSessionReaper } from '../sessions/idle-session-reaper.js';

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { BRIDGE_OPTIONS, BRIDGE_SETTINGS, type BridgeOptions } from '../bridge/bridge.settings.js';
 import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { pickSettings } from '../common/settings/setting.js';
-import { PromptsController } from '../bridge/prompts.controller.js';
+import { PromptsController } from '../prompts/prompts.controller.js';
 import { SessionRunner } from '../bridge/session-runner.js';
 import { Clock, SystemClock } from '../common/clock.js';
 import { EventsController } from '../events/events.controller.js';

@@ -81,24 +81,8 @@ export interface HostTurnsTestingApp {
 }
 
 /**
- * An `INestApplication` ready for supertest, on Express or Fastify. Given the
- * host's modules, it tests the host's own `TurnsModule` and ports:
- *
- * ```ts
- * const { app } = await createTurnsTestingApp({ imports: [AppModule] });
- * await request(app.getHttpServer()).get('/session/s1/turns/current').expect(200);
- * ```
- *
- * Without imports, or with `ports: 'in-memory'`, the ports are the kit's, driven step by step:
- *
- * ```ts
- * const { app, bridge } = await createTurnsTestingApp({ ports: 'in-memory', imports: [AppModule] });
- * bridge.addSession('s1');
- * await request(app.getHttpServer()).get('/session/s1/turns/current').expect(200, { sessionId: 's1', state: 'idle' });
- * ```
- *
- * A host that cannot boot (a provider missing, say) makes it reject with
- * Nest's own error, which names what is missing; the process goes on.
+ * An `INestApplication` ready for supertest, on Express or Fastify: over the host's own `TurnsModule` and ports given
+ * its modules, else (or with `ports: 'in-memory'`) over the kit's, driven step by step (docs/testing.md, with examples).
  *
  * @publicApi
  */

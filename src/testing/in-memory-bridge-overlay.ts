@@ -4,6 +4,7 @@ import { QueueBackedOverlay } from '../bridge/queue-backed-overlay.js';
 import { SessionQueueCore } from '../bridge/session-queue-core.js';
 import type { CountedUpdate } from '../bridge/turn-activity.js';
 import type { TerminalFields } from '../bridge/turn-status-projection.js';
+import { DEADLINE_EXCEEDED, SESSION_CLOSED } from '../bridge/bridge-errors.js';
 import type { TurnError } from '../turns/rules/normalize-turn-error.js';
 import type { PendingInteraction, SettledTurnStatus } from '../turns/turn-status.js';
 import type { PermissionOutcome } from '../wire/session-event.js';
@@ -20,20 +21,8 @@ export interface InMemoryBridgeOverlayOptions {
 }
 
 /**
- * The live side of a runtime, in memory, driven by the test step by step:
- * sessions and their client ids, admission, dispatch, settlement, removal
- * of a queued prompt, deadlines, rewinds, close, and the agent's requests
- * for approval of a tool call. It drives the reference
- * bridge's own queue core, so it follows the same rules — one running prompt
- * per session, first terminal wins, a bounded overlay of terminal statuses —
- * and each step wakes the watchers (held requests, `waitMs`) the same way.
- *
- * ```ts
- * const bridge = new InMemoryBridgeOverlay().addSession('s1', { clientIds: ['c1'] });
- * const promptId = bridge.admit('s1', 'hello');   // queued
- * bridge.start('s1');                             // running
- * bridge.complete('s1', { resultText: 'hi' });    // completed
- * ```
+ * The live side of a runtime in memory, driven by the test step by step (docs/testing.md), over the reference bridge's
+ * own queue core and permission broker (docs/decisions.md#the-testing-kit-drives-the-daemons-own-rules).
  *
  * @publicApi
  */
@@ -43,7 +32,7 @@ export class InMemoryBridgeOverlay extends QueueBackedOverlay {
   /** The principal each session belongs to, for a host's `principal` option (see `isSessionOf`). */
   private readonly owners = new Map<string, string>();
   private readonly now: () => number;
-  private readonly permissions = new InMemoryPermissionRequests();
+  private readonly permissions: InMemoryPermissionRequests;
   private nextPrompt = 1;
 
   constructor(options: InMemoryBridgeOverlayOptions = {}) {
@@ -55,8 +44,11 @@ export class InMemoryBridgeOverlay extends QueueBackedOverlay {
       overlaySize,
       activityRefreshMs,
       logger: new Logger('InMemoryBridgeOverlay'),
-      interactions: (sessionId, promptId) => this.permissions.pendingOf(sessionId, promptId),
+      observers: [this.hookObserver],
+      interactions: this.hookedInteractions,
     });
+    this.permissions = new InMemoryPermissionRequests({ hasSession: (sessionId) => this.sessions.has(sessionId) }, this.now);
+    this.use(this.permissions.broker);
   }
 
   /**
@@ -127,9 +119,8 @@ export class InMemoryBridgeOverlay extends QueueBackedOverlay {
     this.clients(sessionId);
     const running = this.core.queue(sessionId).running;
     if (!running) throw new Error(`session ${sessionId} has no running prompt`);
-    const asked = this.permissions.ask(sessionId, running.promptId, this.now(), action, request);
-    this.core.interactionsChanged(sessionId, running.promptId);
-    return asked;
+    const { promptId, originatorClientId } = running;
+    return this.permissions.ask({ sessionId, promptId, ...(originatorClientId !== undefined && { originatorClientId }) }, action, request);
   }
 
   /**
@@ -138,9 +129,7 @@ export class InMemoryBridgeOverlay extends QueueBackedOverlay {
    * for an option the request did not offer.
    */
   answerPermission(sessionId: string, requestId: string, outcome: PermissionOutcome): boolean {
-    const promptId = this.permissions.answer(sessionId, requestId, outcome);
-    if (promptId !== undefined) this.core.interactionsChanged(sessionId, promptId);
-    return promptId !== undefined;
+    return this.permissions.answer(sessionId, requestId, outcome);
   }
 
   /** Settles the running prompt (or `promptId`) as `completed`. */
@@ -171,10 +160,7 @@ export class InMemoryBridgeOverlay extends QueueBackedOverlay {
 
   /** The prompt's deadline passed: `error` with code `prompt_deadline_exceeded`, and the FIFO moves on. */
   expire(sessionId: string, promptId: string): SettledTurnStatus {
-    return this.settle(sessionId, promptId, {
-      state: 'error',
-      error: { code: 'prompt_deadline_exceeded', message: 'Prompt deadline exceeded' },
-    });
+    return this.settle(sessionId, promptId, { state: 'error', error: DEADLINE_EXCEEDED });
   }
 
   /**
@@ -193,8 +179,8 @@ export class InMemoryBridgeOverlay extends QueueBackedOverlay {
     this.clients(sessionId);
     // Not live first: a watcher woken by the close sees the session gone.
     this.sessions.delete(sessionId);
-    this.permissions.end(sessionId);
-    this.core.close(sessionId, { state: 'error', error: { code: 'session_closed', message: 'Session closed' }, endedAt: this.now() });
+    // Each pending prompt settles, and the broker answers its requests `cancelled`.
+    this.core.close(sessionId, { state: 'error', error: SESSION_CLOSED, endedAt: this.now() });
   }
 
   /** Watchers of the session: one per held turn request (`waitMs`) while it waits. */
@@ -234,7 +220,6 @@ export class InMemoryBridgeOverlay extends QueueBackedOverlay {
     if (!entry) throw new Error(`prompt ${id} was never admitted to session ${sessionId}`);
     this.core.settle(sessionId, entry, { ...terminal, endedAt: this.now() });
     this.core.release(sessionId, entry);
-    this.permissions.end(sessionId, id);
     return this.overlay.get(sessionId, id)!.status;
   }
 

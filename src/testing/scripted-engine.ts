@@ -62,20 +62,8 @@ function permissionRequest(title: string, toolCallId: string): EnginePermissionR
 }
 
 /**
- * An `AgentEngine` for `RuntimeModule` whose turns start when the runtime
- * dispatches them and end only when the test says so: queued, running and
- * every terminal are reached deterministically, without sleeps.
- *
- * ```ts
- * const engine = new ScriptedEngine();
- * // RuntimeModule.forRoot({ ..., engine: { useValue: engine } })
- * const turn = await engine.nextTurn();
- * turn.say('hello');
- * turn.usage({ inputTokens: 12, outputTokens: 3, totalTokens: 15 }); // polls show usage
- * const decision = turn.askPermission('rm -rf build'); // pending on polls until a client answers over REST
- * if ((await decision).outcome === 'selected') turn.say(' and done');
- * turn.finish();
- * ```
+ * An `AgentEngine` for `RuntimeModule` whose turns start when the runtime dispatches them and end only when the test
+ * says so: every state is reached deterministically, without sleeps (docs/testing.md, with examples).
  *
  * @publicApi
  */

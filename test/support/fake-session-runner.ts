@@ -3,7 +3,7 @@ import type { TurnOutcome } from '../../src/turns/rules/turn-outcome.js';
 import { PromptBridge } from '../../src/bridge/prompt-bridge.js';
 import { SessionRunner, type SessionPrompt } from '../../src/bridge/session-runner.js';
 import { SessionEventBus } from '../../src/events/session-event-bus.js';
-import type { PermissionBroker } from '../../src/permissions/permission-broker.js';
+import type { TurnHooks } from '../../src/bridge/turn-hooks.js';
 import type { SessionEventType } from '../../src/wire/session-event.js';
 import { ManualClock } from './manual-clock.js';
 
@@ -48,8 +48,12 @@ export function bridgeRig() {
   const runner = new FakeRunner(clock);
   const published: Array<{ type: SessionEventType; promptId?: string }> = [];
   events.subscribe('s').subscribe((e) => published.push({ type: e.type, promptId: e.promptId }));
-  const bridge = (options: BridgeOptions = {}, permissions?: PermissionBroker) =>
-    new PromptBridge(runner, events, clock, { maxPendingPrompts: 5, overlaySize: TERMINAL_OVERLAY_SIZE, ...options }, permissions);
+  /** A bridge with `hooks` (the permission broker, say) registered as its plug-in. */
+  const bridge = (options: BridgeOptions = {}, hooks?: TurnHooks) => {
+    const made = new PromptBridge(runner, events, clock, { maxPendingPrompts: 5, overlaySize: TERMINAL_OVERLAY_SIZE, ...options });
+    if (hooks) made.use(hooks);
+    return made;
+  };
   return { clock, events, runner, dispatched: runner.dispatched, published, bridge };
 }
 

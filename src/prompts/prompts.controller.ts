@@ -18,7 +18,7 @@ import {
   IdempotentRoute,
 } from '../idempotency/idempotent-route.decorator.js';
 import { PromptLedger } from '../ledger/prompt-ledger.js';
-import { PromptBridge } from './prompt-bridge.js';
+import { PromptBridge } from '../bridge/prompt-bridge.js';
 
 /** Prompt admission and the live queue of one session. */
 @ApiTags('prompts')

@@ -1,7 +1,7 @@
 import { deferred, settle } from '../../test/support/deferred.js';
 import type { PromptLedger } from '../ledger/prompt-ledger.js';
 import type { AdmittedPrompt } from '../wire/wire-types.js';
-import type { PromptBridge } from './prompt-bridge.js';
+import type { PromptBridge } from '../bridge/prompt-bridge.js';
 import { PromptsController } from './prompts.controller.js';
 
 describe('PromptsController', () => {
