@@ -167,6 +167,13 @@ const folderRules = [
     to: { path: folders(LAYERS.slice(index + 1).flat()) },
   })),
   {
+    name: 'cluster-subfolder-imports-root',
+    comment: "cluster/'s subfolders import down only: its root wires them (docs/cluster.md#layout).",
+    severity: 'error',
+    from: { path: '^src/cluster/[^/]+/' },
+    to: { path: '^src/cluster/[^/]+$' },
+  },
+  {
     name: 'unlayered-folder',
     comment: 'Every folder of src/ is declared in a folder layer and a package above.',
     severity: 'error',
