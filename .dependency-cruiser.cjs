@@ -31,6 +31,7 @@ const TRACING = ['@opentelemetry/[^/]+'];
 const PACKAGES = [
   {
     name: 'root',
+    entry: '^src/index\\.ts$',
     folders: ['turns', 'client-id', 'common', 'errors', 'validation', 'wire', 'http', 'telemetry'],
     loads: [],
     without: [...AGENT_SDK, ...PLATFORMS, ...CLUSTER_PACKAGES, 'prom-client', 'pino', ...TRACING],
@@ -120,6 +121,8 @@ const packageFolders = (names) => PACKAGES.filter((pkg) => names.includes(pkg.na
 // An npm package resolved (under any node_modules, the worktree's link included), or unresolved (an optional peer).
 const npm = (names) => [`(^|/)node_modules/(${names.join('|')})/`, `^(${names.join('|')})$`];
 const SPEC = '\\.spec\\.ts$';
+/** A package's shipped files: its folders', and its entry file outside them (the root's `src/index.ts`). */
+const packageFiles = (pkg) => ({ path: [folders(pkg.folders), ...(pkg.entry ? [pkg.entry] : [])], pathNot: SPEC });
 
 /** Each folder in one layer and one package: a folder that is missing from either, or in two, fails at load. */
 function checkDeclarations() {
@@ -183,7 +186,7 @@ const folderRules = [
 ];
 
 const packageRules = PACKAGES.flatMap((pkg) => {
-  const from = { path: folders(pkg.folders), pathNot: SPEC };
+  const from = packageFiles(pkg);
   const allowed = [pkg.name, ...pkg.loads, ...(pkg.types ?? []), ...(pkg.dynamic ?? [])];
   const above = PACKAGES.filter((other) => !allowed.includes(other.name)).map((other) => other.name);
   return [
@@ -223,7 +226,7 @@ const npmRules = [...PACKAGES, WEBHOOK_VERIFY].map((pkg) => ({
   name: `package-${pkg.name.replace('/', '-')}-loads-without`,
   comment: `The ${pkg.name} package must load without this npm package installed: import() it where it is chosen.`,
   severity: 'error',
-  from: pkg.files ? { path: `^src/(${pkg.files.join('|')})\\.ts$` } : { path: folders(pkg.folders), pathNot: SPEC },
+  from: pkg.files ? { path: `^src/(${pkg.files.join('|')})\\.ts$` } : packageFiles(pkg),
   to: { path: npm(pkg.without), dynamic: false, preCompilationOnly: false },
 }));
 

@@ -93,6 +93,7 @@ describe('layers and packages (npm run lint:deps)', () => {
       'package-webhooks-verify-takes-types-only',
     ],
     ['src/client/x.ts', "import { ERROR_CATALOGUE } from '../errors/error-catalogue.js';", 'package-client-takes-types-only'],
+    ['src/index.ts', "import { RuntimeModule } from './runtime/runtime.module.js';", 'package-root-imports-above'],
     // A subfolder sits in its parent's layer and package.
     ['src/cluster/leases/x.ts', "import { createApp } from '../../daemon/create-app.js';", 'layer-5-imports-above'],
     ['src/prompts/x.ts', "import { RuntimeModule } from '../runtime/runtime.module.js';", 'layer-5-imports-above'],
