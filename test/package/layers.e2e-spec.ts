@@ -84,7 +84,7 @@ describe('layers and packages (npm run lint:deps)', () => {
     ['src/logging/x.ts', "import { PromptBridge } from '../bridge/prompt-bridge.js';", 'package-logging-imports-above'],
     ['src/common/x.ts', "import { IdempotencyStore } from '../idempotency/idempotency-store.js';", 'package-root-imports-above'],
     ['src/turns/x.ts', "import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';", 'package-root-imports-above'],
-    ['src/webhooks/x.ts', "import { ClusterNode } from '../cluster/cluster-node.js';", 'package-runtime-imports-above'],
+    ['src/webhooks/x.ts', "import { ClusterNode } from '../cluster/node/cluster-node.js';", 'package-runtime-imports-above'],
     ['src/webhooks/x.ts', "import { request } from 'undici';", 'package-runtime-loads-without'],
     ['src/webhooks/verify.ts', "import { Injectable } from '@nestjs/common';", 'package-webhooks-verify-loads-without'],
     [
