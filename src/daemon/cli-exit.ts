@@ -1,12 +1,8 @@
 import type { SettledTurnStatus, TurnsApiError } from '../client/index.js';
 
 /**
- * Exit codes of the command line (docs/waiting.md): the outcome of the prompt waited
- * for; `usage` for a command line the CLI refuses, a daemon it cannot reach,
- * or a request the daemon refused (`403 permission_forbidden`,
- * `400 permission_option_not_offered`, `401`…: its status and code on
- * stderr); `notFound` when the daemon does not know the session, prompt or
- * request asked for; `badSetting` when `serve` refuses its configuration.
+ * Exit codes of the command line: the outcome of the prompt waited for, or why there is none
+ * (docs/waiting.md#exit-codes).
  *
  * @publicApi
  */

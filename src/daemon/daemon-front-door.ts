@@ -29,21 +29,8 @@ export interface FrontDoorParts {
 }
 
 /**
- * The daemon's front door, after `init` (every route is known): the one
- * ordered list of what runs before the HTTP framework, over one parse of each
- * request. Each stage answers or passes on:
- * 1. the request observer — outermost, so every answer below is counted,
- *    logged and carries `X-Request-Id`;
- * 2. the browser walls — Host, Origin, media type, CORS (docs/security.md);
- * 3. in cluster mode, `X-Turns-Node` on every answer past the walls;
- * 4. the gate — `413`, `405`, plain `OPTIONS`, alike on both adapters;
- * 5. the bearer token — the one check, before any cluster lookup; it records
- *    the request's principal;
- * 6. the cluster router — forwards to the session's owner;
- * 7. the rate limits — behind the router, so a request counts once, on the
- *    node that answers it (its owner knows the client ids it issued);
- * 8. the owner check — a session of another principal is not found here;
- * 9. pipelined requests in order — then the framework.
+ * The daemon's front door, after `init` (every route is known): the one ordered list of stages that run before the
+ * HTTP framework, over one parse of each request; the order is docs/decisions.md#the-daemons-front-door.
  */
 export function openFrontDoor(app: INestApplication, config: LoadedDaemonConfig, parts: FrontDoorParts): void {
   const stages: Array<FrontStage | undefined> = [

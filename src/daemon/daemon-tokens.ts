@@ -14,12 +14,8 @@ export interface TokenSources {
 }
 
 /**
- * The daemon's principals, from `TURNS_TOKEN` (principal `default`, an
- * operator) and the tokens file together: what the front door's token check
- * asks. {@link reload} re-reads the file (`SIGHUP`); a bad file keeps the
- * table in force. Built with no token at all, it has no table: the daemon
- * checks nothing (a loopback daemon without `--require-auth`). An app of
- * `createApp` has it (`app.get(DaemonTokens).reload()`: a host's own reload).
+ * The daemon's principals, from `TURNS_TOKEN` and the tokens file (docs/security.md#principals); {@link reload}
+ * re-reads the file, a bad one keeps the table in force. With no token at all there is no table: nothing is checked.
  *
  * @publicApi
  */

@@ -30,17 +30,8 @@ export interface OpenApiDocumentOptions {
 }
 
 /**
- * The daemon's OpenAPI document: the turn routes as `TurnsModule` documents
- * them for any host, and on top every route of the daemon, the
- * whole error catalogue, the bearer scheme required
- * everywhere but on the operations that opt out (`security: []`, i.e.
- * `/health`), and their `401`; the browser walls' `403` on every operation
- * and `415` on every one that may carry a body; the client id header on
- * every session route (but `load` and `resume`, which issue one); request bodies as
- * their validation enforces them, the wait bound of this configuration, and
- * the `429` of the rate limits on every route they limit.
- * Its `servers` are relative unless a host names them, and its operationIds
- * are part of the contract (docs/routes.md).
+ * The daemon's OpenAPI document: the turn routes as `TurnsModule` documents them, and on top every route of the
+ * daemon with what its front door answers (docs/decisions.md#the-daemons-openapi-document).
  *
  * @publicApi
  */

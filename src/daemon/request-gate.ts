@@ -17,15 +17,8 @@ export type GateVerdict =
 const PASS: GateVerdict = { kind: 'pass' };
 
 /**
- * What the daemon answers before Express or Fastify sees a request, so both
- * adapters answer alike (`allowed`: the methods the request's path answers,
- * `undefined` when no route has it):
- * - a declared `Content-Length` over the body limit → `413 payload_too_large`
- *   at once, without reading the body, and the connection closed;
- * - a method a path does not answer → `405 method_not_allowed` with `Allow`;
- *   a plain `OPTIONS` → `204` with `Allow` (CORS preflights are answered
- *   outside, by the browser walls); on a path no route has, a method the
- *   frameworks do not route (`QUERY`, `OPTIONS`, …) → `404 not_found`.
+ * What the daemon answers before Express or Fastify sees a request, so both adapters answer alike
+ * (docs/decisions.md#the-daemons-request-gate). `allowed`: the methods the request's path answers, `undefined` for none.
  */
 export function judgeMethod(
   method: string,

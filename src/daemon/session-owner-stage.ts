@@ -9,15 +9,8 @@ export interface SessionAccess {
 }
 
 /**
- * The one check every route of a session passes (docs/security.md#ownership):
- * a session live here that the request's principal may not see answers every
- * route exactly as a session that does not exist — `404 session_not_found`,
- * and on the unscoped `POST /permission/:requestId` the `404
- * permission_not_found` a request of no live session gets. Stands after the
- * token check and the cluster router, so it runs where the session lives,
- * with the principal the forwarded request proved there. The session is
- * read as the frameworks route the path (any case, percent-decoded), so no
- * spelling of a path reaches a route this check did not see.
+ * The one check every route of a session passes: a session the principal may not see answers as one that does not
+ * exist (docs/security.md#ownership), its path read as the frameworks route it.
  */
 export function sessionOwnerCheck(sessions: SessionAccess): FrontStage {
   return (request, next) => {

@@ -58,11 +58,7 @@ export class TranscriptIdempotencyKeys {
     return this.seed(sessionId, found.reverse() as KeyedAdmission[]);
   }
 
-  /**
-   * Seeds the store from admissions read elsewhere — the ledger's `in_flight`
-   * records, oldest first: a prompt still queued when its node died has no
-   * transcript record, and its key must not admit a second prompt here.
-   */
+  /** Seeds the store from admissions read elsewhere (the ledger's `in_flight` records, oldest first; docs/idempotency.md). */
   seed(sessionId: string, admissions: readonly KeyedAdmission[]): Set<string> {
     return seedAdmissionKeys(this.store, sessionId, admissions);
   }

@@ -59,24 +59,9 @@ export interface LedgerFile {
 }
 
 /**
- * The ledger files of live sessions. Appends are serialized per session and
- * group-committed: what is issued while a write is under way goes into the
- * next one, so one `fdatasync` covers many records; each append's promise
- * resolves once its record is on disk, or rejects with a {@link LedgerWriteError}
- * (which is also logged, as a `warn`, for a storage failure). Each write opens
- * the file, seals a torn last line, writes, syncs and closes it again.
- *
- * Fencing (cluster mode): the ownership's check comes right before the write,
- * and every line carries the writer's fence; before its first line, and before
- * its first read, an owner appends a marker of its fence, so a stale owner's
- * line that lands after it is skipped by every reader (`readLedgerTail`). The
- * check is asked again once the write is synced: a line that landed after such
- * a marker is refused (`fenced`), never acknowledged.
- *
- * The parsed tail is kept until this process appends again, with concurrent
- * reads of a session sharing one — of this attachment of the session only: a
- * read that spans a detach keeps nothing, since a session that left this node
- * and came back may have had another owner append meanwhile.
+ * The ledger files of live sessions: appends serialized per session, group-committed and fenced (docs/ledger.md); an
+ * append resolves once its record is synced, or rejects with a {@link LedgerWriteError}. A parsed tail is kept until
+ * this process appends again, never across a detach: the session may have had another owner meanwhile.
  */
 export class LedgerFiles {
   private readonly files = new Map<string, LedgerFile>();

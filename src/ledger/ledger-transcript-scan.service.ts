@@ -7,13 +7,8 @@ import { statusOfTerminal } from './ledger-record.js';
 import { PromptLedger } from './prompt-ledger.js';
 
 /**
- * The runtime's {@link TranscriptScanService}: the JSONL scan, and after its
- * miss on an exact poll the prompt ledger's terminal (docs/ledger.md, beyond the
- * peer) — so a prompt lost in a crash reads `error / daemon_lost`, not 404.
- * The transcript's record wins whenever there is one. The ledger is not asked
- * for a prompt the bridge still holds (live, or in its overlay): the overlay
- * answers it, and a bridge-made error stays open to the agent's late outcome
- * (the deadline path of §5). `current` is the transcript's alone.
+ * The runtime's {@link TranscriptScanService}: the JSONL scan, then on an exact poll's miss the prompt ledger's
+ * terminal, so a prompt lost in a crash reads `error / daemon_lost`, not 404 (docs/ledger.md).
  *
  * @publicApi
  */

@@ -1,12 +1,6 @@
 /**
- * The fencing-token rule (Kleppmann) as the readers of a session's
- * append-only files apply it. In cluster mode every line an owner appends
- * carries the fence of its lease, and each claim appends a marker with its
- * fence before the new owner reads. Read in file order, a line whose fence is
- * lower than one before it is a stale owner's, written after a newer claim
- * was recorded: it is skipped, as if the store had refused it. Lines without
- * a fence (a single daemon, earlier versions) are always read and outrank
- * nothing.
+ * The fencing-token rule as the readers of a session's append-only files apply it: in file order, a line whose fence
+ * is lower than one before it is skipped; a line without one is read and outranks nothing (docs/ledger.md).
  */
 export class FenceOrder {
   private highest = 0;

@@ -7,20 +7,8 @@ import { NotRegularFileError } from './transcript-errors.js';
 const NEWLINE = 0x0a;
 
 /**
- * Appends lines to one transcript through a handle kept open between writes.
- * Appends and the close run one at a time, in call order.
- *
- * Crash safety: the file is opened without following symlinks or blocking on
- * FIFOs, only as a regular file, and when it ends in a torn line (a crash or
- * a full disk mid-write) a newline is written first, so the fragment stays
- * one skipped line. A failed write closes the handle: the next append opens
- * the file again and repairs a tail that write may have torn. A transcript
- * is durable when the OS writes it back; the ledger asks for {@link sync}
- * (its `in_flight` record is what a `202` promises).
- *
- * {@link close} is final and waits for the write under way: a handle that
- * write is still opening is closed too, never left to the garbage collector
- * (an uncaught error on Node 26).
+ * Appends lines to one transcript through a handle kept open between writes, one call at a time, in call order;
+ * how it survives a crash, a torn line and a failed write is docs/decisions.md#transcript-appends.
  */
 export class TranscriptAppender {
   private handle?: FileHandle;

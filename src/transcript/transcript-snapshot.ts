@@ -95,17 +95,9 @@ export class TranscriptSnapshot {
   }
 
   /**
-   * Lines ending at or before `end`, newest first, a chunk's worth at a time
-   * (one await per chunk, not per line; chunks grow from 256 KiB to 2 MiB, as
-   * each read costs a trip through the thread pool). A final line without its newline (a
-   * torn append) parses as no record and is skipped by callers. A line over
-   * `maxLineBytes` comes as a line without data, never held in memory; unless
-   * `skipOversized`, one that runs past a chunk throws
-   * {@link LineTooLargeError} as soon as it is seen. With `bytesWanted` (the
-   * walker's estimate of the bytes it still has to go through, asked before
-   * each batch is handed over), a walk past its first read has the next read
-   * running while it walks a batch, sized to that estimate: a deep walk waits
-   * on the disk less, and reads little past where it stops.
+   * Lines ending at or before `end`, newest first, a chunk's worth at a time, the next read running while a batch is
+   * walked (docs/performance.md). A line over `maxLineBytes` comes without data; unless `skipOversized`, one that runs
+   * past a chunk throws {@link LineTooLargeError}. `bytesWanted`: the walker's estimate of the bytes still to go.
    */
   async *batchesBefore(end: number, maxLineBytes: number, options: BatchOptions = {}): AsyncGenerator<SnapshotLine[]> {
     const { skipOversized = false, bytesWanted } = options;

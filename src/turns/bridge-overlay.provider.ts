@@ -3,20 +3,8 @@ import type { TerminalOverlay } from './overlay/terminal-overlay.js';
 import type { LiveTurnStatus } from './turn-status.js';
 
 /**
- * The live side of a runtime, as the poll algorithm reads it: what only the
- * runtime knows — its sessions and their client ids, each session's FIFO of
- * queued and running prompts, when any of that changes — and the
- * {@link TerminalOverlay} it feeds with each terminal status. The overlay's
- * rules (first terminal wins, write-back, the newest entry, rewinds) are the
- * module's, in that class. Abstract class used as the injection token; the
- * reference implementation is the runtime's `PromptBridge`, an in-memory one
- * is `InMemoryBridgeOverlay` (`nest-turn-status/testing`), and
- * `docs/examples/host-runtime/` is a host's, over a runtime of its own.
- *
- * The contract, for every method: synchronous and cheap (it runs on every
- * poll); no I/O, no awaiting, no change of state; never throws for an
- * unknown session or prompt (answer `undefined`/`false`). Statuses are the
- * wire shapes of `TurnStatus`, within the wire limits (`limitTurnFields`).
+ * The live side of a runtime, as a poll reads it, and the {@link TerminalOverlay} it feeds; the injection token. Every
+ * method is synchronous and cheap, does no I/O and never throws (docs/mounting.md#what-each-port-promises).
  *
  * @publicApi
  */
@@ -38,14 +26,8 @@ export abstract class BridgeOverlayProvider extends SessionClientLookup {
   abstract getLive(sessionId: string, promptId?: string): LiveTurnStatus | undefined;
 
   /**
-   * Calls `listener` after every change to what a poll of the session could
-   * answer — admission, dispatch, a terminal, removal, a successful rewind,
-   * close — until the returned function is called. The default says "no
-   * notifications" (`undefined`): held requests (`waitMs`) are then answered
-   * at once, like plain polls. Override it to let clients wait. The listener
-   * must be called after the change is visible to `getLive` and the overlay
-   * (a wake-up polls afresh), and never for a session other than its own;
-   * unsubscribing twice is harmless.
+   * Calls `listener` after every change to what a poll of the session could answer, until the returned function is
+   * called; the default (`undefined`) answers held requests at once (docs/mounting.md#what-each-port-promises).
    */
   watch(_sessionId: string, _listener: () => void): (() => void) | undefined {
     return undefined;

@@ -8,19 +8,8 @@ import type { SettledTurnStatus } from './turn-status.js';
 export type MaybePromise<T> = T | Promise<T>;
 
 /**
- * Bounded read of settled results from a session's persisted transcript.
- * Abstract class used as the injection token; the reference implementation
- * is the runtime's `JsonlTranscriptScanService`, an in-memory one is
- * `InMemoryTranscriptScan` (`nest-turn-status/testing`).
- *
- * The contract: read only (never write, never load or resume a session);
- * bounded (a window of recent records, whatever the transcript's size);
- * results as persisted — settled wire shapes without `queuedAt`, within the
- * wire limits. Failures are thrown as structured `ApiException`s
- * (`invalid_transcript_cursor`, `transcript_snapshot_unavailable`,
- * `transcript_page_too_large`, `transcript_too_large`), never reported as
- * "not found"; "not found" is `undefined`, also for a session with no
- * transcript.
+ * Bounded, read-only read of settled results from a session's persisted transcript; the injection token. "Not found"
+ * is `undefined`, a failure an `ApiException` (docs/mounting.md#what-each-port-promises).
  *
  * @publicApi
  */

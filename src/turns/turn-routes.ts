@@ -97,7 +97,7 @@ function* handlersOf(modules: ModulesContainer): Generator<object> {
 /**
  * Mounts the turn routes on a `TurnsModule` definition: a controller class made for it, whose OpenAPI metadata is written
  * once the module's options resolve (before `SwaggerModule.createDocument` can run): the client id header by the host's
- * name, the host's wait bound, and the error codes the app's routes answer (docs/mounting.md#swagger).
+ * name, the host's wait bound, and the error codes the app's routes answer (docs/mounting.md#your-openapi-document).
  */
 export function withTurnRoutes(definition: DynamicModule): DynamicModule {
   const controller = turnsControllerClass();

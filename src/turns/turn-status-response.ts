@@ -15,10 +15,8 @@ export interface TurnStatusResponse {
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
- * The HTTP conventions of the turn routes, as one pure rule: `Cache-Control:
- * no-cache`, a strong `ETag` of the exact body, `Retry-After` while the
- * prompt is live, and 304 when `If-None-Match` names the ETag. The body is
- * the status's cached JSON text, as the reader (its client id, if any) may see it.
+ * The HTTP conventions of the turn routes (docs/turn-routes.md#states-and-shapes), as one pure rule. The body is the
+ * status's cached JSON text, as the reader (its client id, if any) may see it.
  */
 export function turnStatusResponse(status: TurnStatus, ifNoneMatch: string | undefined, readerClientId?: string): TurnStatusResponse {
   const { body, etag } = serializeTurnStatus(status, readerClientId);

@@ -86,14 +86,9 @@ export interface TurnStatusRouteText {
 }
 
 /**
- * One turn status route: GET, guarded by {@link ClientIdGuard}, with the HTTP
- * conventions of the turn routes (`Cache-Control`, `ETag` → 304,
- * `Retry-After`) and its OpenAPI description — the status as a `oneOf` union
- * discriminated by `state`, its headers, and an example per state and per
- * error code. `operationId` names it for generated clients (the module's own
- * routes: `getCurrentTurn`, `getTurn`). A host's own route is documented as
- * the default options read (the header `X-Qwen-Client-Id`, no wait bound);
- * `TurnsModule`'s routes as its options say.
+ * One turn status route: GET, guarded by {@link ClientIdGuard}, with the turn routes' HTTP conventions
+ * (docs/turn-routes.md) and OpenAPI description; a host's own route reads the default options
+ * (docs/mounting.md#your-openapi-document).
  *
  * @publicApi
  */

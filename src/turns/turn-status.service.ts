@@ -11,15 +11,8 @@ import type { SettledTurnStatus, TurnStatus } from './turn-status.js';
 type ScanOutcome<T = SettledTurnStatus | undefined> = ({ ok: true; record: T } | { ok: false; error: unknown }) & { left: boolean };
 
 /**
- * Answers a poll from its two providers and nothing else: live state
- * wins, then a combined overlay entry, then — after one awaited transcript
- * scan — a fresh re-read of live state and overlay, merged with what the scan
- * found. No I/O of its own; the only write is the in-memory write-back into
- * the bridge's `TerminalOverlay`. Whether the session is live is the caller's
- * check (`ClientIdGuard`); when it left this node during the scan (closed, or
- * lost to another node — even if it is back), an answer that nothing was
- * found is `404 session_not_found`, as a poll sent then gets: its sources
- * were let go.
+ * Answers a poll from its two ports and nothing else: live state, then the overlay, then one transcript scan merged
+ * with a fresh re-read of both (docs/decisions.md#how-a-poll-is-answered).
  *
  * @publicApi
  */

@@ -55,17 +55,8 @@ function* operations(document: { paths: object }): Generator<Operation> {
 }
 
 /**
- * No longer needed for `TurnsModule`'s own routes: `SwaggerModule.createDocument`
- * already describes them as the module is configured (docs/mounting.md#your-openapi-document),
- * and this changes nothing on them. It still makes a host's own routes declared
- * with `TurnStatusRoute` read the module's options: the client id header by
- * its name (required when `requireClientId` is), `waitMs` bounded by
- * `maxWaitMs`; and it cuts the `ErrorCode` enum (with the error details) to
- * the codes the document's operations answer:
- *
- * ```ts
- * const document = documentTurnRoutes(app, SwaggerModule.createDocument(app, new DocumentBuilder().build()));
- * ```
+ * Makes a host's own `TurnStatusRoute` routes read the module's options (header, wait bound) and cuts `ErrorCode` to
+ * the codes the document answers; `TurnsModule`'s own routes need nothing (docs/mounting.md#your-openapi-document).
  *
  * @publicApi
  */

@@ -18,15 +18,8 @@ export interface TurnsModuleOptions extends SettingOptions<typeof WAIT_SETTINGS>
   /** Refuse anonymous polls and prompts (no or empty client id header). @default false */
   requireClientId?: boolean;
   /**
-   * Reads the principal your own guard decided for a request, typed as your
-   * platform's request (e.g. `(request: { user?: { sub: string } }) =>
-   * request.user?.sub` behind Passport's JWT guard); return
-   * `undefined` for none. With it, `ClientIdGuard` asks your port's
-   * `isSessionOf(sessionId, principal)` (`SessionClientLookup`, which
-   * `BridgeOverlayProvider` provides), and a session that is not the
-   * principal's answers every turn and prompt route `404 session_not_found`,
-   * as a session that does not exist (docs/mounting.md#ownership). Your
-   * guard must run first: register it as a global guard (`APP_GUARD`).
+   * Reads the principal your own guard (registered first, as `APP_GUARD`) decided for a request, `undefined` for none;
+   * `ClientIdGuard` then asks your port's `isSessionOf` (docs/mounting.md#ownership).
    * @default none: no ownership check
    */
   principal?: (request: never) => string | undefined;

@@ -14,19 +14,8 @@ import {
 } from './turns.module-definition.js';
 
 /**
- * The turn status routes, their service and the shared `ClientIdGuard`. The
- * host supplies `BridgeOverlayProvider` and `TranscriptScanService`:
- *
- * ```ts
- * TurnsModule.forRoot({ imports: [MyRuntimeModule] })            // module exports both tokens (and what they inject)
- * TurnsModule.forRoot({ bridgeOverlay: MyBridge, transcriptScan: MyScan }) // ports that inject nothing
- * TurnsModule.forRoot({ imports: [runtime], sessionLookup: SessionRegistry }) // the guard asks the registry
- * ```
- *
- * The module is global: `ClientIdGuard` can guard the host's own session
- * routes in any module. Its routes are documented as its options say (the
- * client id header, the wait bound) in what `SwaggerModule.createDocument`
- * builds, with no post-processing (docs/mounting.md#swagger).
+ * The turn status routes, their service and the shared `ClientIdGuard` (global), over the two ports the host supplies
+ * (docs/mounting.md#ports-that-inject-your-runtime); its routes are documented as its options say.
  *
  * @publicApi
  */

@@ -14,22 +14,8 @@ import { WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks.settings.js';
 import { WebhookSubscriptions } from './webhook-subscriptions.service.js';
 
 /**
- * Turns the bridge's transitions into webhook deliveries (docs/webhooks.md): one per
- * published terminal and subscription that wants it, `turn.started` for
- * `turn.*`, and one more when a persisted outcome supersedes a
- * bridge-made error. Nothing for a prompt never acknowledged: one whose
- * admission was refused (its client answered 503) is `withdrawn`, never settled. `data` is what the exact poll answers at that moment —
- * asked of `TurnStatusService` itself, so it cannot differ — or, once the
- * session is gone (close), the status the bridge published. `TurnsModule`
- * (global) is mounted beside the runtime; without it the bridge's status is
- * the answer.
- *
- * At least once across a crash: once a terminal's deliveries are in the
- * outbox (or it is owed to nobody), {@link QueuedWebhookEvents} records it; a
- * reconciliation (a `load`, or the sweep of unowned sessions) queues the
- * events of the ledger's recent terminals that were not recorded (a `kill -9`
- * between the terminal's record and the outbox write) and `turn.error` for the
- * prompts it found lost, under the same derived `webhook-id`.
+ * Turns the bridge's transitions into webhook deliveries, `data` asked of `TurnStatusService` itself, and catches up
+ * after a crash through {@link QueuedWebhookEvents} (docs/webhooks.md: events, durable at least once).
  */
 @Injectable()
 export class TurnWebhookEvents implements OnModuleInit, OnModuleDestroy {

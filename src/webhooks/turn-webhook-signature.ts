@@ -28,24 +28,8 @@ export class TurnWebhookVerificationError extends Error {
 }
 
 /**
- * Verifies a turn webhook as its receiver got it — the raw body, exactly as
- * sent, and the request headers — and returns the event, a union on `type`.
- * Throws {@link TurnWebhookVerificationError} for a delivery that does not
- * verify, and a `TypeError` for a secret that is missing, empty or not
- * `whsec_…` (a configuration error, not a bad delivery). Needs no Nest:
- * `nest-turn-status/webhooks/verify` loads this alone. The
- * `standardwebhooks` package (or any Standard Webhooks library) verifies
- * them as well.
- *
- * ```ts
- * import { verifyTurnWebhook } from 'nest-turn-status/webhooks/verify';
- *
- * export function onDelivery(rawBody: string, headers: Record<string, string | string[] | undefined>): void {
- *   const event = verifyTurnWebhook(process.env.TURNS_WEBHOOK_SECRET, rawBody, headers);
- *   if (event.type === 'turn.completed') console.log(event.data.promptId, event.data.resultText);
- *   else if (event.type === 'turn.error') console.error(event.data.promptId, event.data.error.code);
- * }
- * ```
+ * Verifies a turn webhook from its raw body and headers and returns the event; throws
+ * {@link TurnWebhookVerificationError} for a bad delivery, `TypeError` for a bad secret (docs/webhooks.md). Needs no Nest.
  *
  * @publicApi
  */

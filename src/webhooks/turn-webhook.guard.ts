@@ -14,27 +14,8 @@ interface ReceivingRequest {
 }
 
 /**
- * Guards a route that receives turn webhooks: verifies the Standard Webhooks
- * signature over the raw body (create the app with `{ rawBody: true }`, on
- * Express or Fastify) and answers `401` otherwise. The handler gets the event
- * with `@TurnWebhook()`.
- *
- * ```ts
- * import { Controller, Post, UseGuards } from '@nestjs/common';
- * import { TurnWebhook, TurnWebhookGuard, type TurnWebhookEvent } from 'nest-turn-status/webhooks';
- *
- * @Controller('hooks')
- * export class TurnHooksController {
- *   @Post('turns')
- *   @UseGuards(new TurnWebhookGuard(process.env.TURNS_WEBHOOK_SECRET))
- *   onTurn(@TurnWebhook() event: TurnWebhookEvent): void {
- *     if (event.type === 'turn.completed') console.log(event.data.promptId, event.data.resultText);
- *   }
- * }
- * ```
- *
- * A secret that is missing, empty or not `whsec_…` throws here, when the
- * guard is made (the app does not start), rather than 401 every delivery.
+ * Guards a route that receives turn webhooks: `401` unless the signature over the raw body verifies (create the app
+ * with `{ rawBody: true }`); the handler gets the event with `@TurnWebhook()` (docs/webhooks.md).
  *
  * @publicApi
  */

@@ -4,11 +4,8 @@ import type { TurnStatusResponse } from '../turn-status-response.js';
 import type { TurnPage } from './turn-page.js';
 
 /**
- * The answer of `GET /session/:id/turns`, by the turn routes' conventions:
- * `Cache-Control: no-cache`, a strong `ETag` of the exact body, 304 when
- * `If-None-Match` names it. The body joins each status's cached JSON text,
- * so a page of statuses held in memory serializes none of them again; each
- * names its originator's id only to that originator.
+ * The answer of `GET /session/:id/turns`, by the turn routes' HTTP conventions (docs/turn-routes.md#states-and-shapes).
+ * The body joins each status's cached JSON text, so a page held in memory serializes none of them again.
  */
 export function turnPageResponse(page: TurnPage, ifNoneMatch: string | undefined, readerClientId?: string): TurnStatusResponse {
   const turns = page.turns.map((status) => serializeTurnStatus(status, readerClientId).body).join(',');

@@ -1,15 +1,8 @@
 import type { OverlayEntry } from './terminal-overlay.js';
 
 /**
- * One session's part of the {@link TerminalOverlay}: its most recent terminal
- * statuses, by promptId, at most `capacity` of them, and its rewind
- * generation. Two tiers share the bound: statuses the runtime published (the
- * only copy of a prompt that never reached the transcript, and the only one
- * with `queuedAt`) and results read back from the transcript. Past the bound
- * a read-back goes first, oldest first; a published status goes only when
- * nothing else is held, so it outlives any number of polls and yields only to
- * `capacity` newer published ones. Setting an existing key replaces its value
- * but keeps its tier and place.
+ * One session's part of the {@link TerminalOverlay}: at most `capacity` terminal statuses by promptId, published ones
+ * outliving read-backs (docs/decisions.md#the-terminal-overlay), and its rewind generation.
  */
 export class SessionTerminals {
   private readonly published = new Map<string, OverlayEntry>();

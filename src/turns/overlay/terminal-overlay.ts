@@ -27,22 +27,8 @@ export interface TerminalOverlayOptions {
 }
 
 /**
- * The terminal overlay of every session of a runtime: the recent terminal
- * statuses a poll answers from memory, before and merged with the
- * transcript. The runtime feeds it — each terminal status ({@link publish}),
- * each successful rewind ({@link rewound}), each closed session
- * ({@link forget}) — and hands it to the module as
- * `BridgeOverlayProvider.overlay`; the rules are kept here, once, for every
- * runtime: the first published terminal of a prompt wins (over a read-back too), at most `capacity` statuses a
- * session (published ones outlive the transcript's read-backs), the newest
- * entry `current` reports, the poll's write-back, the rewind generation.
- *
- * ```ts
- * const overlay = new TerminalOverlay();
- * const failed = { message: 'Prompt deadline exceeded', code: 'prompt_deadline_exceeded' };
- * overlay.publish({ sessionId: 's1', promptId: 'p1', state: 'error', endedAt: Date.now(), error: failed }); // true
- * overlay.publish({ sessionId: 's1', promptId: 'p1', state: 'completed', endedAt: Date.now() }); // false: p1 has its terminal
- * ```
+ * The recent terminal statuses of every session of a runtime, which a poll answers from memory. The runtime feeds it;
+ * its rules are kept here, once, for every runtime (docs/decisions.md#the-terminal-overlay).
  *
  * @publicApi
  */
@@ -61,15 +47,8 @@ export class TerminalOverlay {
   // --- what the runtime feeds ------------------------------------------------
 
   /**
-   * Publishes a prompt's terminal status (in `status.sessionId`). The first
-   * terminal of a prompt wins: a later one (an agent answering after its
-   * deadline's error, a close after a cancel) is refused — `false`, nothing
-   * changes — for as long as the overlay holds the first (its `capacity`
-   * most recent). Only published terminals count: a result a poll read back
-   * from the transcript for an id no terminal was published for (a host's
-   * own ids may meet old ones) is replaced. The winner becomes the session's
-   * newest entry. Publish in the same synchronous step as the prompt leaves
-   * the live view (so no poll sees neither), then wake the session's watchers.
+   * Publishes a prompt's terminal status: the first one wins (a later one answers `false`) and becomes the session's
+   * newest entry. Publish as the prompt leaves the live view, then wake watchers (docs/decisions.md#the-terminal-overlay).
    */
   publish(status: SettledTurnStatus): boolean {
     const terminals = this.session(status.sessionId);

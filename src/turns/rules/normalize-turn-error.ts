@@ -64,7 +64,7 @@ export function normalizeTurnError(thrown: unknown, fallbackCode?: string): Turn
   return limitTurnError({ message, code });
 }
 
-/** Applies the §4 limits to an error that is already plain data. */
+/** Applies the wire limits (docs/turn-routes.md#states-and-shapes) to an error that is already plain data. */
 export function limitTurnError(error: { message: string; code?: string }): TurnError {
   const message = truncateCodeUnits(error.message, TURN_LIMITS.errorMessage);
   const result: TurnError = { message: message.text };

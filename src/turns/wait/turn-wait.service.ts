@@ -26,13 +26,8 @@ export interface TurnWaitRequest {
 }
 
 /**
- * Bounded long-poll over the turn routes. A request whose first answer is
- * already what it waits for (not live; or, with `If-None-Match`, a different
- * ETag) is answered with it; otherwise it is held until the bridge reports a
- * change that makes it so, or the wait runs out. Every later answer — after a
- * wake-up, at the deadline — is a fresh poll by {@link TurnStatusService}, so
- * it is exactly what a poll would see. Wake-ups come from
- * `BridgeOverlayProvider.watch`; a held request costs one timer.
+ * Bounded long-poll over the turn routes: a request is held until a change from `BridgeOverlayProvider.watch` makes
+ * its answer what it waits for, each answer a fresh poll (docs/waiting.md).
  *
  * @publicApi
  */
