@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, UsePipes } from '@nestjs/
 import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '../common/swagger.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import { clusterUnavailable } from '../errors/api-errors.js';
-import { ClusterNode } from './cluster-node.js';
+import { ClusterNode } from './node/cluster-node.js';
 import { ClusterNodesDto, ReleaseSessionDto } from './cluster.dto.js';
 import { createValidationPipe } from '../validation/validation.pipe.js';
 import { LeaseDirectory, type NodeRecord } from './lease-directory.js';

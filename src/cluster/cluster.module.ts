@@ -1,19 +1,19 @@
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import { ClusterNode } from './cluster-node.js';
-import { CLUSTER_REDIS, CLUSTER_SETTINGS, clusterSettings, type ClusterOptions, type ClusterSettings } from './cluster-options.js';
-import { ClusterRouter } from './cluster-router.js';
+import { ClusterNode } from './node/cluster-node.js';
+import { CLUSTER_REDIS, CLUSTER_SETTINGS, clusterSettings, type ClusterOptions, type ClusterSettings } from './node/cluster.settings.js';
+import { ClusterRouter } from './routing/cluster-router.js';
 import { ClusterController } from './cluster.controller.js';
 import { LeaseDirectory } from './lease-directory.js';
 import { LeaseHandover } from './lease-handover.js';
 import { RedisSessionOwnership } from './redis-session-ownership.js';
-import { RequestForwarder } from './request-forwarder.js';
+import { RequestForwarder } from './routing/request-forwarder.js';
 import { SessionFences } from './session-fences.js';
 import { OutboxClaims } from '../webhooks/outbox-claims.js';
 import { RedisOutboxClaims } from './redis-outbox-claims.js';
 import { SharedIdempotencyKeys } from '../idempotency/shared-idempotency-keys.js';
-import { RedisIdempotencyKeys } from './redis-idempotency-keys.js';
-import { CreateKeyRecords } from './create-key-records.js';
+import { RedisIdempotencyKeys } from './create-keys/redis-idempotency-keys.js';
+import { CreateKeyRecords } from './create-keys/create-key-records.js';
 
 /** How long start-up waits for the first Redis connection before serving anyway. */
 const FIRST_CONNECT_MS = 2_000;

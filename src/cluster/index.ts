@@ -5,9 +5,9 @@ import { assertSingleCopy } from '../common/single-copy.js';
 assertSingleCopy();
 
 export { ClusterModule } from './cluster.module.js';
-export { installClusterRouter } from './install-cluster-router.js';
-export type { ClusterOptions } from './cluster-options.js';
+export { installClusterRouter } from './routing/install-cluster-router.js';
+export type { ClusterOptions } from './node/cluster.settings.js';
 export { RedisSessionOwnership } from './redis-session-ownership.js';
 export { LeaseDirectory, type Lease, type NodeRecord, type ClaimResult, type RenewOutcome } from './lease-directory.js';
-export { ClusterNode } from './cluster-node.js';
+export { ClusterNode } from './node/cluster-node.js';
 export { SessionFences } from './session-fences.js';

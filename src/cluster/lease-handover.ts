@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
-import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
-import { NODE_HEADER } from './forward-headers.js';
+import { CLUSTER_SETTINGS, type ClusterSettings } from './node/cluster.settings.js';
+import { NODE_HEADER } from './node/cluster-node.js';
 import { LeaseDirectory } from './lease-directory.js';
 import type { FenceHolder } from './session-fences.js';
 

@@ -1,4 +1,4 @@
-import type { ClusterNode } from './cluster-node.js';
+import type { ClusterNode } from './node/cluster-node.js';
 import type { LeaseDirectory } from './lease-directory.js';
 
 /** How soon a changed session count is announced: at most one write per this many ms. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { OutboxClaims } from '../webhooks/outbox-claims.js';
-import { ClusterNode } from './cluster-node.js';
-import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
+import { ClusterNode } from './node/cluster-node.js';
+import { CLUSTER_SETTINGS, type ClusterSettings } from './node/cluster.settings.js';
 import { LeaseDirectory } from './lease-directory.js';
 import { RedisSessionOwnership } from './redis-session-ownership.js';
 

@@ -2,8 +2,8 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { apiError, clusterUnavailable } from '../errors/api-errors.js';
 import { SessionOwnership, type ClusterState } from '../sessions/session-ownership.js';
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
-import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
-import { ClusterNode } from './cluster-node.js';
+import { CLUSTER_SETTINGS, type ClusterSettings } from './node/cluster.settings.js';
+import { ClusterNode } from './node/cluster-node.js';
 import { mustAskPrevious, previousTrustEndsBy } from './handover-rule.js';
 import { freshUntil, staleInOutage, usable, type HeldLease } from './lease-clock.js';
 import { LeaseDirectory, type RenewOutcome } from './lease-directory.js';

@@ -48,7 +48,7 @@ describe('package layers (lint rule)', () => {
     ['src/logging/x.ts', "import { PromptBridge } from '../bridge/prompt-bridge.js';"],
     ['src/common/x.ts', "import { IdempotencyStore } from '../idempotency/idempotency-store.js';"],
     ['src/turns/x.ts', "import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';"],
-    ['src/webhooks/x.ts', "import { ClusterNode } from '../cluster/cluster-node.js';"],
+    ['src/webhooks/x.ts', "import { ClusterNode } from '../cluster/node/cluster-node.js';"],
     ['src/webhooks/x.ts', "import { request } from 'undici';"],
     ['src/webhooks/verify.ts', "import { Injectable } from '@nestjs/common';"],
     ['src/webhooks/turn-webhook-signature.ts', "import { apiError } from '../errors/api-errors.js';"],

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
-import type { ClusterNode } from '../../src/cluster/cluster-node.js';
-import { clusterSettings } from '../../src/cluster/cluster-options.js';
+import type { ClusterNode } from '../../src/cluster/node/cluster-node.js';
+import { clusterSettings } from '../../src/cluster/node/cluster.settings.js';
 import { LeaseDirectory } from '../../src/cluster/lease-directory.js';
 import { LeaseHandover } from '../../src/cluster/lease-handover.js';
 import { RedisSessionOwnership } from '../../src/cluster/redis-session-ownership.js';

@@ -1,7 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
-import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
+import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster.settings.js';
+
+/** Names the node that answered, on every answer a node gives (and a peer's answer to a release). */
+export const NODE_HEADER = 'x-turns-node';
 
 /**
  * This daemon as the cluster knows it: its id, and the URL other nodes

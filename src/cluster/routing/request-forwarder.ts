@@ -2,15 +2,15 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { Pool } from 'undici';
-import { clusterUnavailable } from '../errors/api-errors.js';
-import { endSpan, injectTraceContext, SpanKind, startSpan, withSpan } from '../telemetry/tracing.js';
-import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
-import { sendApiError } from '../errors/send-api-error.js';
-import { parseWaitRequest } from '../turns/wait/wait-request.js';
-import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
-import { ClusterNode } from './cluster-node.js';
-import { forwardRequestHeaders, forwardResponseHeaders, NODE_HEADER, VIA_HEADER } from './forward-headers.js';
-import type { Lease } from './lease-directory.js';
+import { clusterUnavailable } from '../../errors/api-errors.js';
+import { endSpan, injectTraceContext, SpanKind, startSpan, withSpan } from '../../telemetry/tracing.js';
+import { TURNS_CHANNELS } from '../../telemetry/turns-channels.js';
+import { sendApiError } from '../../errors/send-api-error.js';
+import { parseWaitRequest } from '../../turns/wait/wait-request.js';
+import { CLUSTER_SETTINGS, type ClusterSettings } from '../node/cluster.settings.js';
+import { ClusterNode, NODE_HEADER } from '../node/cluster-node.js';
+import { forwardRequestHeaders, forwardResponseHeaders, VIA_HEADER } from './forward-headers.js';
+import type { Lease } from '../lease-directory.js';
 
 /** Keep-alive connections kept open to each peer. */
 const CONNECTIONS_PER_PEER = 128;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { link, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { makeDirectorySynced, syncDirectory, writeSyncedFile } from '../common/durable-files.js';
-import type { IdempotentAnswer } from '../idempotency/idempotency-store.js';
+import { makeDirectorySynced, syncDirectory, writeSyncedFile } from '../../common/durable-files.js';
+import type { IdempotentAnswer } from '../../idempotency/idempotency-store.js';
 
 /** A record's name: the sha256 of the key's scope, in hex — no raw key, client id or path in a file name. */
 const RECORD_NAME = /^[0-9a-f]{64}$/;

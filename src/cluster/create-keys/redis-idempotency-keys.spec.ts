@@ -3,8 +3,8 @@ import { mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { HAS_REDIS, startRedis, type RedisProcess } from '../../test/support/redis-server.js';
-import { clusterSettings } from './cluster-options.js';
+import { HAS_REDIS, startRedis, type RedisProcess } from '../../../test/support/redis-server.js';
+import { clusterSettings } from '../node/cluster.settings.js';
 import { CreateKeyRecords } from './create-key-records.js';
 import { RedisIdempotencyKeys } from './redis-idempotency-keys.js';
 

@@ -1,15 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ApiException } from '../errors/api-exception.js';
-import { clusterUnavailable } from '../errors/api-errors.js';
-import type { FrontRequest, FrontStage } from '../http/front-door.js';
-import { CLUSTER_SETTINGS, type ClusterSettings } from './cluster-options.js';
-import { ClusterNode } from './cluster-node.js';
-import { FORWARDED_BY_HEADER, NODE_HEADER } from './forward-headers.js';
-import { LeaseDirectory, type Lease } from './lease-directory.js';
+import { ApiException } from '../../errors/api-exception.js';
+import { clusterUnavailable } from '../../errors/api-errors.js';
+import type { FrontRequest, FrontStage } from '../../http/front-door.js';
+import { CLUSTER_SETTINGS, type ClusterSettings } from '../node/cluster.settings.js';
+import { ClusterNode, NODE_HEADER } from '../node/cluster-node.js';
+import { FORWARDED_BY_HEADER } from './forward-headers.js';
+import { LeaseDirectory, type Lease } from '../lease-directory.js';
 import { OwnerCache } from './owner-cache.js';
-import { RedisSessionOwnership } from './redis-session-ownership.js';
+import { RedisSessionOwnership } from '../redis-session-ownership.js';
 import { RequestForwarder } from './request-forwarder.js';
-import { isLoadRequest } from '../http/session-path.js';
+import { isLoadRequest } from '../../http/session-path.js';
 
 /**
  * Decides, before the HTTP framework sees a request, whether this node

@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { apiError, clusterUnavailable } from '../errors/api-errors.js';
-import type { IdempotentAnswer } from '../idempotency/idempotency-store.js';
-import { SharedIdempotencyKeys } from '../idempotency/shared-idempotency-keys.js';
-import type { ClusterSettings } from './cluster-options.js';
+import { apiError, clusterUnavailable } from '../../errors/api-errors.js';
+import type { IdempotentAnswer } from '../../idempotency/idempotency-store.js';
+import { SharedIdempotencyKeys } from '../../idempotency/shared-idempotency-keys.js';
+import type { ClusterSettings } from '../node/cluster.settings.js';
 import { CreateKeyMarks } from './create-key-marks.js';
 import type { CreateKeyRecord, CreateKeyRecords } from './create-key-records.js';
 

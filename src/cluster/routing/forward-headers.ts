@@ -2,8 +2,6 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 
 /** Marks a request one node forwarded to another; such a request is never forwarded again. */
 export const FORWARDED_BY_HEADER = 'x-turns-forwarded-by';
-/** Names the node that answered. */
-export const NODE_HEADER = 'x-turns-node';
 /** On a forwarded answer: the node that received the request and forwarded it. */
 export const VIA_HEADER = 'x-turns-via';
 

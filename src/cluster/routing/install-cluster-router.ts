@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
-import { installFrontDoor } from '../http/front-door.js';
+import { installFrontDoor } from '../../http/front-door.js';
 import { ClusterRouter } from './cluster-router.js';
 
 /**

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FrontStage } from '../http/front-door.js';
+import type { FrontStage } from '../../http/front-door.js';
 import { installClusterRouter } from './install-cluster-router.js';
 
 const SESSION = '0b8c2f4e-6a1d-4c3b-9e7f-2d5a8b1c4e6f';
