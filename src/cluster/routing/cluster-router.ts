@@ -5,9 +5,10 @@ import type { FrontRequest, FrontStage } from '../../http/front-door.js';
 import { CLUSTER_SETTINGS, type ClusterSettings } from '../node/cluster.settings.js';
 import { ClusterNode, NODE_HEADER } from '../node/cluster-node.js';
 import { FORWARDED_BY_HEADER } from './forward-headers.js';
-import { LeaseDirectory, type Lease } from '../lease-directory.js';
+import type { Lease } from '../leases/lease.js';
+import { LeaseStore } from '../leases/lease-store.js';
 import { OwnerCache } from './owner-cache.js';
-import { RedisSessionOwnership } from '../redis-session-ownership.js';
+import { ClusterOwnership } from '../leases/cluster-ownership.js';
 import { RequestForwarder } from './request-forwarder.js';
 import { isLoadRequest } from '../../http/session-path.js';
 
@@ -33,8 +34,8 @@ export class ClusterRouter {
 
   constructor(
     private readonly node: ClusterNode,
-    private readonly directory: LeaseDirectory,
-    private readonly ownership: RedisSessionOwnership,
+    private readonly directory: LeaseStore,
+    private readonly ownership: ClusterOwnership,
     private readonly forwarder: RequestForwarder,
     @Inject(CLUSTER_SETTINGS) private readonly settings: ClusterSettings,
   ) {

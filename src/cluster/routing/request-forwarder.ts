@@ -10,7 +10,7 @@ import { parseWaitRequest } from '../../turns/wait/wait-request.js';
 import { CLUSTER_SETTINGS, type ClusterSettings } from '../node/cluster.settings.js';
 import { ClusterNode, NODE_HEADER } from '../node/cluster-node.js';
 import { forwardRequestHeaders, forwardResponseHeaders, VIA_HEADER } from './forward-headers.js';
-import type { Lease } from '../lease-directory.js';
+import type { Lease } from '../leases/lease.js';
 
 /** Keep-alive connections kept open to each peer. */
 const CONNECTIONS_PER_PEER = 128;

@@ -5,14 +5,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deferred, settle } from '../../test/support/deferred.js';
-import { emptyKeptRedis } from '../../test/support/redis-ownership.js';
-import { HAS_REDIS, startRedis, type RedisProcess } from '../../test/support/redis-server.js';
-import type { ClusterNode } from './node/cluster-node.js';
-import { clusterSettings } from './node/cluster.settings.js';
-import { LeaseDirectory } from './lease-directory.js';
-import { LeaseHandover, peerOrigin } from './lease-handover.js';
-import { RedisSessionOwnership } from './redis-session-ownership.js';
+import { deferred, settle } from '../../../test/support/deferred.js';
+import { HAS_REDIS, startRedis, type RedisProcess } from '../../../test/support/redis-server.js';
+import { ManualClock } from '../../../test/support/manual-clock.js';
+import { emptyKeptRedis, ownershipOver, specDirectory, specNode } from '../../../test/support/redis-ownership.js';
+import { peerOrigin } from './lease-handover.js';
+import { LeaseStore } from './lease-store.js';
+import type { RedisSessionOwnership } from './redis-session-ownership.js';
 import { SessionFences } from './session-fences.js';
 
 const S1 = '11111111-1111-4111-8111-111111111111';
@@ -29,7 +28,7 @@ const TOKEN = 'peer-secret';
   let redis: RedisProcess;
   let admin: Redis;
   let dataDir: string;
-  let now: number;
+  let clock: ManualClock;
   let lost: string[];
   const created: Array<{ ownership: RedisSessionOwnership; client: Redis }> = [];
   /** node-a's peer route: what it was asked, and how it answers (`hang`: never). */
@@ -42,34 +41,22 @@ const TOKEN = 'peer-secret';
   let a: RedisSessionOwnership;
 
   const ownershipOf = async (node: string, url: string) => {
-    const client = new Redis(redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
-    client.on('error', () => undefined);
-    const directory = new LeaseDirectory(client, LEASE_MS);
-    await directory.ready(5_000);
-    const settings = clusterSettings({ redisUrl: redis.url, nodeId: node, leaseMs: LEASE_MS, dataDir, peerToken: TOKEN });
-    const self = { id: node, url, listening: true, startedAt: 0 } as ClusterNode;
-    const ownership = new RedisSessionOwnership(
-      directory,
-      self,
-      settings,
-      new SessionFences(dataDir),
-      new LeaseHandover(directory, settings),
-    );
-    ownership.monotonic = () => now;
+    const directory = await specDirectory(redis.url, LEASE_MS, clock);
+    const { ownership } = ownershipOver(directory, { node: specNode(node, url), redisUrl: redis.url, dataDir, clock, peerToken: TOKEN });
     ownership.onLoss((sessionId) => lost.push(`${node} ${sessionId}`));
-    created.push({ ownership, client });
+    created.push({ ownership, client: directory.redis });
     return ownership;
   };
 
   /** `b`'s claim of S1 waits its lease out: unresolved while the clock stands before its reply + a lease, held after. */
   const expectWaitedOut = async (b: RedisSessionOwnership) => {
-    now = 100;
+    clock.time = 100;
     let resolved = false;
     const claimed = b.claim(S1).then(() => (resolved = true));
     await new Promise((resolve) => setTimeout(resolve, 150));
     await settle();
     expect(resolved).toBe(false);
-    now = 1_100;
+    clock.time = 1_100;
     await claimed;
     expect(b.holds(S1)).toBe(true);
   };
@@ -103,7 +90,7 @@ const TOKEN = 'peer-secret';
   beforeEach(async () => {
     await emptyKeptRedis(admin);
     dataDir = mkdtempSync(join(tmpdir(), 'handover-'));
-    now = 0;
+    clock = new ManualClock(0);
     lost = [];
     asked = [];
     hang = false;
@@ -181,10 +168,9 @@ const TOKEN = 'peer-secret';
     await admin.flushall();
     const b = await ownershipOf('node-b', 'http://127.0.0.1:2');
     await b.tick();
-    const other = new LeaseDirectory(admin.duplicate(), LEASE_MS);
-    await other.ready(5_000);
+    const other = await specDirectory(redis.url, LEASE_MS, clock);
     for (const id of ['22222222-2222-4222-8222-222222222222', '33333333-3333-4333-8333-333333333333']) {
-      await other.claim(id, { node: 'node-c', url: 'http://127.0.0.1:3' });
+      await new LeaseStore(other).claim(id, { node: 'node-c', url: 'http://127.0.0.1:3' });
     }
     await other.close();
     // Counter past the recorded fence (1), the claimer's heartbeat there, node-a's not yet: only the marker tells.
@@ -248,17 +234,17 @@ const TOKEN = 'peer-secret';
     });
     try {
       const b = await ownershipOf('node-b', 'http://127.0.0.1:2');
-      now = 100;
+      clock.time = 100;
       let resolved = false;
       const claimed = b.claim(S1).then(() => (resolved = true));
       await warned.promise;
       expect(asked).toHaveLength(1);
       // Held (and renewed) but not served while it waits.
-      now = 1_099;
+      clock.time = 1_099;
       await new Promise((resolve) => setTimeout(resolve, 120));
       await settle();
       expect([resolved, b.holds(S1)]).toEqual([false, false]);
-      now = 1_100;
+      clock.time = 1_100;
       await claimed;
       expect(b.holds(S1)).toBe(true);
     } finally {

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
-import { CLUSTER_SETTINGS, type ClusterSettings } from './node/cluster.settings.js';
-import { NODE_HEADER } from './node/cluster-node.js';
-import { LeaseDirectory } from './lease-directory.js';
+import { NODE_HEADER } from '../node/cluster-node.js';
+import { CLUSTER_SETTINGS, type ClusterSettings } from '../node/cluster.settings.js';
+import { MonotonicClock } from './monotonic-clock.js';
 import type { FenceHolder } from './session-fences.js';
 
 /** How the previous owner answered: it let go, it is not there (nothing listens), or it could not be asked. */
@@ -40,19 +40,16 @@ export function peerOrigin(url: string): string | undefined {
 }
 
 /**
- * The claimer's side of a lease handover (docs/cluster.md, *Lease handover*): a node
- * that won a session whose previous owner may still trust its lease in memory
- * (Redis lost the key while the owner's connection stayed up) asks that owner,
- * over HTTP, to let go before the claim resolves; one that cannot be asked in
- * time is waited out until its trust has ended.
+ * The claimer's side of a lease handover (docs/cluster.md#inv-lease-5): the previous owner, which may still trust its
+ * lease in memory, is asked over HTTP to let go before the claim resolves, or waited out until its trust has ended.
  */
 @Injectable()
 export class LeaseHandover {
   private readonly logger = new Logger('Cluster');
 
   constructor(
-    private readonly directory: LeaseDirectory,
     @Inject(CLUSTER_SETTINGS) private readonly settings: ClusterSettings,
+    private readonly clock: MonotonicClock,
   ) {}
 
   /** A third of a lease, at most a second: an answer later than that is no faster than waiting. */
@@ -69,12 +66,8 @@ export class LeaseHandover {
     const answer = await this.ask(sessionId, fence, previous, wait.alive);
     if (answer !== 'unanswered') return answer;
     this.logger.warn(`session ${sessionId}: its previous owner ${previous.node} did not answer; waiting out its lease before serving it`);
-    // Polled, not one timer: the monotonic clock is the directory's (tests drive it).
-    for (
-      let left = wait.trustEndsAt - this.directory.monotonic();
-      left > 0 && wait.wanted();
-      left = wait.trustEndsAt - this.directory.monotonic()
-    ) {
+    // Polled, not one timer: the clock is injected (specs drive it).
+    for (let left = wait.trustEndsAt - this.clock.now(); left > 0 && wait.wanted(); left = wait.trustEndsAt - this.clock.now()) {
       await sleep(Math.min(left, Math.max(10, this.settings.leaseMs / 20)));
     }
     return answer;

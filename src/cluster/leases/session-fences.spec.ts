@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { deferred } from '../../test/support/deferred.js';
+import { deferred } from '../../../test/support/deferred.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { highestFenceOf, holderOf, SessionFences } from './session-fences.js';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { link, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { makeDirectorySynced, syncDirectory, writeSyncedFile } from '../common/durable-files.js';
-import { isSessionId } from '../transcript/transcript-paths.js';
+import { makeDirectorySynced, syncDirectory, writeSyncedFile } from '../../common/durable-files.js';
+import { isSessionId } from '../../transcript/transcript-paths.js';
 
 /** A fence's file name: the fence in 15 digits, so names sort as numbers. */
 const FENCE_NAME = /^\d{15}$/;

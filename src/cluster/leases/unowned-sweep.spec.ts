@@ -3,14 +3,15 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { Redis } from 'ioredis';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HAS_REDIS, startRedis, type RedisProcess } from '../../test/support/redis-server.js';
-import { emptyKeptRedis, redisOwnership } from '../../test/support/redis-ownership.js';
-import { tempDir } from '../../test/support/test-daemon.js';
-import { RuntimeModule } from '../runtime/runtime.module.js';
-import { LostPromptSweep } from '../sessions/lost-prompt-sweep.js';
-import { ScriptedEngine } from '../testing/scripted-engine.js';
-import { chatsDir } from '../transcript/transcript-paths.js';
-import { TurnsModule } from '../turns/turns.module.js';
+import { HAS_REDIS, startRedis, type RedisProcess } from '../../../test/support/redis-server.js';
+import { emptyKeptRedis, redisOwnership } from '../../../test/support/redis-ownership.js';
+import { tempDir } from '../../../test/support/test-daemon.js';
+import { ManualClock } from '../../../test/support/manual-clock.js';
+import { RuntimeModule } from '../../runtime/runtime.module.js';
+import { LostPromptSweep } from '../../sessions/lost-prompt-sweep.js';
+import { ScriptedEngine } from '../../testing/scripted-engine.js';
+import { chatsDir } from '../../transcript/transcript-paths.js';
+import { TurnsModule } from '../../turns/turns.module.js';
 import type { LeaseDirectory } from './lease-directory.js';
 import type { RedisSessionOwnership } from './redis-session-ownership.js';
 
@@ -29,12 +30,12 @@ const LEASE_MS = 60_000;
   let admin: Redis;
   let dir: string;
   let ledger: string;
-  let now: number;
+  let clock: ManualClock;
   let module: TestingModule | undefined;
   const ownerships: RedisSessionOwnership[] = [];
 
   const ownershipOf = async (nodeId: string): Promise<{ ownership: RedisSessionOwnership; directory: LeaseDirectory }> => {
-    const node = await redisOwnership({ redisUrl: redis.url, nodeId, leaseMs: LEASE_MS, dataDir: dir, clock: () => now });
+    const node = await redisOwnership({ redisUrl: redis.url, nodeId, leaseMs: LEASE_MS, dataDir: dir, clock });
     ownerships.push(node.ownership);
     return node;
   };
@@ -56,6 +57,7 @@ const LEASE_MS = 60_000;
   });
   beforeEach(async () => {
     await emptyKeptRedis(admin);
+    clock = new ManualClock(0);
     dir = tempDir();
     const chats = chatsDir(dir, dir);
     mkdirSync(chats, { recursive: true });
@@ -86,9 +88,8 @@ const LEASE_MS = 60_000;
     module = await Test.createTestingModule({ imports: [runtime, TurnsModule.forRoot({ imports: [runtime] })] }).compile();
     await module.init();
     const sweep = module.get(LostPromptSweep);
-    // Connected longer than a lease: nothing tells the sweeper that Redis lost its keys. Whole milliseconds: sightings
-    // exactly a lease apart stay a lease apart (a fractional clock, as performance.now() gives, can round the sum down).
-    now = Math.ceil(Math.max(owner.directory.connectedAt, sweeper.directory.connectedAt)) + LEASE_MS + 1;
+    // Connected longer than a lease (on the spec's clock): nothing tells the sweeper that Redis lost its keys.
+    clock.time = Math.max(owner.directory.connectedAt, sweeper.directory.connectedAt) + LEASE_MS + 1;
 
     await admin.flushall();
     expect(sweeper.ownership.mayClaimUnowned()).toBe(true);
@@ -96,9 +97,9 @@ const LEASE_MS = 60_000;
     expect(terminals()).toEqual([]);
 
     // The owner's renewal (a third of a lease later) re-creates its lease; it still writes.
-    now += LEASE_MS / 3;
+    clock.time += LEASE_MS / 3;
     await owner.ownership.tick();
-    now += LEASE_MS;
+    clock.time += LEASE_MS;
     await expect(sweep.sweep()).resolves.toBe(0);
     expect(terminals()).toEqual([]);
     await expect(owner.ownership.mayWrite(SESSION)).resolves.toBe(true);
@@ -106,7 +107,7 @@ const LEASE_MS = 60_000;
     // The owner dies: its lease and its heartbeat expire. Seen missing twice, a lease apart, the session is settled.
     await admin.del(`turns:lease:${SESSION}`, 'turns:node:node-a');
     await expect(sweep.sweep()).resolves.toBe(0);
-    now += LEASE_MS;
+    clock.time += LEASE_MS;
     await expect(sweep.sweep()).resolves.toBe(1);
     expect(terminals().map((record) => [record.promptId, record.terminal, record.code])).toEqual([[RUNNING, 'interrupted', 'daemon_lost']]);
   });
