@@ -38,16 +38,8 @@ function connect(url: string): Redis {
 }
 
 /**
- * Cluster mode: session leases in Redis, the router that forwards a request
- * to its session's owner (`ClusterRouter.stage`, which the daemon puts in its
- * front door; an app of your own calls `installClusterRouter(app)` after
- * `app.init()`), and `GET /cluster/nodes`. Pass its
- * {@link RedisSessionOwnership} to the runtime as its `ownership`:
- *
- * ```ts
- * const cluster = ClusterModule.forRoot({ redisUrl, nodeId, dataDir });
- * RuntimeModule.forRoot({ workspaces, dataDir, imports: [cluster], ownership: { useExisting: RedisSessionOwnership } })
- * ```
+ * Cluster mode: leases in Redis, the router and `GET /cluster/nodes`; pass the runtime its {@link RedisSessionOwnership}
+ * (docs/cluster.md#in-an-app-of-your-own).
  *
  * @publicApi
  */

@@ -23,15 +23,9 @@ export interface PreviousClaim {
 }
 
 /**
- * True when the node that claimed the session before may still serve it
- * from a lease it trusts in memory, so the claimer asks it to let go before
- * it serves: another node, heartbeating (its lease was lost, not expired:
- * a node writes its heartbeat before it renews, so a heartbeat never
- * outlives its leases), or of unknown state because Redis lost its data (less
- * than a lease ago, its fence counter fell behind, or this node's own heartbeat is gone).
- * A node that died, was paused past its lease or cut off from Redis has no
- * heartbeat left, and its successor waits for nothing — unless Redis lost
- * data less than a lease ago: then it is asked, and waited out if silent.
+ * True when the node that claimed the session before may still serve it from a lease it trusts in memory, so the
+ * claimer asks it to let go first (docs/cluster.md#inv-lease-5): another node, heartbeating (docs/cluster.md#inv-lease-3),
+ * or of unknown state because Redis lost its data (docs/cluster.md#inv-lease-6).
  */
 export function mustAskPrevious(self: string, previous: PreviousClaim): previous is PreviousClaim & { holder: FenceHolder } {
   return (

@@ -9,7 +9,7 @@ const FENCE_NAME = /^\d{15}$/;
 /** A fence file being written (`.<fence>.<uuid>.tmp`), linked to its name once synced. */
 const PENDING_NAME = /^\.(\d{15})\.[0-9a-f-]{36}\.tmp$/;
 
-/** Who made a claim, as its fence file records it: the node a later claimer asks to let go (docs/cluster.md). */
+/** Who made a claim, as its fence file records it: the node a later claimer asks to let go (docs/cluster.md#inv-lease-5). */
 export interface FenceHolder {
   node: string;
   url: string;
@@ -43,24 +43,8 @@ export function highestFenceOf(names: readonly string[]): number {
 }
 
 /**
- * The highest lease fence each session has had, kept on the shared data dir:
- * one file per fence, `<dataDir>/cluster/fence-files/<sessionId>/<fence>`,
- * written and synced under a temporary name, then linked to its own (which
- * fails if it exists, as `O_EXCL` does), and its directory synced (and a
- * directory made for it, in its parent), the highest name winning; the file
- * holds the claiming node and its URL (`{"node","url"}`), there from the
- * moment the name is: a later claimer never finds a fence without its holder,
- * and so asks nobody. A record only ever adds a
- * name, so two racing records can never lower the fence, and a crash leaves a
- * fence recorded or not, never torn.
- * Redis's fence counter starts over when Redis loses its data; this record
- * does not, so a claim made after that still outranks the owner before it.
- * Without a directory it records nothing.
- *
- * An unreadable fence is an error, never 0: a caller that cannot read it
- * cannot know it is not outranked. The one-file layout of earlier versions
- * (`cluster/fences/<sessionId>`) is still read, so a rolling upgrade keeps
- * its fences.
+ * The highest lease fence each session has had, one file per fence on the shared data dir (docs/cluster.md#inv-lease-1,
+ * #inv-lease-7; its layout: docs/decisions.md#lease-fence-files). Without a directory it records nothing.
  *
  * @publicApi
  */
