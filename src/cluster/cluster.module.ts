@@ -8,6 +8,7 @@ import { LeaseDirectory } from './lease-directory.js';
 import { LeaseHandover } from './lease-handover.js';
 import { RedisSessionOwnership } from './redis-session-ownership.js';
 import { RequestForwarder } from './routing/request-forwarder.js';
+import { SessionOwners } from './routing/session-owners.js';
 import { SessionFences } from './session-fences.js';
 import { OutboxClaims } from '../webhooks/outbox-claims.js';
 import { RedisOutboxClaims } from './redis-outbox-claims.js';
@@ -76,6 +77,17 @@ export class ClusterModule {
         },
         LeaseHandover,
         RedisSessionOwnership,
+        // The router's port to the leases (docs/cluster.md#layout).
+        {
+          provide: SessionOwners,
+          inject: [LeaseDirectory, RedisSessionOwnership],
+          useFactory: (directory: LeaseDirectory, ownership: RedisSessionOwnership): SessionOwners => ({
+            holds: (sessionId) => ownership.holds(sessionId),
+            confirm: (sessionId) => ownership.confirm(sessionId),
+            claim: (sessionId) => ownership.claim(sessionId),
+            lookup: (sessionId) => directory.lookup(sessionId),
+          }),
+        },
         RequestForwarder,
         ClusterRouter,
         // The runtime's webhook outbox adoption asks these which dead node's outbox it may take.

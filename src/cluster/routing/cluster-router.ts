@@ -5,10 +5,9 @@ import type { FrontRequest, FrontStage } from '../../http/front-door.js';
 import { CLUSTER_SETTINGS, type ClusterSettings } from '../node/cluster.settings.js';
 import { ClusterNode, NODE_HEADER } from '../node/cluster-node.js';
 import { FORWARDED_BY_HEADER } from './forward-headers.js';
-import { LeaseDirectory, type Lease } from '../lease-directory.js';
 import { OwnerCache } from './owner-cache.js';
-import { RedisSessionOwnership } from '../redis-session-ownership.js';
 import { RequestForwarder } from './request-forwarder.js';
+import { SessionOwners, type SessionOwner } from './session-owners.js';
 import { isLoadRequest } from '../../http/session-path.js';
 
 /**
@@ -29,16 +28,15 @@ import { isLoadRequest } from '../../http/session-path.js';
  */
 @Injectable()
 export class ClusterRouter {
-  private readonly owners: OwnerCache<Lease>;
+  private readonly cache: OwnerCache<SessionOwner>;
 
   constructor(
     private readonly node: ClusterNode,
-    private readonly directory: LeaseDirectory,
-    private readonly ownership: RedisSessionOwnership,
+    private readonly owners: SessionOwners,
     private readonly forwarder: RequestForwarder,
     @Inject(CLUSTER_SETTINGS) private readonly settings: ClusterSettings,
   ) {
-    this.owners = new OwnerCache(settings.ownerCacheMs);
+    this.cache = new OwnerCache(settings.ownerCacheMs);
   }
 
   /** A front door stage (after the browser walls): every answer this node gives itself names it. */
@@ -51,8 +49,8 @@ export class ClusterRouter {
   readonly stage: FrontStage = (request, local) => {
     const sessionId = request.sessionId;
     if (!sessionId) return local();
-    if (this.ownership.holds(sessionId)) {
-      const confirmed = this.ownership.confirm(sessionId);
+    if (this.owners.holds(sessionId)) {
+      const confirmed = this.owners.confirm(sessionId);
       if (confirmed === true) return local();
       void Promise.resolve(confirmed).then((still) => (still ? local() : this.route(request, sessionId, local)));
       return;
@@ -66,7 +64,7 @@ export class ClusterRouter {
     try {
       // A forwarded request came here because the sender's view said so, and a load may claim: both check afresh.
       const load = isLoadRequest(req.method, request.path);
-      let owner = forwarded || load ? undefined : this.owners.get(sessionId);
+      let owner = forwarded || load ? undefined : this.cache.get(sessionId);
       owner ??= await this.lookup(sessionId);
       if ((!owner || owner.node === this.node.id) && load) {
         owner = await this.claimForLoad(sessionId);
@@ -76,7 +74,7 @@ export class ClusterRouter {
       // The owner logs and counts it by its route; here it is one forwarded request.
       request.label = 'forwarded';
       const reached = await this.forwarder.forward(req, res, owner, sessionId);
-      if (!reached || res.statusCode === 404 || res.statusCode === 503) this.owners.delete(sessionId);
+      if (!reached || res.statusCode === 404 || res.statusCode === 503) this.cache.delete(sessionId);
     } catch (error) {
       if (!res.headersSent) {
         request.sendError(error instanceof ApiException ? error : clusterUnavailable({ sessionId }), { [NODE_HEADER]: this.node.id });
@@ -86,22 +84,22 @@ export class ClusterRouter {
   }
 
   /** The owner in the directory; `503 cluster_unavailable` when it cannot be asked. */
-  private async lookup(sessionId: string): Promise<Lease | undefined> {
-    let found: { lease: Lease; ttlMs: number } | undefined;
+  private async lookup(sessionId: string): Promise<SessionOwner | undefined> {
+    let found: { lease: SessionOwner; ttlMs: number } | undefined;
     try {
-      found = await this.directory.lookup(sessionId);
+      found = await this.owners.lookup(sessionId);
     } catch {
       throw clusterUnavailable({ sessionId });
     }
-    if (found) this.owners.set(sessionId, found.lease, found.ttlMs);
-    else this.owners.delete(sessionId);
+    if (found) this.cache.set(sessionId, found.lease, found.ttlMs);
+    else this.cache.delete(sessionId);
     return found?.lease;
   }
 
   /** Claims a session for a load: `undefined` when this node won, else the winner. */
-  private async claimForLoad(sessionId: string): Promise<Lease | undefined> {
+  private async claimForLoad(sessionId: string): Promise<SessionOwner | undefined> {
     try {
-      await this.ownership.claim(sessionId);
+      await this.owners.claim(sessionId);
       return undefined;
     } catch (error) {
       if (error instanceof ApiException && error.code === 'session_on_other_node') {

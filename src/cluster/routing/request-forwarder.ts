@@ -10,7 +10,7 @@ import { parseWaitRequest } from '../../turns/wait/wait-request.js';
 import { CLUSTER_SETTINGS, type ClusterSettings } from '../node/cluster.settings.js';
 import { ClusterNode, NODE_HEADER } from '../node/cluster-node.js';
 import { forwardRequestHeaders, forwardResponseHeaders, VIA_HEADER } from './forward-headers.js';
-import type { Lease } from '../lease-directory.js';
+import type { SessionOwner } from './session-owners.js';
 
 /** Keep-alive connections kept open to each peer. */
 const CONNECTIONS_PER_PEER = 128;
@@ -37,7 +37,7 @@ export class RequestForwarder implements OnApplicationShutdown {
    * reached (nothing was sent from it). Traced as a `turns.forward` client
    * span whose context reaches the owner in `traceparent`.
    */
-  async forward(req: IncomingMessage, res: ServerResponse, owner: Lease, sessionId: string): Promise<boolean> {
+  async forward(req: IncomingMessage, res: ServerResponse, owner: SessionOwner, sessionId: string): Promise<boolean> {
     const span = startSpan('turns.forward', SpanKind.CLIENT);
     span?.setAttributes({ 'turns.session_id': sessionId, 'turns.owner_node': owner.node, 'http.request.method': req.method ?? 'GET' });
     try {
@@ -52,7 +52,7 @@ export class RequestForwarder implements OnApplicationShutdown {
     }
   }
 
-  private async exchange(req: IncomingMessage, res: ServerResponse, owner: Lease, sessionId: string): Promise<boolean> {
+  private async exchange(req: IncomingMessage, res: ServerResponse, owner: SessionOwner, sessionId: string): Promise<boolean> {
     const abort = new AbortController();
     const onClose = () => {
       if (!res.writableFinished) abort.abort();
