@@ -11,20 +11,8 @@ import { SessionOwners, type SessionOwner } from './session-owners.js';
 import { isLoadRequest } from '../../http/session-path.js';
 
 /**
- * Decides, before the HTTP framework sees a request, whether this node
- * answers it or forwards it to the session's owner: a stage of the daemon's
- * front door ({@link stage}), on the Node server itself, so it works the same
- * under Express and Fastify and the forwarded bytes are untouched. The front
- * door checks the bearer token before it, so a refused request costs no lookup.
- *
- * - Not session-scoped (`/health`, `POST /session`, …): answered here.
- * - A session this node holds a fresh lease on: answered here, no Redis call.
- * - Otherwise one directory lookup (cached briefly, never past the lease's
- *   own expiry; a load always looks afresh): another node's → forwarded
- *   once; nobody's → answered here (`404`, or a load that claims it first, so
- *   two racing loads make one owner and the loser forwards to it).
- * - A forwarded request is never forwarded again: if this node is not the
- *   owner either, it answers `503 cluster_unavailable`.
+ * Whether this node answers a request or forwards it to its session's owner, as a stage of the daemon's front door
+ * ({@link stage}): docs/cluster.md#inv-route-1 to #inv-route-5.
  */
 @Injectable()
 export class ClusterRouter {
@@ -39,7 +27,7 @@ export class ClusterRouter {
     this.cache = new OwnerCache(settings.ownerCacheMs);
   }
 
-  /** A front door stage (after the browser walls): every answer this node gives itself names it. */
+  /** A front door stage (after the browser walls): every answer this node gives itself names it (docs/cluster.md#inv-route-7). */
   readonly namesNode: FrontStage = (request, next) => {
     request.headers[NODE_HEADER] = this.node.id;
     next();
@@ -62,7 +50,7 @@ export class ClusterRouter {
     const { req, res } = request;
     const forwarded = req.headers[FORWARDED_BY_HEADER] !== undefined;
     try {
-      // A forwarded request came here because the sender's view said so, and a load may claim: both check afresh.
+      // Both look afresh (docs/cluster.md#inv-route-3): a forwarded request came by the sender's view, and a load may claim.
       const load = isLoadRequest(req.method, request.path);
       let owner = forwarded || load ? undefined : this.cache.get(sessionId);
       owner ??= await this.lookup(sessionId);
@@ -70,7 +58,7 @@ export class ClusterRouter {
         owner = await this.claimForLoad(sessionId);
       }
       if (!owner || owner.node === this.node.id) return local();
-      if (forwarded) throw clusterUnavailable({ sessionId, node: owner.node });
+      if (forwarded) throw clusterUnavailable({ sessionId, node: owner.node }); // docs/cluster.md#inv-route-5
       // The owner logs and counts it by its route; here it is one forwarded request.
       request.label = 'forwarded';
       const reached = await this.forwarder.forward(req, res, owner, sessionId);

@@ -15,14 +15,7 @@ import type { SessionOwner } from './session-owners.js';
 /** Keep-alive connections kept open to each peer. */
 const CONNECTIONS_PER_PEER = 128;
 
-/**
- * Forwards a request to the node that owns its session and streams the
- * answer back as the owner sent it (status, end-to-end headers, body), so
- * event streams and held turn requests pass through. One keep-alive pool per
- * peer. A peer that cannot be reached, or does not answer in time, is
- * `503 cluster_unavailable` with `Retry-After` — never a hang. A client that
- * goes away aborts the forwarded request, so the owner releases what it held.
- */
+/** Forwards a request to its session's owner and streams the answer back (docs/cluster.md#inv-route-6 to #inv-route-8); one keep-alive pool per peer. */
 @Injectable()
 export class RequestForwarder implements OnApplicationShutdown {
   private readonly pools = new Map<string, Pool>();
