@@ -31,6 +31,13 @@ module.exports = {
       to: { path: folders(LAYERS.slice(index + 1)) },
     })),
     {
+      name: 'cluster-subfolder-imports-root',
+      comment: "cluster/'s subfolders import down only: its root wires them (docs/cluster.md#layout).",
+      severity: 'error',
+      from: { path: '^src/cluster/[^/]+/' },
+      to: { path: '^src/cluster/[^/]+$' },
+    },
+    {
       name: 'unlayered-folder',
       comment: 'Every folder of src/ is declared in a layer above.',
       severity: 'error',

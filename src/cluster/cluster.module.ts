@@ -15,6 +15,7 @@ import { RedisOutboxClaims } from './leases/redis-outbox-claims.js';
 import { RedisSessionOwnership } from './leases/redis-session-ownership.js';
 import { SessionFences } from './leases/session-fences.js';
 import { RequestForwarder } from './routing/request-forwarder.js';
+import { SessionOwners } from './routing/session-owners.js';
 import { OutboxClaims } from '../webhooks/outbox-claims.js';
 import { SharedIdempotencyKeys } from '../idempotency/shared-idempotency-keys.js';
 import { RedisIdempotencyKeys } from './create-keys/redis-idempotency-keys.js';
@@ -80,6 +81,17 @@ export class ClusterModule {
         RedisSessionOwnership,
         // The cluster's own code (its peer route, its outbox claims) asks the ownership through this port.
         { provide: ClusterOwnership, useExisting: RedisSessionOwnership },
+        // The router's port to the leases (docs/cluster.md#layout).
+        {
+          provide: SessionOwners,
+          inject: [LeaseStore, ClusterOwnership],
+          useFactory: (leases: LeaseStore, ownership: ClusterOwnership): SessionOwners => ({
+            holds: (sessionId) => ownership.holds(sessionId),
+            confirm: (sessionId) => ownership.confirm(sessionId),
+            claim: (sessionId) => ownership.claim(sessionId),
+            lookup: (sessionId) => leases.lookup(sessionId),
+          }),
+        },
         RequestForwarder,
         ClusterRouter,
         // The runtime's webhook outbox adoption asks these which dead node's outbox it may take.

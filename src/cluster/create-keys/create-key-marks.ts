@@ -15,13 +15,8 @@ export function isStaleMark(touchedMs: number, nowMs: number, staleMs: number): 
 }
 
 /**
- * In-flight marks of create keys on the shared data dir, beside their
- * records: `<hash>.mark`, made with `O_EXCL` (one holder), its text the
- * request's mark, touched by its holder every third of a lease while the
- * create runs. A mark untouched for `staleMs` (its node died or is paused) is
- * taken over: moved away, and put back when what was moved is not the mark
- * judged stale. Not synced: a mark acknowledges nothing, and a power loss
- * that loses one ends its create too.
+ * In-flight marks of create keys on the shared data dir, beside their records, its text the request's mark
+ * (docs/cluster.md#inv-key-2, #inv-key-6). Not synced: docs/decisions.md#create-keys-on-the-data-dir.
  */
 export class CreateKeyMarks {
   constructor(

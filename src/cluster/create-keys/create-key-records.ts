@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { makeDirectorySynced, syncDirectory, writeSyncedFile } from '../../common/durable-files.js';
 import type { IdempotentAnswer } from '../../idempotency/idempotency-store.js';
 
-/** A record's name: the sha256 of the key's scope, in hex — no raw key, client id or path in a file name. */
+/** A record's name: the sha256 of the key's scope, in hex (docs/cluster.md#inv-key-1). */
 const RECORD_NAME = /^[0-9a-f]{64}$/;
 /** A temp file left by a write a crash cut short: `<name>.<uuid>.tmp`. */
 const TEMP_NAME = /^[0-9a-f]{64}(\.mark)?\.[0-9a-f-]{36}\.tmp$/;
@@ -36,14 +36,8 @@ export function parseCreateKeyRecord(text: string): CreateKeyRecord {
 }
 
 /**
- * Completed `POST /session` keys of a cluster, on the shared data dir, so a
- * replay survives Redis losing its data: one file per key,
- * `<dataDir>/cluster/idempotency/<sha256 of the scope>`, written to a temp
- * file, synced, linked into place (so the first record is never replaced by a
- * later one, which a replay already given would contradict) and the directory
- * synced. Expired records are ignored when read, replaced when written, and
- * removed by a sweep at most every `sweepEveryMs`, of a bounded batch (with
- * temp files and marks left that long).
+ * Completed `POST /session` keys of a cluster, one file per key on the shared data dir,
+ * `<dataDir>/cluster/idempotency/<sha256 of the scope>` (docs/cluster.md#inv-key-3, #inv-key-4, #inv-key-6).
  */
 export class CreateKeyRecords {
   /** Where the records (and the in-flight marks) are. */
@@ -110,11 +104,7 @@ export class CreateKeyRecords {
     }
   }
 
-  /**
-   * Moves the record away, then reads what it moved: a record another node
-   * placed meanwhile is linked back, so a removal never takes a live one.
-   * True when it removed one expired `graceMs` ago.
-   */
+  /** Removes the record when it expired `graceMs` ago, never a live one (docs/cluster.md#inv-key-6); true when it did. */
   private async removeIfExpired(path: string, graceMs: number): Promise<boolean> {
     const moved = `${path}.${randomUUID()}.tmp`;
     try {

@@ -1,35 +1,13 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { eventuallyTouched, withTimersHeld } from '../../../test/support/held-timers.js';
 import { HAS_REDIS, startRedis, type RedisProcess } from '../../../test/support/redis-server.js';
 import { clusterSettings } from '../node/cluster.settings.js';
 import { CreateKeyRecords } from './create-key-records.js';
 import { RedisIdempotencyKeys } from './redis-idempotency-keys.js';
-
-/** Runs `test` with the timers held (a hold runs only when the test advances them); Redis's and the files' clocks stay real. */
-async function withTimersHeld(test: () => Promise<void>): Promise<void> {
-  jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'performance', 'hrtime', 'Date'] });
-  try {
-    await test();
-  } finally {
-    jest.useRealTimers();
-  }
-}
-
-/**
- * Waits (bounded: 10 s of real time) until the hold's touch, sent in the background, set the mark's time to `nowMs`.
- * A count of turns was no bound: the touch runs on libuv's thread pool, which a loaded machine (the full suite) keeps
- * busy for longer than 200 turns of the loop.
- */
-async function eventuallyTouched(path: string, nowMs: number): Promise<void> {
-  for (const until = Date.now() + 10_000; Date.now() < until;) {
-    if (Math.abs(statSync(path).mtimeMs - nowMs) < 1_000) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  throw new Error('the mark was not touched');
-}
 
 const ANSWER = { status: 200, body: { sessionId: 's', clientId: 'c' } };
 const STORED = `turns:idempotency:${createHash('sha256').update('k').digest('hex')}`;
@@ -96,13 +74,12 @@ const STORED = `turns:idempotency:${createHash('sha256').update('k').digest('hex
   it('marks a key in flight for a lease only (a node that dies while it creates frees it then), and keeps an answer for the TTL', async () => {
     const a = node();
     await ready();
-    const stored = STORED;
     await a.begin('k', 'f1');
-    const inFlight = await clients[0]!.pttl(stored);
+    const inFlight = await clients[0]!.pttl(STORED);
     expect(inFlight).toBeGreaterThan(0);
     expect(inFlight).toBeLessThanOrEqual(1_000);
     await a.complete('k', 'f1', ANSWER, 60_000);
-    expect(await clients[0]!.pttl(stored)).toBeGreaterThan(1_000);
+    expect(await clients[0]!.pttl(STORED)).toBeGreaterThan(1_000);
   });
 
   it('holds the in-flight mark while the create runs: extended every third of a lease, so a create slower than a lease keeps its key', async () => {

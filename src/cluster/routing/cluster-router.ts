@@ -5,44 +5,29 @@ import type { FrontRequest, FrontStage } from '../../http/front-door.js';
 import { CLUSTER_SETTINGS, type ClusterSettings } from '../node/cluster.settings.js';
 import { ClusterNode, NODE_HEADER } from '../node/cluster-node.js';
 import { FORWARDED_BY_HEADER } from './forward-headers.js';
-import type { Lease } from '../leases/lease.js';
-import { LeaseStore } from '../leases/lease-store.js';
 import { OwnerCache } from './owner-cache.js';
-import { ClusterOwnership } from '../leases/cluster-ownership.js';
 import { RequestForwarder } from './request-forwarder.js';
+import { SessionOwners, type SessionOwner } from './session-owners.js';
 import { isLoadRequest } from '../../http/session-path.js';
 
 /**
- * Decides, before the HTTP framework sees a request, whether this node
- * answers it or forwards it to the session's owner: a stage of the daemon's
- * front door ({@link stage}), on the Node server itself, so it works the same
- * under Express and Fastify and the forwarded bytes are untouched. The front
- * door checks the bearer token before it, so a refused request costs no lookup.
- *
- * - Not session-scoped (`/health`, `POST /session`, …): answered here.
- * - A session this node holds a fresh lease on: answered here, no Redis call.
- * - Otherwise one directory lookup (cached briefly, never past the lease's
- *   own expiry; a load always looks afresh): another node's → forwarded
- *   once; nobody's → answered here (`404`, or a load that claims it first, so
- *   two racing loads make one owner and the loser forwards to it).
- * - A forwarded request is never forwarded again: if this node is not the
- *   owner either, it answers `503 cluster_unavailable`.
+ * Whether this node answers a request or forwards it to its session's owner, as a stage of the daemon's front door
+ * ({@link stage}): docs/cluster.md#inv-route-1 to #inv-route-5.
  */
 @Injectable()
 export class ClusterRouter {
-  private readonly owners: OwnerCache<Lease>;
+  private readonly cache: OwnerCache<SessionOwner>;
 
   constructor(
     private readonly node: ClusterNode,
-    private readonly directory: LeaseStore,
-    private readonly ownership: ClusterOwnership,
+    private readonly owners: SessionOwners,
     private readonly forwarder: RequestForwarder,
     @Inject(CLUSTER_SETTINGS) private readonly settings: ClusterSettings,
   ) {
-    this.owners = new OwnerCache(settings.ownerCacheMs);
+    this.cache = new OwnerCache(settings.ownerCacheMs);
   }
 
-  /** A front door stage (after the browser walls): every answer this node gives itself names it. */
+  /** A front door stage (after the browser walls): every answer this node gives itself names it (docs/cluster.md#inv-route-7). */
   readonly namesNode: FrontStage = (request, next) => {
     request.headers[NODE_HEADER] = this.node.id;
     next();
@@ -52,8 +37,8 @@ export class ClusterRouter {
   readonly stage: FrontStage = (request, local) => {
     const sessionId = request.sessionId;
     if (!sessionId) return local();
-    if (this.ownership.holds(sessionId)) {
-      const confirmed = this.ownership.confirm(sessionId);
+    if (this.owners.holds(sessionId)) {
+      const confirmed = this.owners.confirm(sessionId);
       if (confirmed === true) return local();
       void Promise.resolve(confirmed).then((still) => (still ? local() : this.route(request, sessionId, local)));
       return;
@@ -65,19 +50,19 @@ export class ClusterRouter {
     const { req, res } = request;
     const forwarded = req.headers[FORWARDED_BY_HEADER] !== undefined;
     try {
-      // A forwarded request came here because the sender's view said so, and a load may claim: both check afresh.
+      // Both look afresh (docs/cluster.md#inv-route-3): a forwarded request came by the sender's view, and a load may claim.
       const load = isLoadRequest(req.method, request.path);
-      let owner = forwarded || load ? undefined : this.owners.get(sessionId);
+      let owner = forwarded || load ? undefined : this.cache.get(sessionId);
       owner ??= await this.lookup(sessionId);
       if ((!owner || owner.node === this.node.id) && load) {
         owner = await this.claimForLoad(sessionId);
       }
       if (!owner || owner.node === this.node.id) return local();
-      if (forwarded) throw clusterUnavailable({ sessionId, node: owner.node });
+      if (forwarded) throw clusterUnavailable({ sessionId, node: owner.node }); // docs/cluster.md#inv-route-5
       // The owner logs and counts it by its route; here it is one forwarded request.
       request.label = 'forwarded';
       const reached = await this.forwarder.forward(req, res, owner, sessionId);
-      if (!reached || res.statusCode === 404 || res.statusCode === 503) this.owners.delete(sessionId);
+      if (!reached || res.statusCode === 404 || res.statusCode === 503) this.cache.delete(sessionId);
     } catch (error) {
       if (!res.headersSent) {
         request.sendError(error instanceof ApiException ? error : clusterUnavailable({ sessionId }), { [NODE_HEADER]: this.node.id });
@@ -87,22 +72,22 @@ export class ClusterRouter {
   }
 
   /** The owner in the directory; `503 cluster_unavailable` when it cannot be asked. */
-  private async lookup(sessionId: string): Promise<Lease | undefined> {
-    let found: { lease: Lease; ttlMs: number } | undefined;
+  private async lookup(sessionId: string): Promise<SessionOwner | undefined> {
+    let found: { lease: SessionOwner; ttlMs: number } | undefined;
     try {
-      found = await this.directory.lookup(sessionId);
+      found = await this.owners.lookup(sessionId);
     } catch {
       throw clusterUnavailable({ sessionId });
     }
-    if (found) this.owners.set(sessionId, found.lease, found.ttlMs);
-    else this.owners.delete(sessionId);
+    if (found) this.cache.set(sessionId, found.lease, found.ttlMs);
+    else this.cache.delete(sessionId);
     return found?.lease;
   }
 
   /** Claims a session for a load: `undefined` when this node won, else the winner. */
-  private async claimForLoad(sessionId: string): Promise<Lease | undefined> {
+  private async claimForLoad(sessionId: string): Promise<SessionOwner | undefined> {
     try {
-      await this.ownership.claim(sessionId);
+      await this.owners.claim(sessionId);
       return undefined;
     } catch (error) {
       if (error instanceof ApiException && error.code === 'session_on_other_node') {

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 
-/** Marks a request one node forwarded to another; such a request is never forwarded again. */
+/** Marks a request one node forwarded to another (docs/cluster.md#inv-route-5). */
 export const FORWARDED_BY_HEADER = 'x-turns-forwarded-by';
 /** On a forwarded answer: the node that received the request and forwarded it. */
 export const VIA_HEADER = 'x-turns-via';
@@ -41,12 +41,7 @@ function endToEnd(headers: IncomingHttpHeaders): Record<string, string | string[
   return kept;
 }
 
-/**
- * The headers a forwarded request carries to the owner: every end-to-end
- * header as the client sent it (the bearer token, the client id, conditional
- * and `Prefer` headers, `Last-Event-ID`, the body's type and length), without
- * hop-by-hop ones and `Origin`, plus the forwarding marker and `X-Forwarded-For`.
- */
+/** The headers a forwarded request carries to the owner (docs/cluster.md#inv-route-6). */
 export function forwardRequestHeaders(
   headers: IncomingHttpHeaders,
   via: { nodeId: string; remoteAddress?: string },

@@ -1,8 +1,4 @@
-/**
- * Owners looked up recently, reused for a short time so a client polling a
- * session through a non-owner costs one directory lookup per `ttlMs`, not
- * one per request. Bounded: the oldest entry goes first.
- */
+/** Owners looked up recently, each reused for a short time (docs/cluster.md#inv-route-3). Bounded: the oldest entry goes first. */
 export class OwnerCache<T> {
   private readonly entries = new Map<string, { value: T; expiresAt: number }>();
 

@@ -10,19 +10,12 @@ import { parseWaitRequest } from '../../turns/wait/wait-request.js';
 import { CLUSTER_SETTINGS, type ClusterSettings } from '../node/cluster.settings.js';
 import { ClusterNode, NODE_HEADER } from '../node/cluster-node.js';
 import { forwardRequestHeaders, forwardResponseHeaders, VIA_HEADER } from './forward-headers.js';
-import type { Lease } from '../leases/lease.js';
+import type { SessionOwner } from './session-owners.js';
 
 /** Keep-alive connections kept open to each peer. */
 const CONNECTIONS_PER_PEER = 128;
 
-/**
- * Forwards a request to the node that owns its session and streams the
- * answer back as the owner sent it (status, end-to-end headers, body), so
- * event streams and held turn requests pass through. One keep-alive pool per
- * peer. A peer that cannot be reached, or does not answer in time, is
- * `503 cluster_unavailable` with `Retry-After` — never a hang. A client that
- * goes away aborts the forwarded request, so the owner releases what it held.
- */
+/** Forwards a request to its session's owner and streams the answer back (docs/cluster.md#inv-route-6 to #inv-route-8); one keep-alive pool per peer. */
 @Injectable()
 export class RequestForwarder implements OnApplicationShutdown {
   private readonly pools = new Map<string, Pool>();
@@ -37,7 +30,7 @@ export class RequestForwarder implements OnApplicationShutdown {
    * reached (nothing was sent from it). Traced as a `turns.forward` client
    * span whose context reaches the owner in `traceparent`.
    */
-  async forward(req: IncomingMessage, res: ServerResponse, owner: Lease, sessionId: string): Promise<boolean> {
+  async forward(req: IncomingMessage, res: ServerResponse, owner: SessionOwner, sessionId: string): Promise<boolean> {
     const span = startSpan('turns.forward', SpanKind.CLIENT);
     span?.setAttributes({ 'turns.session_id': sessionId, 'turns.owner_node': owner.node, 'http.request.method': req.method ?? 'GET' });
     try {
@@ -52,7 +45,7 @@ export class RequestForwarder implements OnApplicationShutdown {
     }
   }
 
-  private async exchange(req: IncomingMessage, res: ServerResponse, owner: Lease, sessionId: string): Promise<boolean> {
+  private async exchange(req: IncomingMessage, res: ServerResponse, owner: SessionOwner, sessionId: string): Promise<boolean> {
     const abort = new AbortController();
     const onClose = () => {
       if (!res.writableFinished) abort.abort();
