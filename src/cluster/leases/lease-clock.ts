@@ -7,7 +7,7 @@ export interface HeldLease {
   validUntil: number;
 }
 
-/** A lease set at `sentAt` is trusted for 80% of its time: Redis started counting later, clocks drift a little. */
+/** A lease set at `sentAt` is trusted for 80% of its time (docs/cluster.md#inv-lease-2): Redis started counting later, clocks drift a little. */
 export function freshUntil(sentAt: number, leaseMs: number): number {
   return sentAt + leaseMs * 0.8;
 }
