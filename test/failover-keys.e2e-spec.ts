@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
-import { LeaseDirectory } from '../src/cluster/lease-directory.js';
-import { RedisSessionOwnership } from '../src/cluster/redis-session-ownership.js';
+import { LeaseDirectory } from '../src/cluster/leases/lease-directory.js';
+import { MonotonicClock } from '../src/cluster/leases/monotonic-clock.js';
 import { deliveryIdOf } from '../src/webhooks/webhook-delivery.js';
 import { WebhookOutboxAdoption } from '../src/webhooks/webhook-outbox-adoption.js';
 import { compileSources } from './support/compiled.js';
@@ -193,7 +193,7 @@ const nextWithin = (receiver: WebhookReceiver, ms: number): Promise<ReceivedWebh
       ...operator(),
     });
     nodes.push(a);
-    // Node b in this process, so the test runs its sweeps and drives the clock its adoption rule reads (RedisSessionOwnership's).
+    // Node b in this process, so the test runs its sweeps and drives the clock its adoption rule reads (the cluster's MonotonicClock).
     inProcess = await startDaemon({
       dataDir,
       workspaces: [dataDir],
@@ -222,7 +222,7 @@ const nextWithin = (receiver: WebhookReceiver, ms: number): Promise<ReceivedWebh
     a.child.kill('SIGCONT');
     const admin = new Redis(redis.url);
     await eventually(async () => ((await admin.exists('turns:node:node-a')) === 1 ? true : undefined));
-    inProcess.app.get(RedisSessionOwnership).monotonic = () => performance.now() + LEASE_MS + 1;
+    jest.spyOn(inProcess.app.get(MonotonicClock), 'now').mockImplementation(() => performance.now() + LEASE_MS + 1);
     expect(await adoption.sweep()).toBe(0);
     expect(pendingDeliveries(outboxA)).toHaveLength(1);
 

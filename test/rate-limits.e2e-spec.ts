@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { TurnsClient } from '../src/client/turns-client.js';
-import { CLUSTER_REDIS } from '../src/cluster/cluster-options.js';
+import { CLUSTER_REDIS } from '../src/cluster/node/cluster.settings.js';
 import { runCli } from '../src/daemon/cli.js';
 import type { DaemonConfig } from '../src/daemon/daemon-config.js';
 import { TurnWaitService } from '../src/turns/wait/turn-wait.service.js';

@@ -2,19 +2,19 @@ import { Body, Controller, Get, HttpCode, Param, Post, UsePipes } from '@nestjs/
 import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '../common/swagger.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import { clusterUnavailable } from '../errors/api-errors.js';
-import { ClusterNode } from './cluster-node.js';
+import { ClusterNode } from './node/cluster-node.js';
 import { ClusterNodesDto, ReleaseSessionDto } from './cluster.dto.js';
 import { createValidationPipe } from '../validation/validation.pipe.js';
-import { LeaseDirectory, type NodeRecord } from './lease-directory.js';
-import { RedisSessionOwnership } from './redis-session-ownership.js';
+import { ClusterOwnership } from './leases/cluster-ownership.js';
+import { NodeRegistry, type NodeRecord } from './leases/node-registry.js';
 
 @ApiTags('cluster')
 @Controller('cluster')
 export class ClusterController {
   constructor(
-    private readonly directory: LeaseDirectory,
+    private readonly registry: NodeRegistry,
     private readonly node: ClusterNode,
-    private readonly ownership: RedisSessionOwnership,
+    private readonly ownership: ClusterOwnership,
   ) {}
 
   @Get('nodes')
@@ -24,7 +24,7 @@ export class ClusterController {
   async nodes(): Promise<ClusterNodesDto> {
     let nodes: NodeRecord[];
     try {
-      nodes = await this.directory.nodes();
+      nodes = await this.registry.nodes();
     } catch {
       throw clusterUnavailable();
     }
@@ -32,11 +32,8 @@ export class ClusterController {
   }
 
   /**
-   * A peer's claim asks this node to let go of a session whose lease Redis
-   * lost while this node still trusted it (docs/cluster.md, *Lease handover*);
-   * answered once the lease is dropped here (the session's teardown follows),
-   * and only for a fence the data dir records. Its path is not session-scoped,
-   * so it is answered by the node asked, never forwarded.
+   * A peer's claim asks this node to let go of a session (docs/cluster.md#inv-lease-5); not session-scoped, so answered
+   * by the node asked, never forwarded.
    */
   @Post('sessions/:sessionId/release')
   @HttpCode(200)

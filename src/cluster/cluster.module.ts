@@ -1,19 +1,25 @@
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import { ClusterNode } from './cluster-node.js';
-import { CLUSTER_REDIS, CLUSTER_SETTINGS, clusterSettings, type ClusterOptions, type ClusterSettings } from './cluster-options.js';
-import { ClusterRouter } from './cluster-router.js';
+import { ClusterNode } from './node/cluster-node.js';
+import { CLUSTER_REDIS, CLUSTER_SETTINGS, clusterSettings, type ClusterOptions, type ClusterSettings } from './node/cluster.settings.js';
+import { ClusterRouter } from './routing/cluster-router.js';
 import { ClusterController } from './cluster.controller.js';
-import { LeaseDirectory } from './lease-directory.js';
-import { LeaseHandover } from './lease-handover.js';
-import { RedisSessionOwnership } from './redis-session-ownership.js';
-import { RequestForwarder } from './request-forwarder.js';
-import { SessionFences } from './session-fences.js';
+import { ClusterOwnership } from './leases/cluster-ownership.js';
+import { LeaseClaimer } from './leases/lease-claimer.js';
+import { LeaseDirectory } from './leases/lease-directory.js';
+import { LeaseHandover } from './leases/lease-handover.js';
+import { LeaseStore } from './leases/lease-store.js';
+import { MonotonicClock, PerformanceClock } from './leases/monotonic-clock.js';
+import { NodeRegistry } from './leases/node-registry.js';
+import { RedisOutboxClaims } from './leases/redis-outbox-claims.js';
+import { RedisSessionOwnership } from './leases/redis-session-ownership.js';
+import { SessionFences } from './leases/session-fences.js';
+import { RequestForwarder } from './routing/request-forwarder.js';
+import { SessionOwners } from './routing/session-owners.js';
 import { OutboxClaims } from '../webhooks/outbox-claims.js';
-import { RedisOutboxClaims } from './redis-outbox-claims.js';
 import { SharedIdempotencyKeys } from '../idempotency/shared-idempotency-keys.js';
-import { RedisIdempotencyKeys } from './redis-idempotency-keys.js';
-import { CreateKeyRecords } from './create-key-records.js';
+import { RedisIdempotencyKeys } from './create-keys/redis-idempotency-keys.js';
+import { CreateKeyRecords } from './create-keys/create-key-records.js';
 
 /** How long start-up waits for the first Redis connection before serving anyway. */
 const FIRST_CONNECT_MS = 2_000;
@@ -33,16 +39,8 @@ function connect(url: string): Redis {
 }
 
 /**
- * Cluster mode: session leases in Redis, the router that forwards a request
- * to its session's owner (`ClusterRouter.stage`, which the daemon puts in its
- * front door; an app of your own calls `installClusterRouter(app)` after
- * `app.init()`), and `GET /cluster/nodes`. Pass its
- * {@link RedisSessionOwnership} to the runtime as its `ownership`:
- *
- * ```ts
- * const cluster = ClusterModule.forRoot({ redisUrl, nodeId, dataDir });
- * RuntimeModule.forRoot({ workspaces, dataDir, imports: [cluster], ownership: { useExisting: RedisSessionOwnership } })
- * ```
+ * Cluster mode: leases in Redis, the router and `GET /cluster/nodes`; pass the runtime its {@link RedisSessionOwnership}
+ * (docs/cluster.md#in-an-app-of-your-own).
  *
  * @publicApi
  */
@@ -55,11 +53,13 @@ export class ClusterModule {
       providers: [
         { provide: CLUSTER_SETTINGS, useValue: clusterSettings(options) },
         { provide: CLUSTER_REDIS, inject: [CLUSTER_SETTINGS], useFactory: (settings: ClusterSettings) => connect(settings.redisUrl) },
+        // What leases are timed by (docs/cluster.md#inv-lease-2): one clock for the directory and the ownership.
+        { provide: MonotonicClock, useClass: PerformanceClock },
         {
           provide: LeaseDirectory,
-          inject: [CLUSTER_REDIS, CLUSTER_SETTINGS],
-          useFactory: async (redis: Redis, settings: ClusterSettings) => {
-            const directory = new LeaseDirectory(redis, settings.leaseMs, settings.keyPrefix);
+          inject: [CLUSTER_REDIS, CLUSTER_SETTINGS, MonotonicClock],
+          useFactory: async (redis: Redis, settings: ClusterSettings, clock: MonotonicClock) => {
+            const directory = new LeaseDirectory(redis, settings.leaseMs, settings.keyPrefix, clock);
             await directory.ready(FIRST_CONNECT_MS);
             return directory;
           },
@@ -74,8 +74,24 @@ export class ClusterModule {
             return new SessionFences(settings.dataDir);
           },
         },
+        LeaseStore,
+        NodeRegistry,
         LeaseHandover,
+        LeaseClaimer,
         RedisSessionOwnership,
+        // The cluster's own code (its peer route, its outbox claims) asks the ownership through this port.
+        { provide: ClusterOwnership, useExisting: RedisSessionOwnership },
+        // The router's port to the leases (docs/cluster.md#layout).
+        {
+          provide: SessionOwners,
+          inject: [LeaseStore, ClusterOwnership],
+          useFactory: (leases: LeaseStore, ownership: ClusterOwnership): SessionOwners => ({
+            holds: (sessionId) => ownership.holds(sessionId),
+            confirm: (sessionId) => ownership.confirm(sessionId),
+            claim: (sessionId) => ownership.claim(sessionId),
+            lookup: (sessionId) => leases.lookup(sessionId),
+          }),
+        },
         RequestForwarder,
         ClusterRouter,
         // The runtime's webhook outbox adoption asks these which dead node's outbox it may take.
@@ -88,7 +104,7 @@ export class ClusterModule {
             new RedisIdempotencyKeys(redis, settings, settings.dataDir === undefined ? undefined : new CreateKeyRecords(settings.dataDir)),
         },
       ],
-      exports: [RedisSessionOwnership, ClusterNode, ClusterRouter, CLUSTER_SETTINGS, OutboxClaims, SharedIdempotencyKeys],
+      exports: [RedisSessionOwnership, ClusterOwnership, ClusterNode, ClusterRouter, CLUSTER_SETTINGS, OutboxClaims, SharedIdempotencyKeys],
     };
   }
 }

@@ -14,7 +14,7 @@ import { LOG_LEVELS, type LogLevel } from '../logging/log-level.js';
 import { loadOpenTelemetry, tracingWanted } from '../telemetry/tracing.js';
 import { RequestObserver } from './request-observer.js';
 import { pickSettings } from '../common/settings/setting.js';
-import { CLUSTER_MODE_SETTINGS } from '../cluster/cluster.settings.js';
+import { CLUSTER_MODE_SETTINGS } from '../cluster/node/cluster.settings.js';
 import { ClientIdOptions } from '../client-id/client-id-options.js';
 import type { FrontStage } from '../http/front-door.js';
 import { SessionRegistry } from '../sessions/session-registry.js';
@@ -41,8 +41,8 @@ async function createAdapter(config: LoadedDaemonConfig) {
 async function loadCluster(config: LoadedDaemonConfig): Promise<DaemonCluster | undefined> {
   if (!config.redisUrl) return undefined;
   const { ClusterModule, RedisSessionOwnership } = await import('../cluster/index.js');
-  const { ClusterRouter } = await import('../cluster/cluster-router.js');
-  const { CLUSTER_REDIS, CLUSTER_SETTINGS } = await import('../cluster/cluster-options.js');
+  const { ClusterRouter } = await import('../cluster/routing/cluster-router.js');
+  const { CLUSTER_REDIS, CLUSTER_SETTINGS } = await import('../cluster/node/cluster.settings.js');
   return {
     sharedStore: (app) => ({ redis: app.get(CLUSTER_REDIS), keyPrefix: app.get<{ keyPrefix: string }>(CLUSTER_SETTINGS).keyPrefix }),
     module: ClusterModule.forRoot({

@@ -1,5 +1,5 @@
 import type { Setting, Settings } from '../common/settings/setting.js';
-import { CLUSTER_MODE_SETTINGS } from '../cluster/cluster.settings.js';
+import { CLUSTER_MODE_SETTINGS } from '../cluster/node/cluster.settings.js';
 import { ENGINE_SETTINGS } from '../engines/engine.settings.js';
 import { LOGGING_SETTINGS } from '../logging/logging.settings.js';
 import { METRICS_SETTINGS } from '../metrics/metrics.settings.js';

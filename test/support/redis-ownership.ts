@@ -1,39 +1,62 @@
 import { Redis } from 'ioredis';
-import type { ClusterNode } from '../../src/cluster/cluster-node.js';
-import { clusterSettings } from '../../src/cluster/cluster-options.js';
-import { LeaseDirectory } from '../../src/cluster/lease-directory.js';
-import { LeaseHandover } from '../../src/cluster/lease-handover.js';
-import { RedisSessionOwnership } from '../../src/cluster/redis-session-ownership.js';
-import { SessionFences } from '../../src/cluster/session-fences.js';
+import type { ClusterNode } from '../../src/cluster/node/cluster-node.js';
+import { clusterSettings } from '../../src/cluster/node/cluster.settings.js';
+import { LeaseClaimer } from '../../src/cluster/leases/lease-claimer.js';
+import { LeaseDirectory } from '../../src/cluster/leases/lease-directory.js';
+import { LeaseHandover } from '../../src/cluster/leases/lease-handover.js';
+import { LeaseStore } from '../../src/cluster/leases/lease-store.js';
+import type { MonotonicClock } from '../../src/cluster/leases/monotonic-clock.js';
+import { NodeRegistry } from '../../src/cluster/leases/node-registry.js';
+import { RedisSessionOwnership } from '../../src/cluster/leases/redis-session-ownership.js';
+import { SessionFences } from '../../src/cluster/leases/session-fences.js';
+
+/** A cluster node as specs make it: an id, a URL, listening. */
+export function specNode(id: string, url = 'http://127.0.0.1:1'): ClusterNode {
+  return { id, url, listening: true, startedAt: 0, whenListening: () => undefined } as unknown as ClusterNode;
+}
 
 /**
- * A cluster node's session ownership in this process, on a real redis-server:
- * its own connection, fences on `dataDir`, a URL nothing listens at (a claim's
- * handover finds the previous owner gone at once), and the spec's clock.
+ * A cluster node's session ownership over `directory` (a real redis-server): fences on `dataDir`, the spec's clock,
+ * wired as ClusterModule wires it; `leaseMs`: the ownership's, when not the directory's.
+ */
+export function ownershipOver(
+  directory: LeaseDirectory,
+  options: { node: ClusterNode; redisUrl: string; dataDir: string; clock: MonotonicClock; peerToken?: string; leaseMs?: number },
+): { ownership: RedisSessionOwnership; leases: LeaseStore; nodes: NodeRegistry } {
+  const { node, redisUrl, dataDir, clock, peerToken, leaseMs = directory.leaseMs } = options;
+  const settings = clusterSettings({ redisUrl, nodeId: node.id, leaseMs, dataDir, peerToken });
+  const leases = new LeaseStore(directory);
+  const nodes = new NodeRegistry(directory);
+  const fences = new SessionFences(dataDir);
+  const claimer = new LeaseClaimer(leases, node, settings, fences, new LeaseHandover(settings, clock), clock);
+  const ownership = new RedisSessionOwnership(leases, nodes, node, settings, fences, claimer, clock);
+  return { ownership, leases, nodes };
+}
+
+/** A connection of its own to the spec's redis-server, as a directory timed by the spec's clock. */
+export async function specDirectory(redisUrl: string, leaseMs: number, clock: MonotonicClock): Promise<LeaseDirectory> {
+  const client = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+  client.on('error', () => undefined);
+  const directory = new LeaseDirectory(client, leaseMs, 'turns:', clock);
+  await directory.ready(5_000);
+  return directory;
+}
+
+/**
+ * A cluster node's session ownership in this process, on a real redis-server: its own connection, fences on
+ * `dataDir`, a URL nothing listens at (a claim's handover finds the previous owner gone at once), and the spec's clock.
  */
 export async function redisOwnership(options: {
   redisUrl: string;
   nodeId: string;
   leaseMs: number;
   dataDir: string;
-  clock: () => number;
-}): Promise<{ ownership: RedisSessionOwnership; directory: LeaseDirectory }> {
-  const { redisUrl, nodeId, leaseMs, dataDir } = options;
-  const client = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
-  client.on('error', () => undefined);
-  const directory = new LeaseDirectory(client, leaseMs);
-  await directory.ready(5_000);
-  const node = { id: nodeId, url: 'http://127.0.0.1:1', listening: true, startedAt: 0, whenListening: () => undefined };
-  const settings = clusterSettings({ redisUrl, nodeId, leaseMs, dataDir });
-  const ownership = new RedisSessionOwnership(
-    directory,
-    node as unknown as ClusterNode,
-    settings,
-    new SessionFences(dataDir),
-    new LeaseHandover(directory, settings),
-  );
-  ownership.monotonic = options.clock;
-  return { ownership, directory };
+  clock: MonotonicClock;
+}): Promise<{ ownership: RedisSessionOwnership; directory: LeaseDirectory; leases: LeaseStore }> {
+  const { redisUrl, nodeId, leaseMs, dataDir, clock } = options;
+  const directory = await specDirectory(redisUrl, leaseMs, clock);
+  const { ownership, leases } = ownershipOver(directory, { node: specNode(nodeId), redisUrl, dataDir, clock });
+  return { ownership, directory, leases };
 }
 
 /**
