@@ -130,7 +130,7 @@ const LAYERS = [
     name: 'daemon',
     files: ['src/daemon/**/*.ts', 'src/status/**/*.ts', 'src/rate-limit/**/*.ts'],
     // The cluster's settings rows are plain data (no Redis client): the configuration reads them without cluster mode.
-    folders: [...folders('acp', 'cluster', 'testing'), '!**/cluster/node/cluster.settings.js'],
+    folders: [...folders('acp', 'cluster', 'testing'), '!**/cluster/node', '**/cluster/node/*', '!**/cluster/node/cluster.settings.js'],
     packages: ['@nestjs/platform-fastify', '@agentclientprotocol/*', ...CLUSTER_PACKAGES, ...TRACING_PACKAGES],
   },
   // The testing kit (nest-turn-status/testing): the root's ports in memory, a scripted engine for the
