@@ -24,6 +24,8 @@ function recordingHooks(rig: BridgeRig) {
     },
     observe: (transition: TurnTransition) => void seen.push(`hook ${transition.kind}`),
     pendingOf: (_sessionId, promptId) => pending.get(promptId),
+    pendingInSession: (sessionId) => (sessionId === 's' ? [...pending.values()].flat() : []),
+    clientLeft: (sessionId, clientId) => void seen.push(`left ${sessionId} ${clientId}`),
     onChange: (listener) => {
       changed = listener;
       return () => undefined;
@@ -43,6 +45,18 @@ describe('PromptBridge turn hooks (docs/decisions.md#approval-is-a-plug-in-of-th
     const { promptId } = b.admit('s', text('a'), 'refused');
     expect(rig.dispatched[0]!.input.requestPermission).toBeUndefined();
     expect(b.getLive('s', promptId)).not.toHaveProperty('pendingInteractions');
+    expect(b.pendingInteractions('s')).toEqual([]);
+    expect(() => b.clientLeft('s', 'client_a')).not.toThrow();
+  });
+
+  it("answers a session's pending interactions and passes a client's detach on to them", () => {
+    const { hooks, pending, seen } = recordingHooks(rig);
+    const b = rig.bridge({}, hooks);
+    pending.set('p1', [ITEM]);
+    expect(b.pendingInteractions('s')).toEqual([ITEM]);
+    expect(b.pendingInteractions('t')).toEqual([]);
+    b.clientLeft('s', 'client_a');
+    expect(seen).toContain('left s client_a');
   });
 
   it('registered after the bridge is built, they see each transition before its events, and refuse an admission first', () => {

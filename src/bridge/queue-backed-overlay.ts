@@ -43,6 +43,16 @@ export abstract class QueueBackedOverlay<E extends QueuedPrompt = QueuedPrompt> 
     return this.watchable(sessionId) ? this.core.watchActivity(sessionId, listener) : undefined;
   }
 
+  /** What the session's prompts wait on, from the hooks (none registered: nothing). */
+  pendingInteractions(sessionId: string): readonly PendingInteraction[] {
+    return this.hooks?.pendingInSession(sessionId) ?? [];
+  }
+
+  /** Tells the hooks a client detached from the session. */
+  clientLeft(sessionId: string, clientId: string): void {
+    this.hooks?.clientLeft(sessionId, clientId);
+  }
+
   /** Whether a watch of the session may be woken at all (`undefined` answers a held request at once). */
   protected watchable(_sessionId: string): boolean {
     return true;

@@ -31,6 +31,10 @@ export interface TurnHooks {
   readonly observe: TurnObserver;
   /** What the running prompt waits on, as its live status shows it; none: `undefined`. */
   pendingOf(sessionId: string, promptId: string): readonly PendingInteraction[] | undefined;
+  /** What every prompt of the session waits on, oldest first (a session's status and its idleness read it). */
+  pendingInSession(sessionId: string): readonly PendingInteraction[];
+  /** A client detached from the session: what waits on that client alone is given up. */
+  clientLeft(sessionId: string, clientId: string): void;
   /** Calls `listener` when `pendingOf` changed for a prompt; the returned function stops it. */
   onChange(listener: (sessionId: string, promptId: string) => void): () => void;
 }

@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { Clock } from '../common/clock.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
-import { PermissionBroker } from '../permissions/permission-broker.js';
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import { idleSince, idleTooLong, reapEveryMs } from './idle-session.js';
 import { SessionOwnership } from './session-ownership.js';
@@ -28,7 +27,6 @@ export class IdleSessionReaper implements OnApplicationBootstrap, OnApplicationS
     private readonly registry: SessionRegistry,
     private readonly bridge: PromptBridge,
     private readonly events: SessionEventBus,
-    private readonly permissions: PermissionBroker,
     private readonly ownership: SessionOwnership,
     @Inject(SESSION_OPTIONS) private readonly settings: SessionOptions,
     private readonly clock: Clock,
@@ -86,7 +84,7 @@ export class IdleSessionReaper implements OnApplicationBootstrap, OnApplicationS
       streamEndedAt: streams.endedAt,
       openStreams: streams.open,
       pendingPrompts: this.bridge.pendingPrompts(session.id).length,
-      pendingApprovals: this.permissions.pendingInSession(session.id).length,
+      pendingApprovals: this.bridge.pendingInteractions(session.id).length,
     });
     return idleTooLong(since, now, this.timeoutMs) ? now - since! : undefined;
   }

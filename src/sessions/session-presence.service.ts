@@ -3,7 +3,6 @@ import { Clock } from '../common/clock.js';
 import { unregisteredClientId } from '../errors/api-errors.js';
 import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
-import { PermissionBroker } from '../permissions/permission-broker.js';
 import type { PendingInteraction } from '../turns/turn-status.js';
 import { SessionRegistry } from './session-registry.js';
 import { SessionsService } from './sessions.service.js';
@@ -59,14 +58,13 @@ export class SessionPresenceService {
     private readonly bridge: PromptBridge,
     private readonly events: SessionEventBus,
     private readonly clock: Clock,
-    private readonly permissions: PermissionBroker,
   ) {}
 
   status(sessionId: string): SessionStatus {
     const session = this.sessions.require(sessionId);
     const pending = this.bridge.pendingPrompts(sessionId).length;
     const updatedAt = this.events.newestEventAt(sessionId) ?? session.createdAt;
-    const pendingInteractions = this.permissions.pendingInSession(sessionId);
+    const pendingInteractions = [...this.bridge.pendingInteractions(sessionId)];
     return {
       sessionId,
       workspaceCwd: session.workspace.cwd,
@@ -101,6 +99,6 @@ export class SessionPresenceService {
     this.sessions.require(sessionId);
     if (clientId === undefined) return;
     this.registry.detachClient(sessionId, clientId);
-    this.permissions.clientLeft(sessionId, clientId);
+    this.bridge.clientLeft(sessionId, clientId);
   }
 }
