@@ -107,8 +107,12 @@ describe('PromptBridge turn hooks (docs/decisions.md#approval-is-a-plug-in-of-th
     expect(b.getLive('s', promptId)).toMatchObject({ state: 'running', pendingInteractions: [ITEM] });
   });
 
-  it('takes one plug-in', () => {
-    const b = rig.bridge({}, recordingHooks(rig).hooks);
+  it('takes one plug-in; the same one registered again (a second init) changes nothing', () => {
+    const { hooks, seen } = recordingHooks(rig);
+    const b = rig.bridge({}, hooks);
+    b.use(hooks);
+    b.admit('s', text('a'));
+    expect(seen.filter((line) => line === 'hook admitted')).toEqual(['hook admitted']);
     expect(() => b.use(recordingHooks(rig).hooks)).toThrow('the queue has its turn hooks already');
   });
 });

@@ -16,8 +16,12 @@ export abstract class QueueBackedOverlay<E extends QueuedPrompt = QueuedPrompt> 
   /** The registered plug-in; none: the queue runs without approval. */
   protected hooks?: TurnHooks;
 
-  /** Registers the queue's plug-in (docs/decisions.md#approval-is-a-plug-in-of-the-queue); one only. */
+  /**
+   * Registers the queue's plug-in (docs/decisions.md#approval-is-a-plug-in-of-the-queue); one only. The same one again
+   * is a no-op: Nest runs `onModuleInit` twice when a host inits the module ref and then the application.
+   */
   use(hooks: TurnHooks): void {
+    if (this.hooks === hooks) return;
     if (this.hooks) throw new Error('the queue has its turn hooks already');
     this.hooks = hooks;
     hooks.onChange((sessionId, promptId) => this.core.interactionsChanged(sessionId, promptId));
