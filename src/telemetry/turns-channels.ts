@@ -1,10 +1,8 @@
+import type { TokenCounts } from './token-counts.js';
 import { TurnsChannel } from './turns-channel.js';
 
 /** Where a turn poll's answer came from (docs/operating.md). */
 export type PollSource = 'memory' | 'scan' | 'not_found' | 'not_modified';
-
-/** Tokens by kind, as turns/rules/turn-usage.ts's `TOKEN_KINDS` names them (declared here: telemetry imports no feature). */
-export type TokenCounts = Record<'input' | 'output' | 'thought' | 'cachedRead', number>;
 
 /** A terminal state a prompt settles in. */
 export type SettledState = 'completed' | 'cancelled' | 'error';

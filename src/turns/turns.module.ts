@@ -17,6 +17,12 @@ import {
  * The turn status routes, their service and the shared `ClientIdGuard` (global), over the two ports the host supplies
  * (docs/mounting.md#ports-that-inject-your-runtime); its routes are documented as its options say.
  *
+ * ```ts
+ * TurnsModule.forRoot({ imports: [MyRuntimeModule] })            // module exports both tokens (and what they inject)
+ * TurnsModule.forRoot({ bridgeOverlay: MyBridge, transcriptScan: MyScan }) // ports that inject nothing
+ * TurnsModule.forRoot({ imports: [runtime], sessionLookup: SessionRegistry }) // the guard asks the registry
+ * ```
+ *
  * @publicApi
  */
 @Module({

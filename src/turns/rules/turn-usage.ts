@@ -1,4 +1,4 @@
-import type { TokenCounts } from '../../telemetry/turns-channels.js';
+import type { TokenCounts } from '../../telemetry/token-counts.js';
 
 /**
  * Tokens of one model response, or of a whole turn, as an agent reports them
