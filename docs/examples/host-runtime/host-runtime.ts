@@ -119,7 +119,7 @@ export class HostRuntime {
   /** The agent is done: its answer goes to the transcript, and ends the prompt unless a deadline or close did first. */
   private answered(sessionId: string, prompt: HostPrompt, outcome: Outcome): void {
     const persisted: SettledTurnStatus = { ...this.terminal(sessionId, prompt, outcome) };
-    delete persisted.queuedAt; // admission time lives in memory only: a persisted-only answer has none (SPEC §4)
+    delete persisted.queuedAt; // admission time lives in memory only: a persisted-only answer has none
     this.sessions.get(sessionId)?.records.push(persisted);
     this.settle(sessionId, prompt, outcome);
   }
