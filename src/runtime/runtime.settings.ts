@@ -7,7 +7,7 @@ import { IDEMPOTENCY_SETTINGS } from '../idempotency/idempotency.settings.js';
 import { PERMISSION_SETTINGS } from '../permissions/permissions.settings.js';
 import { SESSION_SETTINGS } from '../sessions/sessions.settings.js';
 import type { Workspace } from '../sessions/workspace.js';
-import { workspaceKey } from '../transcript/chat-recording.service.js';
+import { workspaceKey } from '../transcript/transcript-paths.js';
 import type { TranscriptScanLimits } from '../transcript/jsonl-transcript-scan.service.js';
 import { TRANSCRIPT_SETTINGS } from '../transcript/transcript.settings.js';
 import { TERMINAL_OVERLAY_SIZE, TRANSCRIPT_SCAN_LIMITS } from '../turns/rules/limits.js';
