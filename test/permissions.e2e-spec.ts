@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AcpEngine } from '../src/acp/acp.engine.js';
-import { SessionOwnership } from '../src/sessions/session-ownership.js';
+import { OwnerWriteFence } from '../src/sessions/session-write-fence.js';
 import { SessionRegistry } from '../src/sessions/session-registry.js';
 import { ChatRecordingService } from '../src/transcript/chat-recording.service.js';
 import { compileSources } from './support/compiled.js';
@@ -341,9 +341,9 @@ describe.each(ADAPTERS)('tool approval over %s (docs/permissions.md)', (httpAdap
       // The teardown waits for the admission of a second prompt, whose ledger record's write is held here.
       const write = deferred<boolean>();
       const writing = deferred<void>();
-      const ownership = daemon.app.get(SessionOwnership);
-      const mayWrite = ownership.mayWrite.bind(ownership);
-      const holding = jest.spyOn(ownership, 'mayWrite').mockImplementation((id) => {
+      const fence = daemon.app.get(OwnerWriteFence);
+      const mayWrite = fence.mayWrite.bind(fence);
+      const holding = jest.spyOn(fence, 'mayWrite').mockImplementation((id) => {
         if (id !== sessionId) return mayWrite(id);
         writing.resolve();
         return write.promise;

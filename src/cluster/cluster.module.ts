@@ -20,6 +20,9 @@ import { OutboxClaims } from '../webhooks/outbox-claims.js';
 import { SharedIdempotencyKeys } from '../idempotency/shared-idempotency-keys.js';
 import { RedisIdempotencyKeys } from './create-keys/redis-idempotency-keys.js';
 import { CreateKeyRecords } from './create-keys/create-key-records.js';
+import { ClusterView } from '../sessions/cluster-view.js';
+import { SessionWriteFence } from '../sessions/session-write-fence.js';
+import { UnownedSessions } from '../sessions/unowned-sessions.js';
 
 /** How long start-up waits for the first Redis connection before serving anyway. */
 const FIRST_CONNECT_MS = 2_000;
@@ -79,8 +82,12 @@ export class ClusterModule {
         LeaseHandover,
         LeaseClaimer,
         RedisSessionOwnership,
-        // The cluster's own code (its peer route, its outbox claims) asks the ownership through this port.
+        // The cluster's own code (its peer route, its router) asks the ownership through this port; the runtime's
+        // writers, its lost-prompt sweep and the daemon's status read theirs (docs/cluster.md#ownership-ports).
         { provide: ClusterOwnership, useExisting: RedisSessionOwnership },
+        { provide: SessionWriteFence, useExisting: ClusterOwnership },
+        { provide: UnownedSessions, useExisting: ClusterOwnership },
+        { provide: ClusterView, useExisting: ClusterOwnership },
         // The router's port to the leases (docs/cluster.md#layout).
         {
           provide: SessionOwners,
@@ -104,7 +111,18 @@ export class ClusterModule {
             new RedisIdempotencyKeys(redis, settings, settings.dataDir === undefined ? undefined : new CreateKeyRecords(settings.dataDir)),
         },
       ],
-      exports: [RedisSessionOwnership, ClusterOwnership, ClusterNode, ClusterRouter, CLUSTER_SETTINGS, OutboxClaims, SharedIdempotencyKeys],
+      exports: [
+        RedisSessionOwnership,
+        ClusterOwnership,
+        SessionWriteFence,
+        UnownedSessions,
+        ClusterView,
+        ClusterNode,
+        ClusterRouter,
+        CLUSTER_SETTINGS,
+        OutboxClaims,
+        SharedIdempotencyKeys,
+      ],
     };
   }
 }

@@ -115,6 +115,8 @@ export class DaemonModule {
           ...pickSettings(config, WAIT_SETTINGS),
         }),
         runtime,
+        // The status route and metrics read its ClusterView (docs/cluster.md#ownership-ports); the runtime's own import, shared.
+        ...(cluster ? [cluster.module] : []),
       ],
       controllers: [SystemController, DaemonStatusController, ...(metrics && config.metricsPort === undefined ? [metrics.controller] : [])],
       providers: [

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { SessionOwnership } from '../sessions/session-ownership.js';
+import { OwnerWriteFence } from '../sessions/session-write-fence.js';
 import type { ScriptedEngine } from '../testing/scripted-engine.js';
 import { deferred, settle } from '../../test/support/deferred.js';
 import { settledOf, startLedgerRuntime, text, type LedgerRuntime } from '../../test/support/ledger-runtime.js';
@@ -61,7 +61,7 @@ describe('PromptLedger (docs/ledger.md)', () => {
 
   it('an idle session dispatches a prompt only once its in_flight record is synced', async () => {
     const check = deferred<boolean>();
-    jest.spyOn(rt.module.get(SessionOwnership), 'mayWrite').mockReturnValueOnce(check.promise);
+    jest.spyOn(rt.module.get(OwnerWriteFence), 'mayWrite').mockReturnValueOnce(check.promise);
     const { started, turn } = agentStarted();
     const { promptId } = rt.bridge.admit(sessionId, text('held'));
     await settle();
@@ -100,7 +100,7 @@ describe('PromptLedger (docs/ledger.md)', () => {
 
   it("an admission's record refused because this node was fenced: 503 session_fenced, the prompt withdrawn", async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    jest.spyOn(rt.module.get(SessionOwnership), 'mayWrite').mockReturnValue(false);
+    jest.spyOn(rt.module.get(OwnerWriteFence), 'mayWrite').mockReturnValue(false);
     const seen = transitions();
     const { started } = agentStarted();
     const { promptId } = rt.bridge.admit(sessionId, text('fenced'));
@@ -125,7 +125,7 @@ describe('PromptLedger (docs/ledger.md)', () => {
 
     // Its record's write may be held past its deadline: the error waits for the record; it expires queued, never having run.
     const check = deferred<boolean>();
-    jest.spyOn(rt.module.get(SessionOwnership), 'mayWrite').mockReturnValueOnce(check.promise);
+    jest.spyOn(rt.module.get(OwnerWriteFence), 'mayWrite').mockReturnValueOnce(check.promise);
     let late = '';
     const expired = settledOf(rt.bridge, () => late);
     late = rt.bridge.admit(sessionId, text('late'), undefined, 1).promptId;

@@ -1,10 +1,10 @@
 import { Counter } from 'prom-client';
-import type { SessionOwnership } from '../sessions/session-ownership.js';
+import type { ClusterView } from '../sessions/cluster-view.js';
 import { TURNS_CHANNELS } from '../telemetry/turns-channels.js';
 import type { MetricSeries } from './metric-series.js';
 
 /** The cluster's series (in cluster mode only): forwards to a session's owner, lease renewals and losses, Redis. */
-export function registerClusterSeries(series: MetricSeries, ownership: SessionOwnership): void {
+export function registerClusterSeries(series: MetricSeries, cluster: ClusterView): void {
   const { registers } = series;
   const forwards = new Counter({
     name: 'turns_cluster_forwards_total',
@@ -24,7 +24,7 @@ export function registerClusterSeries(series: MetricSeries, ownership: SessionOw
     losses.inc(lost);
   });
   series.gauge('turns_cluster_redis_up', '1 while the cluster directory (Redis) answers', () =>
-    ownership.clusterState()?.redis === 'up' ? 1 : 0,
+    cluster.clusterState().redis === 'up' ? 1 : 0,
   );
-  series.gauge('turns_cluster_leases', 'Session leases this node holds', () => ownership.clusterState()?.leases ?? 0);
+  series.gauge('turns_cluster_leases', 'Session leases this node holds', () => cluster.clusterState().leases);
 }

@@ -1,9 +1,9 @@
-import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnModuleDestroy } from '@nestjs/common';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
 import { PermissionBroker } from '../permissions/permission-broker.js';
-import { SessionOwnership } from '../sessions/session-ownership.js';
+import { ClusterView } from '../sessions/cluster-view.js';
 import { SessionRegistry } from '../sessions/session-registry.js';
 import { TurnWaitService } from '../turns/wait/turn-wait.service.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
@@ -42,9 +42,10 @@ export class TurnsMetrics implements OnModuleDestroy {
     bridge: PromptBridge,
     waits: TurnWaitService,
     events: SessionEventBus,
-    ownership: SessionOwnership,
     webhooks: WebhookDispatcher,
     permissions: PermissionBroker,
+    // Cluster mode only (docs/cluster.md#ownership-ports): a single daemon has no cluster series.
+    @Optional() @Inject(ClusterView) cluster?: ClusterView,
   ) {
     collectDefaultMetrics({ register: this.registry });
     for (const name of MISNAMED_DEFAULTS) this.registry.removeSingleMetric(name);
@@ -56,7 +57,7 @@ export class TurnsMetrics implements OnModuleDestroy {
     );
     registerTurnSeries(this.series, bridge);
     registerServiceSeries(this.series, { registry, waits, events, permissions, webhooks });
-    if (ownership.clusterState()) registerClusterSeries(this.series, ownership);
+    if (cluster) registerClusterSeries(this.series, cluster);
   }
 
   /** Records one HTTP exchange (labels normalized so their number stays bounded). */

@@ -16,6 +16,7 @@ import { SessionsService } from '../sessions/sessions.service.js';
 import { LostPromptSweep } from '../sessions/lost-prompt-sweep.js';
 import { IdleSessionReaper } from '../sessions/idle-session-reaper.js';
 import { SessionOwnership } from '../sessions/session-ownership.js';
+import { OwnerWriteFence, SessionWriteFence } from '../sessions/session-write-fence.js';
 import { SESSION_OPTIONS, type SessionOptions } from '../sessions/sessions.settings.js';
 import { CHAT_RECORDING_OPTIONS, ChatRecordingService, type ChatRecordingOptions } from '../transcript/chat-recording.service.js';
 import { JsonlTranscriptScanService, TRANSCRIPT_SCAN_OPTIONS } from '../transcript/jsonl-transcript-scan.service.js';
@@ -85,15 +86,20 @@ import { RuntimeSettings, type RuntimeModuleOptions } from './runtime.settings.j
     },
     {
       provide: CHAT_RECORDING_OPTIONS,
-      inject: [RuntimeSettings, SessionOwnership],
-      useFactory: (s: RuntimeSettings, ownership: SessionOwnership): ChatRecordingOptions => ({
-        dataDir: s.dataDir,
-        enabled: s.chatRecording,
-        maxTranscriptBytes: s.maxTranscriptBytes,
-        mayWrite: (sessionId) => ownership.mayWrite(sessionId),
-        fenceOf: (sessionId) => ownership.fenceOf(sessionId),
-      }),
+      // A cluster's fence when one is imported (docs/cluster.md#ownership-ports), else the ownership's confirmation.
+      inject: [RuntimeSettings, OwnerWriteFence, { token: SessionWriteFence, optional: true }],
+      useFactory: (s: RuntimeSettings, owner: OwnerWriteFence, cluster?: SessionWriteFence): ChatRecordingOptions => {
+        const fence = cluster ?? owner;
+        return {
+          dataDir: s.dataDir,
+          enabled: s.chatRecording,
+          maxTranscriptBytes: s.maxTranscriptBytes,
+          mayWrite: (sessionId) => fence.mayWrite(sessionId),
+          fenceOf: (sessionId) => fence.fenceOf(sessionId),
+        };
+      },
     },
+    OwnerWriteFence,
     {
       provide: PERMISSION_OPTIONS,
       inject: [RuntimeSettings],

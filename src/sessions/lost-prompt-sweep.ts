@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ApiException } from '../errors/api-exception.js';
 import { danglingLedgers } from '../ledger/dangling-ledgers.js';
 import { PromptLedger } from '../ledger/prompt-ledger.js';
@@ -7,6 +7,7 @@ import { chatsDir } from '../transcript/transcript-paths.js';
 import { SessionOwnership } from './session-ownership.js';
 import { SessionsService } from './sessions.service.js';
 import { SESSION_OPTIONS, type SessionOptions } from './sessions.settings.js';
+import { LocalUnownedSessions, UnownedSessions } from './unowned-sessions.js';
 import type { Workspace } from './workspace.js';
 
 /** A single daemon's next pass after one that settled something: a ledger write that failed is tried again. */
@@ -26,6 +27,7 @@ export class LostPromptSweep implements OnApplicationBootstrap, OnApplicationShu
   /** The sessions the last pass tried to settle: one found in flight again had a write fail. */
   private tried = new Set<string>();
   private stopped = false;
+  private readonly unowned: UnownedSessions;
 
   constructor(
     private readonly sessions: SessionsService,
@@ -33,10 +35,14 @@ export class LostPromptSweep implements OnApplicationBootstrap, OnApplicationShu
     private readonly ownership: SessionOwnership,
     private readonly recorder: ChatRecordingService,
     private readonly ledger: PromptLedger,
-  ) {}
+    // A cluster's view when one is imported (docs/cluster.md#ownership-ports); a single daemon owns every session.
+    @Optional() @Inject(UnownedSessions) unowned?: UnownedSessions,
+  ) {
+    this.unowned = unowned ?? new LocalUnownedSessions();
+  }
 
   onApplicationBootstrap(): void {
-    const every = this.ownership.unownedSweepMs;
+    const every = this.unowned.unownedSweepMs;
     if (every === undefined) {
       void this.sweep().then(() => this.retrySoon());
       return;
@@ -68,7 +74,7 @@ export class LostPromptSweep implements OnApplicationBootstrap, OnApplicationShu
     let settled = 0;
     const tried = new Set<string>();
     // Right after Redis restarted empty, live owners have not re-created their leases yet.
-    if (!this.ownership.mayClaimUnowned()) return settled;
+    if (!this.unowned.mayClaimUnowned()) return settled;
     for (const workspace of this.settings.workspaces) {
       for await (const sessionId of danglingLedgers(chatsDir(this.settings.dataDir, workspace.cwd), this.settled)) {
         if (this.stopped) return settled;
@@ -95,9 +101,9 @@ export class LostPromptSweep implements OnApplicationBootstrap, OnApplicationShu
    * false when it is held or live (here or, by the directory, elsewhere).
    */
   private async settle(sessionId: string, workspace: Workspace): Promise<boolean> {
-    if (!(await this.ownership.seenUnowned(sessionId))) return false;
+    if (!(await this.unowned.seenUnowned(sessionId))) return false;
     // Again before each claim: a pass can outlast the directory connection it began on.
-    if (!this.ownership.mayClaimUnowned()) return false;
+    if (!this.unowned.mayClaimUnowned()) return false;
     return this.sessions.holdWhile(sessionId, () => this.reconcileUnowned(sessionId, workspace));
   }
 

@@ -1,22 +1,10 @@
 /**
- * This node in its cluster, for `GET /daemon/status` and the readiness probe.
- *
- * @publicApi
- */
-export interface ClusterState {
-  nodeId: string;
-  /** Whether the shared directory answers right now. */
-  redis: 'up' | 'down';
-  /** Session leases this node holds. */
-  leases: number;
-}
-
-/**
  * Who may run a session: the runtime claims a session before it starts,
- * releases it when it closes, and asks before it writes the session's
- * transcript. A single daemon owns every session it starts
- * ({@link LocalSessionOwnership}); in a cluster, a lease in a shared directory
- * decides, and losing it closes the local session.
+ * releases it when it closes, and confirms it is still the owner. A single
+ * daemon owns every session it starts ({@link LocalSessionOwnership}); in a
+ * cluster, a lease in a shared directory decides, and losing it closes the
+ * local session. What only a cluster answers is on ports of their own
+ * (`SessionWriteFence`, `UnownedSessions`, `ClusterView`; docs/cluster.md#ownership-ports).
  *
  * @publicApi
  */
@@ -40,57 +28,6 @@ export abstract class SessionOwnership {
    * (and `false` once it is lost, after the loss listeners ran).
    */
   abstract confirm(sessionId: string): boolean | Promise<boolean>;
-
-  /**
-   * True while this node may append to the session's transcript and ledger:
-   * what `confirm` says, unless an implementation can tell a lease it cannot
-   * verify from one it lost.
-   */
-  mayWrite(sessionId: string): boolean | Promise<boolean> {
-    return this.confirm(sessionId);
-  }
-
-  /**
-   * The fence of the lease this node holds for the session, which every line
-   * it appends to the session's transcript and ledger carries; `undefined`
-   * for a single daemon (its lines carry none) or a session not held.
-   */
-  fenceOf(_sessionId: string): number | undefined {
-    return undefined;
-  }
-
-  /**
-   * How often to look for sessions that no node holds, to settle the prompts
-   * a dead owner left in flight; `undefined` (a single daemon, which owns every
-   * session): once, at start.
-   */
-  get unownedSweepMs(): number | undefined {
-    return undefined;
-  }
-
-  /**
-   * Whether a session that no node holds may be taken for being unowned now:
-   * a cluster node waits a lease after it (re)connects to its directory, which
-   * may have restarted empty before live owners renewed their leases.
-   */
-  mayClaimUnowned(): boolean {
-    return true;
-  }
-
-  /**
-   * Whether the sweep may take the session for unowned: a cluster node must
-   * have found it without a lease at two lookups a lease apart (a live owner
-   * whose lease an emptied Redis lost re-creates it within a third of one).
-   * A single daemon owns every session: true.
-   */
-  seenUnowned(_sessionId: string): Promise<boolean> {
-    return Promise.resolve(true);
-  }
-
-  /** The node's cluster view; `undefined` for a single daemon. */
-  clusterState(): ClusterState | undefined {
-    return undefined;
-  }
 
   /**
    * Registers the check a new claim passes first: the runtime refuses one for

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PromptBridge } from '../bridge/prompt-bridge.js';
 import type { SessionEventBus } from '../events/session-event-bus.js';
-import type { ClusterState, SessionOwnership } from '../sessions/session-ownership.js';
+import type { ClusterState, ClusterView } from '../sessions/cluster-view.js';
 import type { SessionRegistry } from '../sessions/session-registry.js';
 import type { TurnWaitService } from '../turns/wait/turn-wait.service.js';
 import type { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
@@ -31,15 +31,15 @@ describe('DaemonStatusService readiness log', () => {
 
   it('warns once when readiness turns not ready, however often it is probed, and says info when it is back', async () => {
     let cluster: ClusterState = { nodeId: 'a', redis: 'up', leases: 0 };
-    const ownership = { clusterState: () => cluster } as unknown as SessionOwnership;
+    const view: ClusterView = { clusterState: () => cluster };
     const service = new DaemonStatusService(
       {} as SessionRegistry,
       {} as PromptBridge,
       {} as TurnWaitService,
       {} as SessionEventBus,
-      ownership,
       {} as WebhookDispatcher,
       { dataDir: dir },
+      view,
     );
     expect(await service.unready()).toBeUndefined();
     cluster = { ...cluster, redis: 'down' };

@@ -1,7 +1,7 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { PromptBridge } from '../bridge/prompt-bridge.js';
 import { SessionEventBus } from '../events/session-event-bus.js';
-import { SessionOwnership } from '../sessions/session-ownership.js';
+import { ClusterView } from '../sessions/cluster-view.js';
 import { SessionRegistry } from '../sessions/session-registry.js';
 import { TurnWaitService } from '../turns/wait/turn-wait.service.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
@@ -28,11 +28,12 @@ export class DaemonStatusService {
     private readonly bridge: PromptBridge,
     private readonly waits: TurnWaitService,
     private readonly events: SessionEventBus,
-    private readonly ownership: SessionOwnership,
     private readonly webhooks: WebhookDispatcher,
     @Inject(STATUS_OPTIONS) options: StatusOptions,
+    // Cluster mode only (docs/cluster.md#ownership-ports): a single daemon has no cluster block and no redis check to fail.
+    @Optional() @Inject(ClusterView) private readonly cluster?: ClusterView,
   ) {
-    this.checks = [dataDirWritable(options.dataDir), redisUp(() => ownership.clusterState())];
+    this.checks = [dataDirWritable(options.dataDir), redisUp(() => cluster?.clusterState())];
   }
 
   /** The name of the check that keeps the daemon from serving, if any. */
@@ -45,7 +46,7 @@ export class DaemonStatusService {
   }
 
   async status(): Promise<DaemonStatusDto> {
-    const cluster = this.ownership.clusterState();
+    const cluster = this.cluster?.clusterState();
     return {
       v: 1,
       status: (await this.unready()) ? 'degraded' : 'ok',

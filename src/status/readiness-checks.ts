@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ClusterState } from '../sessions/session-ownership.js';
+import type { ClusterState } from '../sessions/cluster-view.js';
 
 /** One condition the daemon needs to serve; its name is all a failing probe reveals. */
 export interface ReadinessCheck {

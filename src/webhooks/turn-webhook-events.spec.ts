@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { existsSync, readFileSync } from 'node:fs';
 import { SessionEventBus } from '../events/session-event-bus.js';
-import { SessionOwnership } from '../sessions/session-ownership.js';
+import { OwnerWriteFence } from '../sessions/session-write-fence.js';
 import { deferred, settle } from '../../test/support/deferred.js';
 import { settledOf, startLedgerRuntime, text, type LedgerRuntime } from '../../test/support/ledger-runtime.js';
 import { WebhookReceiver } from '../../test/support/webhook-receiver.js';
@@ -99,7 +99,7 @@ describe('TurnWebhookEvents: only acknowledged prompts', () => {
     let refused = '';
     // The fence check before the append passes; the one after the sync finds another node's claim.
     jest
-      .spyOn(rt.module.get(SessionOwnership), 'mayWrite')
+      .spyOn(rt.module.get(OwnerWriteFence), 'mayWrite')
       .mockImplementation(() => refused === '' || !(existsSync(path) && readFileSync(path, 'utf8').includes(refused)));
     refused = rt.bridge.admit(sessionId, text('refused')).promptId;
     await expect(rt.ledger.admitted(sessionId, refused)).rejects.toMatchObject({ code: 'session_fenced', status: 503 });
@@ -123,7 +123,7 @@ describe('TurnWebhookEvents: only acknowledged prompts', () => {
     const acknowledged = await runningPrompt('acknowledged');
     // Every write from here waits on the ownership check, as a node paused past its lease does.
     const check = deferred<boolean>();
-    jest.spyOn(rt.module.get(SessionOwnership), 'mayWrite').mockReturnValue(check.promise);
+    jest.spyOn(rt.module.get(OwnerWriteFence), 'mayWrite').mockReturnValue(check.promise);
     const refused = rt.bridge.admit(sessionId, text('refused')).promptId;
     const answer = rt.ledger.admitted(sessionId, refused);
     answer.catch(() => undefined);
@@ -146,7 +146,7 @@ describe('TurnWebhookEvents: only acknowledged prompts', () => {
   it('a session closed while an admission waits on its sync: acknowledged once synced, it gets session_closed, its webhook and its record', async () => {
     const running = await runningPrompt('running');
     const check = deferred<boolean>();
-    jest.spyOn(rt.module.get(SessionOwnership), 'mayWrite').mockReturnValue(check.promise);
+    jest.spyOn(rt.module.get(OwnerWriteFence), 'mayWrite').mockReturnValue(check.promise);
     const waiting = rt.bridge.admit(sessionId, text('waiting')).promptId;
     const answer = rt.ledger.admitted(sessionId, waiting);
     const path = rt.ledger.pathOf(sessionId)!;

@@ -1,4 +1,6 @@
+import { Module, type DynamicModule } from '@nestjs/common';
 import { Redis } from 'ioredis';
+import { ClusterOwnership } from '../../src/cluster/leases/cluster-ownership.js';
 import type { ClusterNode } from '../../src/cluster/node/cluster-node.js';
 import { clusterSettings } from '../../src/cluster/node/cluster.settings.js';
 import { LeaseClaimer } from '../../src/cluster/leases/lease-claimer.js';
@@ -9,6 +11,9 @@ import type { MonotonicClock } from '../../src/cluster/leases/monotonic-clock.js
 import { NodeRegistry } from '../../src/cluster/leases/node-registry.js';
 import { RedisSessionOwnership } from '../../src/cluster/leases/redis-session-ownership.js';
 import { SessionFences } from '../../src/cluster/leases/session-fences.js';
+import { ClusterView } from '../../src/sessions/cluster-view.js';
+import { SessionWriteFence } from '../../src/sessions/session-write-fence.js';
+import { UnownedSessions } from '../../src/sessions/unowned-sessions.js';
 
 /** A cluster node as specs make it: an id, a URL, listening. */
 export function specNode(id: string, url = 'http://127.0.0.1:1'): ClusterNode {
@@ -31,6 +36,18 @@ export function ownershipOver(
   const claimer = new LeaseClaimer(leases, node, settings, fences, new LeaseHandover(settings, clock), clock);
   const ownership = new RedisSessionOwnership(leases, nodes, node, settings, fences, claimer, clock);
   return { ownership, leases, nodes };
+}
+
+@Module({})
+class OwnershipPortsModule {}
+
+/**
+ * The ports `ClusterModule` binds to its ownership (docs/cluster.md#ownership-ports), bound to `ownership`: put it in
+ * the `imports` of a runtime given `ownership: { useValue: ownership }`, as the daemon puts `ClusterModule`.
+ */
+export function ownershipPorts(ownership: ClusterOwnership): DynamicModule {
+  const ports = [ClusterOwnership, SessionWriteFence, UnownedSessions, ClusterView];
+  return { module: OwnershipPortsModule, providers: ports.map((provide) => ({ provide, useValue: ownership })), exports: ports };
 }
 
 /** A connection of its own to the spec's redis-server, as a directory timed by the spec's clock. */

@@ -1,12 +1,16 @@
-import { SessionOwnership, type ClusterState } from '../../sessions/session-ownership.js';
+import type { ClusterState, ClusterView } from '../../sessions/cluster-view.js';
+import { SessionOwnership } from '../../sessions/session-ownership.js';
+import type { SessionWriteFence } from '../../sessions/session-write-fence.js';
+import type { UnownedSessions } from '../../sessions/unowned-sessions.js';
 
 /**
- * Session ownership as the cluster's own code asks it (its router, its peer route, its outbox claims): what a lease
- * holder answers beyond the runtime's {@link SessionOwnership}.
+ * Session ownership as a lease holder answers it: the runtime's {@link SessionOwnership}, what the cluster's own code
+ * asks (its router, its peer route), and the ports only a cluster answers, which `ClusterModule` binds to it: the
+ * writers' fence, the sweep's view of unowned sessions and the status's cluster state (docs/cluster.md#ownership-ports).
  *
  * @publicApi
  */
-export abstract class ClusterOwnership extends SessionOwnership {
+export abstract class ClusterOwnership extends SessionOwnership implements SessionWriteFence, UnownedSessions, ClusterView {
   /** True when this node holds the session's lease (fresh or not) and its claim has resolved. */
   abstract holds(sessionId: string): boolean;
 
@@ -19,5 +23,10 @@ export abstract class ClusterOwnership extends SessionOwnership {
   /** Renews every lease and heartbeats (docs/cluster.md#inv-lease-3); specs that drive time call it themselves. */
   abstract tick(): Promise<void>;
 
-  abstract override clusterState(): ClusterState;
+  abstract mayWrite(sessionId: string): Promise<boolean>;
+  abstract fenceOf(sessionId: string): number | undefined;
+  abstract get unownedSweepMs(): number;
+  abstract mayClaimUnowned(): boolean;
+  abstract seenUnowned(sessionId: string): Promise<boolean>;
+  abstract clusterState(): ClusterState;
 }

@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deferred } from '../../../test/support/deferred.js';
 import { HAS_REDIS, startRedis, type RedisProcess } from '../../../test/support/redis-server.js';
-import { emptyKeptRedis, redisOwnership } from '../../../test/support/redis-ownership.js';
+import { emptyKeptRedis, ownershipPorts, redisOwnership } from '../../../test/support/redis-ownership.js';
 import { tempDir } from '../../../test/support/test-daemon.js';
 import { ManualClock } from '../../../test/support/manual-clock.js';
 import { RuntimeModule } from '../../runtime/runtime.module.js';
@@ -73,6 +73,7 @@ const LEASE_MS = 60_000;
       dataDir: dir,
       engine: { useValue: new ScriptedEngine() },
       ownership: { useValue: a },
+      imports: [ownershipPorts(a)],
     });
     module = await Test.createTestingModule({ imports: [runtime, TurnsModule.forRoot({ imports: [runtime] })] }).compile();
     await module.init();

@@ -2,7 +2,7 @@ import { HAS_REDIS } from '../../../test/support/redis-server.js';
 import { leaseSpecWorld } from '../../../test/support/lease-spec.js';
 import { specNode } from '../../../test/support/redis-ownership.js';
 import { clusterSettings } from '../node/cluster.settings.js';
-import type { ClusterOwnership } from './cluster-ownership.js';
+import type { UnownedSessions } from '../../sessions/unowned-sessions.js';
 import { NodeRegistry } from './node-registry.js';
 import { RedisOutboxClaims } from './redis-outbox-claims.js';
 
@@ -13,8 +13,8 @@ const LEASE_MS = 60_000;
   const world = leaseSpecWorld({ directoryLeaseMs: LEASE_MS });
   const claimsOf = (nodeId: string) => {
     const settings = clusterSettings({ redisUrl: world.redis.url, nodeId, leaseMs: LEASE_MS });
-    const ownership = { mayClaimUnowned: () => true } as unknown as ClusterOwnership;
-    return new RedisOutboxClaims(world.directory, new NodeRegistry(world.directory), specNode(nodeId), ownership, settings);
+    const unowned = { mayClaimUnowned: () => true } as unknown as UnownedSessions;
+    return new RedisOutboxClaims(world.directory, new NodeRegistry(world.directory), specNode(nodeId), unowned, settings);
   };
 
   it('no outbox is adopted within a lease of a data loss: live nodes may have no heartbeat until their next tick', async () => {

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { UnownedSessions } from '../../sessions/unowned-sessions.js';
 import { OutboxClaims } from '../../webhooks/outbox-claims.js';
 import { ClusterNode } from '../node/cluster-node.js';
 import { CLUSTER_SETTINGS, type ClusterSettings } from '../node/cluster.settings.js';
-import { ClusterOwnership } from './cluster-ownership.js';
 import { LeaseDirectory } from './lease-directory.js';
 import { NodeRegistry } from './node-registry.js';
 import { OUTBOX_CLAIM_SCRIPT } from './outbox-claim-script.js';
@@ -19,7 +19,7 @@ export class RedisOutboxClaims extends OutboxClaims {
     private readonly directory: LeaseDirectory,
     private readonly nodes: NodeRegistry,
     private readonly node: ClusterNode,
-    private readonly ownership: ClusterOwnership,
+    private readonly unowned: UnownedSessions,
     @Inject(CLUSTER_SETTINGS) private readonly settings: ClusterSettings,
   ) {
     super();
@@ -28,7 +28,7 @@ export class RedisOutboxClaims extends OutboxClaims {
 
   /** Serving, over a connection older than a lease: after Redis restarts empty, live nodes have no heartbeat until they renew. */
   active(): boolean {
-    return this.ownership.mayClaimUnowned();
+    return this.unowned.mayClaimUnowned();
   }
 
   async liveNodeIds(): Promise<ReadonlySet<string>> {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { clusterUnavailable } from '../../errors/api-errors.js';
-import type { ClusterState } from '../../sessions/session-ownership.js';
+import type { ClusterState } from '../../sessions/cluster-view.js';
 import { TURNS_CHANNELS } from '../../telemetry/turns-channels.js';
 import { ClusterNode } from '../node/cluster-node.js';
 import { CLUSTER_SETTINGS, type ClusterSettings } from '../node/cluster.settings.js';

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HAS_REDIS, startRedis, type RedisProcess } from '../../../test/support/redis-server.js';
-import { emptyKeptRedis, redisOwnership } from '../../../test/support/redis-ownership.js';
+import { emptyKeptRedis, ownershipPorts, redisOwnership } from '../../../test/support/redis-ownership.js';
 import { tempDir } from '../../../test/support/test-daemon.js';
 import { ManualClock } from '../../../test/support/manual-clock.js';
 import { RuntimeModule } from '../../runtime/runtime.module.js';
@@ -84,6 +84,7 @@ const LEASE_MS = 60_000;
       dataDir: dir,
       engine: { useValue: engine },
       ownership: { useValue: sweeper.ownership },
+      imports: [ownershipPorts(sweeper.ownership)],
     });
     module = await Test.createTestingModule({ imports: [runtime, TurnsModule.forRoot({ imports: [runtime] })] }).compile();
     await module.init();
