@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { PromptLedger } from '../src/ledger/prompt-ledger.js';
 import { chatsDir } from '../src/transcript/transcript-paths.js';
 import { HAS_REDIS, startRedis, type RedisProcess } from './support/redis-server.js';
 import { ADAPTERS, startDaemon, tempDir, type TestDaemon } from './support/test-daemon.js';
@@ -32,6 +33,8 @@ import { ADAPTERS, startDaemon, tempDir, type TestDaemon } from './support/test-
     const turn = await daemon.engine.nextTurn();
     turn.finish();
     await daemon.http.get(`/session/${sessionId}/turns/${promptId}?waitMs=5000`).expect(200);
+    // The poll answers from the settled status; the ledger's terminal line is appended beside it: wait for the append.
+    await daemon.app.get(PromptLedger).flush(sessionId);
     const path = `${chatsDir(daemon.config.dataDir, daemon.config.dataDir)}/${sessionId}.ledger.jsonl`;
     const ledger = readFileSync(path, 'utf8')
       .split('\n')
