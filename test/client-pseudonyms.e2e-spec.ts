@@ -126,7 +126,9 @@ describe.each(ADAPTERS)('client ids are capabilities, over %s (docs/security.md#
     const pending = await eventually(
       async () => {
         const res = await daemon.http.get(`/session/${sessionId}/turns/${promptId}`).set(as(second));
-        return res.body.pendingInteractions ? res : undefined;
+        // Settled for this test once the tool call's activity shows too (polls see activity at most once a refresh
+        // interval): until the answer, nothing changes the status and its ETags again.
+        return res.body.pendingInteractions && res.body.activity?.toolCalls === 1 ? res : undefined;
       },
       20_000,
       20,
