@@ -12,12 +12,8 @@ import { WebhookSubscriptions } from './webhook-subscriptions.service.js';
 const RELIST_MS = 250;
 
 /**
- * Sends what the outbox holds, at least once: one timer for the earliest
- * due delivery, a bounded number of attempts in flight, and a bounded
- * schedule in memory — when more are pending, the rest wait on disk and the
- * earliest due of them are listed in as room frees up (a listing reads file
- * names only). A restart schedules whatever the outbox kept. An attempt and
- * what follows from its verdict: {@link DeliveryAttempts}.
+ * Sends what the outbox holds, at least once, within bounds (docs/decisions.md#the-webhook-dispatchers-bounds); an
+ * attempt and what follows from its verdict: {@link DeliveryAttempts}.
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
